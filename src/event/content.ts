@@ -1,0 +1,68 @@
+/** Content blocks: what users send (PromptBlock) and what agents produce (ContentBlock, open). */
+import { z } from "zod";
+
+export const textBlockSchema = z.looseObject({ type: z.literal("text"), text: z.string() });
+export const imageBlockSchema = z.looseObject({
+  type: z.literal("image"),
+  mimeType: z.string(),
+  data: z.string().optional(),
+  path: z.string().optional(),
+  uri: z.string().optional(),
+});
+export const audioBlockSchema = z.looseObject({ type: z.literal("audio"), mimeType: z.string(), data: z.string() });
+export const resourceBlockSchema = z.looseObject({
+  type: z.literal("resource"),
+  resource: z.looseObject({
+    uri: z.string(),
+    mimeType: z.string().optional(),
+    text: z.string().optional(),
+    blob: z.string().optional(),
+  }),
+});
+export const resourceLinkBlockSchema = z.looseObject({
+  type: z.literal("resource_link"),
+  uri: z.string(),
+  name: z.string(),
+  mimeType: z.string().optional(),
+  description: z.string().optional(),
+});
+
+export const promptBlockSchema = z.discriminatedUnion("type", [
+  textBlockSchema,
+  imageBlockSchema,
+  audioBlockSchema,
+  resourceBlockSchema,
+  resourceLinkBlockSchema,
+]);
+export type PromptBlock = z.infer<typeof promptBlockSchema>;
+export type PromptBlockType = PromptBlock["type"];
+export type TextBlock = z.infer<typeof textBlockSchema>;
+
+export const diffChangeSchema = z.looseObject({
+  operation: z.string(),
+  path: z.string(),
+  oldPath: z.string().optional(),
+});
+export const diffBlockSchema = z.looseObject({
+  type: z.literal("diff"),
+  changes: z.array(diffChangeSchema),
+  patch: z.string().optional(),
+});
+export type DiffBlock = z.infer<typeof diffBlockSchema>;
+
+/** Output content is open: known shapes are text, image, diff; anything else is kept and shown generically. */
+export const contentBlockSchema = z.looseObject({ type: z.string() });
+export type ContentBlock = { readonly type: string; readonly [key: string]: unknown };
+
+export function textOf(blocks: readonly ContentBlock[] | undefined): string {
+  if (!blocks) return "";
+  let out = "";
+  for (const block of blocks) {
+    if (block.type === "text" && typeof block["text"] === "string") out += block["text"];
+  }
+  return out;
+}
+
+export function text(value: string): TextBlock {
+  return { type: "text", text: value };
+}

@@ -1,0 +1,116 @@
+/** The event envelope (inventory §3.1), drafts, and decoding of stored lines. */
+import type { BatonSessionId, EventId, TurnId } from "../shared/ids.ts";
+import { EVENT_KINDS, isEventKind, type EventKind, type PayloadOf } from "./kinds.ts";
+
+export const ENVELOPE_VERSION = 3;
+
+export type EventSource =
+  | { readonly type: "baton" }
+  | { readonly type: "user" }
+  | { readonly type: "harness"; readonly harnessTargetId: string }
+  | { readonly type: "plugin"; readonly pluginInstanceId: string }
+  | { readonly type: "schedule"; readonly scheduleId: string };
+
+export interface EventScope {
+  readonly type: "session";
+  readonly batonSessionId: BatonSessionId;
+}
+
+/** Fields every envelope carries besides kind and payload. */
+export interface EnvelopeHeader {
+  readonly v: number;
+  readonly eventId: EventId;
+  readonly seq: number;
+  readonly ts: string;
+  readonly scope: EventScope;
+  readonly source: EventSource;
+  readonly parentEventId?: EventId;
+  readonly harness?: string;
+  readonly harnessTargetId?: string;
+  readonly harnessSessionId?: string;
+  readonly turnId?: TurnId;
+  readonly raw?: unknown;
+  readonly parentSessionId?: string;
+  readonly agentId?: string;
+  readonly agentType?: string;
+}
+
+export interface Envelope<K extends string = string, P = unknown> extends EnvelopeHeader {
+  readonly kind: K;
+  readonly payload: P;
+}
+
+/** Any stored event, known kind or not. */
+export type AnyEvent = Envelope<string, unknown>;
+
+/** A stored event of a known kind, discriminated on `kind`. */
+export type KnownEvent = { [K in EventKind]: Envelope<K, PayloadOf<K>> }[EventKind];
+export type EventOf<K extends EventKind> = Envelope<K, PayloadOf<K>>;
+
+type StampedByStore = "v" | "eventId" | "seq" | "ts" | "scope";
+
+/** What producers hand to the store: the store stamps v, eventId, seq, ts and scope. */
+export type EventDraft = {
+  [K in EventKind]: Omit<Envelope<K, PayloadOf<K>>, StampedByStore>;
+}[EventKind];
+
+export type DraftOf<K extends EventKind> = Omit<Envelope<K, PayloadOf<K>>, StampedByStore>;
+
+/** What adapters emit: the host stamps source, harness and target from the binding. */
+export type AdapterDraft = {
+  [K in EventKind]: Omit<DraftOf<K>, "source" | "harness" | "harnessTargetId"> & {
+    readonly source?: EventSource;
+    readonly harness?: string;
+    readonly harnessTargetId?: string;
+  };
+}[EventKind];
+
+export function draft<K extends EventKind>(
+  kind: K,
+  payload: PayloadOf<K>,
+  rest: Omit<DraftOf<K>, "kind" | "payload">,
+): DraftOf<K> {
+  return { ...rest, kind, payload } as DraftOf<K>;
+}
+
+/** True when the event's kind is in the registry (the payload is then trusted as validated on append). */
+export function isKnownEvent(event: AnyEvent): event is KnownEvent {
+  return isEventKind(event.kind);
+}
+
+export function isKind<K extends EventKind>(event: AnyEvent, kind: K): event is EventOf<K> {
+  return event.kind === kind;
+}
+
+export type DecodeResult = { readonly ok: true; readonly event: AnyEvent } | { readonly ok: false; readonly reason: string };
+
+/**
+ * Structural check of a parsed line. Known kinds are not re-validated here (append validated them);
+ * `validatePayload` does the full check for doctor and for producers.
+ */
+export function decodeEnvelope(value: unknown): DecodeResult {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, reason: "not an object" };
+  const record = value as Record<string, unknown>;
+  if (typeof record["v"] !== "number") return { ok: false, reason: "missing envelope version 'v'" };
+  if (record["v"] > ENVELOPE_VERSION) return { ok: false, reason: `envelope version ${String(record["v"])} is newer than this Baton (${ENVELOPE_VERSION})` };
+  if (typeof record["eventId"] !== "string") return { ok: false, reason: "missing 'eventId'" };
+  if (typeof record["seq"] !== "number" || !Number.isInteger(record["seq"])) return { ok: false, reason: "missing integer 'seq'" };
+  if (typeof record["kind"] !== "string") return { ok: false, reason: "missing 'kind'" };
+  if (typeof record["ts"] !== "string") return { ok: false, reason: "missing 'ts'" };
+  const source = record["source"];
+  if (typeof source !== "object" || source === null || typeof (source as { type?: unknown }).type !== "string") {
+    return { ok: false, reason: "missing 'source'" };
+  }
+  if (!("payload" in record)) return { ok: false, reason: "missing 'payload'" };
+  return { ok: true, event: record as unknown as AnyEvent };
+}
+
+/** Full payload validation of a known kind; unknown kinds pass (they are kept, not interpreted). */
+export function validatePayload(kind: string, payload: unknown): string | undefined {
+  if (!isEventKind(kind)) return undefined;
+  const result = EVENT_KINDS[kind].payload.safeParse(payload);
+  if (result.success) return undefined;
+  const issue = result.error.issues[0];
+  const where = issue && issue.path.length > 0 ? ` at payload.${issue.path.join(".")}` : "";
+  return `invalid ${kind} payload${where}: ${issue?.message ?? "unknown problem"}`;
+}

@@ -1,0 +1,4 @@
+export * from "./content.ts";
+export * from "./envelope.ts";
+export * from "./interaction-types.ts";
+export * from "./kinds.ts";

@@ -1,0 +1,92 @@
+/** Interaction drafts and resolutions (inventory §3.4). */
+import { z } from "zod";
+
+export const permissionOptionSchema = z.looseObject({
+  optionId: z.string(),
+  name: z.string(),
+  polarity: z.enum(["allow", "reject"]),
+  lifetime: z.enum(["once", "session", "persistent"]),
+});
+export type PermissionOption = z.infer<typeof permissionOptionSchema>;
+
+export const permissionDraftSchema = z.looseObject({
+  type: z.literal("permission"),
+  title: z.string(),
+  description: z.string().optional(),
+  toolCallId: z.string().optional(),
+  options: z.array(permissionOptionSchema),
+});
+
+export const questionOptionSchema = z.looseObject({
+  optionId: z.string().optional(),
+  label: z.string(),
+  description: z.string().optional(),
+  preview: z.string().optional(),
+  role: z.string().optional(),
+});
+
+export const questionSchema = z.looseObject({
+  questionId: z.string(),
+  header: z.string(),
+  question: z.string(),
+  options: z.array(questionOptionSchema).optional(),
+  multiSelect: z.boolean().optional(),
+  allowOther: z.boolean().optional(),
+  secret: z.boolean().optional(),
+});
+export type Question = z.infer<typeof questionSchema>;
+
+export const questionDraftSchema = z.looseObject({
+  type: z.literal("question"),
+  toolCallId: z.string().optional(),
+  questions: z.array(questionSchema),
+});
+
+export const hookSchema = z.looseObject({
+  key: z.string(),
+  source: z.string(),
+  sourcePath: z.string(),
+  trustStatus: z.enum(["untrusted", "modified"]),
+  command: z.string(),
+  matcher: z.string().optional(),
+  currentHash: z.string().optional(),
+});
+
+export const hookTrustDraftSchema = z.looseObject({
+  type: z.literal("hook_trust"),
+  harnessName: z.string(),
+  hooks: z.array(hookSchema),
+});
+
+export const interactionDraftSchema = z.discriminatedUnion("type", [
+  permissionDraftSchema,
+  questionDraftSchema,
+  hookTrustDraftSchema,
+]);
+export type InteractionDraft = z.infer<typeof interactionDraftSchema>;
+export type PermissionDraft = z.infer<typeof permissionDraftSchema>;
+export type QuestionDraft = z.infer<typeof questionDraftSchema>;
+
+export const requesterSchema = z.discriminatedUnion("type", [
+  z.looseObject({ type: z.literal("harness"), harnessTargetId: z.string() }),
+  z.looseObject({ type: z.literal("plugin"), pluginInstanceId: z.string() }),
+  z.looseObject({ type: z.literal("baton") }),
+]);
+export type Requester = z.infer<typeof requesterSchema>;
+
+export const CANCEL_REASONS = ["user", "requester", "turn", "timeout", "recovery", "non-interactive"] as const;
+export type CancelReason = (typeof CANCEL_REASONS)[number];
+
+export const resolutionSchema = z.discriminatedUnion("outcome", [
+  z.looseObject({ outcome: z.literal("selected"), optionId: z.string(), answeredBy: z.string().optional() }),
+  z.looseObject({
+    outcome: z.literal("answered"),
+    answers: z.record(z.string(), z.array(z.string())),
+    answeredBy: z.string().optional(),
+  }),
+  z.looseObject({ outcome: z.literal("trusted") }),
+  z.looseObject({ outcome: z.literal("skipped") }),
+  z.looseObject({ outcome: z.literal("cancelled"), reason: z.enum(CANCEL_REASONS) }),
+]);
+/** `answeredBy` says who answered when it was not a person at the keyboard (e.g. `cli-policy:allow`). */
+export type InteractionResolution = z.infer<typeof resolutionSchema>;

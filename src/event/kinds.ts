@@ -1,0 +1,284 @@
+/**
+ * The closed event-kind registry (inventory §3.2). Each kind is defined once: payload schema + one-line doc.
+ * The `EventKind` union and payload types are derived from this table; adding a kind is one row.
+ */
+import { z } from "zod";
+import { contentBlockSchema, promptBlockSchema } from "./content.ts";
+import { interactionDraftSchema, requesterSchema, resolutionSchema } from "./interaction-types.ts";
+
+const messageId = z.string().min(1);
+const contentArray = z.array(contentBlockSchema);
+const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+export const TOOL_KINDS = ["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"] as const;
+export const TOOL_STATUSES = ["pending", "in_progress", "completed", "failed", "declined"] as const;
+export const RUN_STATES = ["running", "idle", "requires_action"] as const;
+export const KNOWN_STOP_REASONS = [
+  "end_turn",
+  "max_tokens",
+  "max_turn_requests",
+  "refusal",
+  "cancelled",
+  "error",
+  "failed",
+  "unknown",
+] as const;
+export const ATTEMPT_PHASES = ["prepared", "dispatching", "accepted", "uncertain", "finalized"] as const;
+export const ATTEMPT_OUTCOMES = ["completed", "not_accepted", "failed", "cancelled"] as const;
+export const CONTEXT_TRANSPORTS = ["sync_context", "submit_side_channel", "prompt_prepend"] as const;
+export const TASK_STATUSES = ["in_progress", "completed", "failed", "stopped"] as const;
+export const RECONCILE_STATES = ["idle", "active", "waiting_approval", "waiting_input", "unknown"] as const;
+
+const usageFields = {
+  inputTokens: z.number().optional(),
+  outputTokens: z.number().optional(),
+  cacheReadTokens: z.number().optional(),
+  cacheWriteTokens: z.number().optional(),
+  reasoningTokens: z.number().optional(),
+  isEstimated: z.boolean().optional(),
+};
+
+const sessionConfigOption = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  type: z.enum(["select", "boolean"]),
+  category: z.string().optional(),
+  value: z.union([z.string(), z.boolean(), z.null()]),
+  options: z.array(z.looseObject({ value: z.string(), name: z.string(), description: z.string().optional() })).optional(),
+});
+
+export const launchSnapshotSchema = z.looseObject({
+  harnessTargetId: z.string(),
+  harness: z.string(),
+  harnessSessionKey: z.string(),
+  cwd: z.string(),
+  model: z.string().optional(),
+  effort: z.string().optional(),
+  mode: z.string().optional(),
+});
+
+export const EVENT_KINDS = {
+  state_update: {
+    doc: "A turn's run state: running, requires_action, or idle (closes that turn with stopReason).",
+    payload: z.looseObject({ state: z.enum(RUN_STATES), stopReason: z.string().optional() }),
+  },
+  user_message: {
+    doc: "What the user (or a steer/follow-up) submitted; upsert by messageId.",
+    payload: z.looseObject({
+      messageId,
+      content: z.array(promptBlockSchema).optional(),
+      delivery: z.enum(["prompt", "steer", "follow_up"]).optional(),
+    }),
+  },
+  user_message_chunk: {
+    doc: "A piece of a user message echoed by a harness; appended.",
+    payload: z.looseObject({ messageId, content: contentBlockSchema }),
+  },
+  agent_message_chunk: {
+    doc: "A streamed piece of agent text; appended, message in progress.",
+    payload: z.looseObject({ messageId, content: contentBlockSchema }),
+  },
+  agent_thought_chunk: {
+    doc: "A streamed piece of agent reasoning; appended, thought in progress.",
+    payload: z.looseObject({ messageId, content: contentBlockSchema }),
+  },
+  agent_message: {
+    doc: "A complete agent message; replaces streamed content and marks it completed.",
+    payload: z.looseObject({ messageId, content: contentArray.optional() }),
+  },
+  agent_thought: {
+    doc: "A complete agent thought; replaces streamed content and marks it completed.",
+    payload: z.looseObject({ messageId, content: contentArray.optional() }),
+  },
+  tool_call_update: {
+    doc: "A tool call upsert: omitted = unchanged, null = cleared, value = replaced.",
+    payload: z.looseObject({
+      toolCallId: z.string().min(1),
+      title: nullable(z.string()),
+      kind: nullable(z.string()),
+      status: nullable(z.string()),
+      content: nullable(contentArray),
+      locations: nullable(z.array(z.looseObject({ path: z.string(), line: z.number().optional() }))),
+      rawInput: z.unknown().optional(),
+      rawOutput: z.unknown().optional(),
+    }),
+  },
+  tool_call_content_chunk: {
+    doc: "Streamed tool output appended to a tool call's content.",
+    payload: z.looseObject({ toolCallId: z.string().min(1), content: contentBlockSchema }),
+  },
+  plan_update: {
+    doc: "A plan's entries, replaced whole; becomes the target's latest plan.",
+    payload: z.looseObject({
+      planId: z.string().min(1),
+      entries: z.array(
+        z.looseObject({ content: z.string(), priority: z.string().optional(), status: z.string() }),
+      ),
+    }),
+  },
+  proposed_plan: {
+    doc: "A plan the agent proposes to implement (plan mode); first write wins.",
+    payload: z.looseObject({ planId: z.string().min(1), content: z.string() }),
+  },
+  proposed_plan_implementation_started: {
+    doc: "Links a proposed plan to the turn that implements it; once.",
+    payload: z.looseObject({ planId: z.string().min(1), implementationTurnId: z.string().min(1) }),
+  },
+  task_update: {
+    doc: "A background task or sub-agent's progress; defined fields upsert.",
+    payload: z.looseObject({
+      taskId: z.string().min(1),
+      status: z.enum(TASK_STATUSES),
+      title: z.string().optional(),
+      taskType: z.string().optional(),
+      summary: z.string().optional(),
+      lastToolName: z.string().optional(),
+      usage: z
+        .looseObject({ totalTokens: z.number().optional(), toolUses: z.number().optional(), durationMs: z.number().optional() })
+        .optional(),
+      skipTranscript: z.boolean().optional(),
+    }),
+  },
+  "interaction.opened": {
+    doc: "An approval, question or hook-trust card opened; its turn requires action until resolved.",
+    payload: z.looseObject({
+      interactionId: z.string().min(1),
+      requester: requesterSchema,
+      draft: interactionDraftSchema,
+    }),
+  },
+  "interaction.resolved": {
+    doc: "The one resolution of an interaction (answer, or cancel with a reason); first wins.",
+    payload: z.looseObject({ interactionId: z.string().min(1), resolution: resolutionSchema }),
+  },
+  approval_review_update: {
+    doc: "A harness-side reviewer decided an approval (no card was opened).",
+    payload: z.looseObject({
+      reviewId: z.string().min(1),
+      toolCallId: z.string().optional(),
+      decision: z.enum(["approved", "denied", "aborted"]),
+      riskLevel: z.string().optional(),
+      userAuthorization: z.string().optional(),
+      rationale: z.string().optional(),
+      actionType: z.string().optional(),
+    }),
+  },
+  usage_update: {
+    doc: "Token usage delta; accumulated.",
+    payload: z.looseObject(usageFields),
+  },
+  context_usage_update: {
+    doc: "The target's context-window usage snapshot; replaces the previous one.",
+    payload: z.looseObject({
+      model: z.string().optional(),
+      contextUsed: z.number().optional(),
+      contextSize: z.number().optional(),
+      cost: z.looseObject({ amount: z.number(), currency: z.string() }).optional(),
+    }),
+  },
+  available_commands_update: {
+    doc: "The target's native slash commands; replaces the previous list.",
+    payload: z.looseObject({
+      commands: z.array(
+        z.looseObject({
+          name: z.string(),
+          description: z.string().optional(),
+          input: z.looseObject({ hint: z.string() }).optional(),
+        }),
+      ),
+    }),
+  },
+  config_option_update: {
+    doc: "The target's session config (model, effort, mode); replaces the previous snapshot.",
+    payload: z.looseObject({ options: z.array(sessionConfigOption) }),
+  },
+  _baton_error_update: {
+    doc: "An error shown on the timeline (harness or Baton).",
+    payload: z.looseObject({
+      message: z.string(),
+      code: z.string().optional(),
+      retryable: z.boolean().optional(),
+      willRetry: z.boolean().optional(),
+    }),
+  },
+  _baton_notice: {
+    doc: "An informational, warning or error notice on the timeline.",
+    payload: z.looseObject({ level: z.enum(["info", "warning", "error"]), title: z.string(), detail: z.string().optional() }),
+  },
+  _baton_run_status: {
+    doc: "A turn's transient phase (e.g. 'Starting codex…'); null clears it.",
+    payload: z.looseObject({ phase: z.string().nullable(), title: z.string().optional() }),
+  },
+  _baton_stall_notice: {
+    doc: "A running turn has been silent for a while; what the harness said when asked (if it can be asked).",
+    payload: z.looseObject({
+      silentMs: z.number(),
+      level: z.enum(["L1", "L2"]),
+      verdict: z.enum(RECONCILE_STATES).optional(),
+      detail: z.string().optional(),
+    }),
+  },
+  _baton_context_snapshot: {
+    doc: "The history assembled for a target before a turn; delivered only once a receipt follows.",
+    payload: z.looseObject({
+      snapshotId: z.string().min(1),
+      source: z.looseObject({ kind: z.literal("session_history"), owner: z.string(), key: z.string() }),
+      targetId: z.string().optional(),
+      afterSeq: z.number(),
+      throughSeq: z.number(),
+      text: z.string(),
+    }),
+  },
+  _baton_context_delivery_receipt: {
+    doc: "The adapter accepted a snapshot; the target session's context epoch advances.",
+    payload: z.looseObject({
+      snapshotId: z.string().min(1),
+      contextEpochId: z.string().min(1),
+      transport: z.enum(CONTEXT_TRANSPORTS),
+      accepted: z.literal(true),
+    }),
+  },
+  _baton_delivery_attempt_update: {
+    doc: "A Delivery Attempt's phase: prepared before dispatch, then dispatching/accepted/uncertain/finalized.",
+    payload: z.looseObject({
+      attemptId: z.string().min(1),
+      phase: z.enum(ATTEMPT_PHASES),
+      inputId: z.string().optional(),
+      launchSnapshot: launchSnapshotSchema.optional(),
+      outcome: z.enum(ATTEMPT_OUTCOMES).optional(),
+      detail: z.string().optional(),
+    }),
+  },
+  _baton_turn_summary: {
+    doc: "One per turn: what the user asked, what the agent said and did, how it ended.",
+    payload: z.looseObject({
+      turnId: z.string().min(1),
+      role: z.enum(["driven", "observed"]).optional(),
+      stopReason: z.string().optional(),
+      userText: z.string().optional(),
+      agentText: z.string().optional(),
+      toolCalls: z.array(
+        z.looseObject({ toolCallId: z.string(), title: z.string(), kind: z.string(), status: z.string() }),
+      ),
+      usage: z.looseObject(usageFields).optional(),
+      startedAt: z.string().optional(),
+      endedAt: z.string().optional(),
+    }),
+  },
+} as const satisfies Record<string, { doc: string; payload: z.ZodType }>;
+
+export type EventKind = keyof typeof EVENT_KINDS;
+export type PayloadOf<K extends EventKind> = z.infer<(typeof EVENT_KINDS)[K]["payload"]>;
+export type LaunchSnapshot = z.infer<typeof launchSnapshotSchema>;
+export type ToolKind = (typeof TOOL_KINDS)[number];
+export type ToolStatus = (typeof TOOL_STATUSES)[number];
+export type RunState = (typeof RUN_STATES)[number];
+export type AttemptPhase = (typeof ATTEMPT_PHASES)[number];
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
+export type ContextTransport = (typeof CONTEXT_TRANSPORTS)[number];
+export type ReconcileState = (typeof RECONCILE_STATES)[number];
+export type TurnSummaryPayload = PayloadOf<"_baton_turn_summary">;
+
+export function isEventKind(kind: string): kind is EventKind {
+  return Object.hasOwn(EVENT_KINDS, kind);
+}

@@ -1,0 +1,35 @@
+/** The logging port. Core, adapters and the app log through this; the store provides a file-backed writer. */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+export const LOG_LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
+
+export interface LogFields {
+  readonly harness?: string;
+  readonly harnessTargetId?: string;
+  readonly turnId?: string;
+  readonly error?: unknown;
+  readonly attributes?: Record<string, unknown>;
+}
+
+export interface Logger {
+  log(level: LogLevel, message: string, fields?: LogFields): void;
+  child(component: string, fields?: Pick<LogFields, "harness" | "harnessTargetId">): Logger;
+}
+
+export function levelRank(level: LogLevel): number {
+  return LOG_LEVELS.indexOf(level);
+}
+
+export const silentLogger: Logger = {
+  log() {},
+  child() {
+    return silentLogger;
+  },
+};
+
+/** Convenience wrappers so call sites read as `debug(log, "…")`. */
+export const logAt = {
+  debug: (logger: Logger, message: string, fields?: LogFields) => logger.log("debug", message, fields),
+  info: (logger: Logger, message: string, fields?: LogFields) => logger.log("info", message, fields),
+  warn: (logger: Logger, message: string, fields?: LogFields) => logger.log("warn", message, fields),
+  error: (logger: Logger, message: string, fields?: LogFields) => logger.log("error", message, fields),
+};
