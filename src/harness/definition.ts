@@ -1,0 +1,38 @@
+/** HAR-02/03: what a harness type is, and the concrete targets built from configuration. */
+import type { HarnessAdapter } from "./contract.ts";
+import type { Logger } from "../shared/log.ts";
+
+/** A configured concrete target (`codex`, `claude`, `codex-work`, …) of one harness type. */
+export interface HarnessTarget {
+  readonly id: string;
+  readonly harness: string;
+  /** Environment overrides for this target (e.g. CODEX_HOME), applied over the inherited environment. */
+  readonly env: Readonly<Record<string, string>>;
+  /** The harness's config section merged with the target's own keys; the adapter interprets it. */
+  readonly settings: Readonly<Record<string, unknown>>;
+}
+
+export interface HarnessCreateContext {
+  readonly target: HarnessTarget;
+  readonly log: Logger;
+}
+
+/** How the harness binary would be started, for errors and `baton doctor`. */
+export type ExecutableReport =
+  | { readonly ok: true; readonly argv: readonly string[]; readonly source: string; readonly version?: string }
+  | { readonly ok: false; readonly searched: readonly string[]; readonly hint: string };
+
+export interface HarnessDefinition {
+  /** Canonical id, also the bundled default target id. */
+  readonly id: string;
+  readonly aliases: readonly string[];
+  readonly label: string;
+  /** Frozen wire key stamped as `envelope.harness` (e.g. "codex", "claude-code"). */
+  readonly sessionKey: string;
+  /** Author name and colour key. */
+  readonly shortName: string;
+  readonly color: string;
+  create(context: HarnessCreateContext): HarnessAdapter;
+  /** Resolve the executable without starting a session (doctor, admission errors). */
+  probeExecutable(target: HarnessTarget, env: Readonly<Record<string, string>>): Promise<ExecutableReport>;
+}
