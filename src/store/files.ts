@@ -1,0 +1,119 @@
+/** Small filesystem helpers for the store: private modes, atomic replace, errno checks. */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { randomBytes } from "node:crypto";
+
+/** Every file the store creates is private to the user. */
+export const FILE_MODE = 0o600;
+export const DIR_MODE = 0o700;
+
+export function errnoCode(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" ? code : undefined;
+}
+
+export function isErrno(error: unknown, code: string): boolean {
+  return errnoCode(error) === code;
+}
+
+/** `mkdir -p` with mode 0700 for every directory it creates. */
+export function ensureDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+}
+
+/** A sibling temp name that no other writer (process or call) will pick. */
+export function tempPathFor(target: string): string {
+  return `${target}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
+}
+
+/**
+ * Replace `target` atomically: write a temp file in the same directory, fsync it, rename over the
+ * target, then fsync the directory so the rename itself survives a crash.
+ */
+export function writeFileAtomicSync(target: string, data: string | Uint8Array): void {
+  const temp = tempPathFor(target);
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(temp, "wx", FILE_MODE);
+    const bytes = typeof data === "string" ? Buffer.from(data) : data;
+    let written = 0;
+    while (written < bytes.byteLength) written += fs.writeSync(fd, bytes, written, bytes.byteLength - written);
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    fd = undefined;
+    fs.renameSync(temp, target);
+  } catch (error) {
+    if (fd !== undefined) closeQuietly(fd);
+    unlinkQuietly(temp);
+    throw error;
+  }
+  syncDirQuietly(path.dirname(target));
+}
+
+/** Async atomic replace (temp + rename, 0600) for large, rebuildable files such as checkpoints. */
+export async function writeFileAtomic(target: string, data: string): Promise<void> {
+  const temp = tempPathFor(target);
+  try {
+    await fs.promises.writeFile(temp, data, { mode: FILE_MODE, flag: "wx" });
+    await fs.promises.rename(temp, target);
+  } catch (error) {
+    await fs.promises.unlink(temp).catch(() => undefined);
+    throw error;
+  }
+}
+
+export function syncDirQuietly(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, "r");
+    fs.fsyncSync(fd);
+  } catch {
+    // Some platforms cannot fsync a directory; the rename is still atomic.
+  } finally {
+    if (fd !== undefined) closeQuietly(fd);
+  }
+}
+
+export function closeQuietly(fd: number): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+export function unlinkQuietly(file: string): void {
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    // already gone
+  }
+}
+
+/** Read a file, or undefined when it does not exist. Other errors propagate. */
+export function readFileIfExists(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch (error) {
+    if (isErrno(error, "ENOENT")) return undefined;
+    throw error;
+  }
+}
+
+/** Directory entries that are directories, or [] when the directory does not exist. */
+export function listDirs(dir: string): string[] {
+  try {
+    return fs
+      .readdirSync(dir, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
+  } catch (error) {
+    if (isErrno(error, "ENOENT") || isErrno(error, "ENOTDIR")) return [];
+    throw error;
+  }
+}
+
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,12 @@
+/** The store's public surface. Low-level helpers (line framing, file utilities) stay internal. */
+export * from "./checkpoint.ts";
+export { DIR_MODE, FILE_MODE } from "./files.ts";
+export * from "./fork.ts";
+export * from "./ledger.ts";
+export { readLedgerFile, scanLedger, type LedgerProblem, type LedgerProblemKind, type LedgerScan, type LocatedEvent } from "./ledger-read.ts";
+export * from "./lock.ts";
+export * from "./meta.ts";
+export * from "./project.ts";
+export * from "./session-log.ts";
+export * from "./session-store.ts";
+export * from "./sessions.ts";

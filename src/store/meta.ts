@@ -1,0 +1,164 @@
+/**
+ * `meta.json` (inventory §3.4 SessionMeta): title, preview, cwd, harness sessions, fork/adoption origin.
+ * Written atomically (temp + fsync + rename). A harness-session entry may only live under its own
+ * target id (EV-10). Unknown fields are preserved so newer Batons' additions survive a rewrite.
+ */
+import * as path from "node:path";
+import { z } from "zod";
+import { launchSnapshotSchema, type LaunchSnapshot } from "../event/kinds.ts";
+import { BatonError } from "../shared/errors.ts";
+import type { BatonSessionId } from "../shared/ids.ts";
+import { readFileIfExists, writeFileAtomicSync } from "./files.ts";
+
+export const META_FILE = "meta.json";
+
+export interface HarnessSessionMeta {
+  readonly harnessTargetId: string;
+  readonly harness: string;
+  readonly launchSnapshot?: LaunchSnapshot;
+  readonly harnessSessionId?: string;
+  readonly resumeState?: { readonly version: number; readonly data: unknown };
+  readonly model?: string;
+  readonly effort?: string;
+  readonly mode?: string;
+  readonly resumeCursor?: unknown;
+  readonly contextEpochId?: string;
+  readonly syncedSeq?: number;
+}
+
+export interface ForkOrigin {
+  readonly batonSessionId: BatonSessionId;
+  readonly throughSeq: number;
+}
+
+export interface AdoptionOrigin {
+  readonly session: { readonly harnessTargetId: string; readonly harness: string; readonly identity: { readonly id: string } };
+  /** Opaque boundary digest owned by the native-session inspector. */
+  readonly importedThrough: unknown;
+}
+
+export interface SessionMeta {
+  readonly batonSessionId: BatonSessionId;
+  readonly title?: string;
+  readonly preview?: string;
+  readonly description?: string;
+  /** Resolved (realpath) working directory the session belongs to. */
+  readonly cwd: string;
+  readonly createdAt: string;
+  readonly updatedAt?: string;
+  readonly harnessSessions: Readonly<Record<string, HarnessSessionMeta>>;
+  readonly forkedFrom?: ForkOrigin;
+  readonly adoptedFrom?: AdoptionOrigin;
+}
+
+const harnessSessionSchema = z.looseObject({
+  harnessTargetId: z.string().min(1),
+  harness: z.string().min(1),
+  launchSnapshot: launchSnapshotSchema.optional(),
+  harnessSessionId: z.string().optional(),
+  resumeState: z.looseObject({ version: z.number(), data: z.unknown() }).optional(),
+  model: z.string().optional(),
+  effort: z.string().optional(),
+  mode: z.string().optional(),
+  resumeCursor: z.unknown().optional(),
+  contextEpochId: z.string().optional(),
+  syncedSeq: z.number().optional(),
+});
+
+export const sessionMetaSchema = z.looseObject({
+  batonSessionId: z.string().startsWith("bs_"),
+  title: z.string().optional(),
+  preview: z.string().optional(),
+  description: z.string().optional(),
+  cwd: z.string().min(1),
+  createdAt: z.string().min(1),
+  updatedAt: z.string().optional(),
+  harnessSessions: z.record(z.string(), harnessSessionSchema),
+  forkedFrom: z.looseObject({ batonSessionId: z.string().startsWith("bs_"), throughSeq: z.number().int().min(0) }).optional(),
+  adoptedFrom: z
+    .looseObject({
+      session: z.looseObject({
+        harnessTargetId: z.string(),
+        harness: z.string(),
+        identity: z.looseObject({ id: z.string() }),
+      }),
+      importedThrough: z.unknown(),
+    })
+    .optional(),
+});
+
+export function metaPath(sessionDir: string): string {
+  return path.join(sessionDir, META_FILE);
+}
+
+/** Structural validation; returns the problem or undefined. Includes the EV-10 key check. */
+export function checkMeta(value: unknown): string | undefined {
+  const result = sessionMetaSchema.safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
+    return `invalid session meta${where}: ${issue?.message ?? "unknown problem"}`;
+  }
+  for (const [key, entry] of Object.entries(result.data.harnessSessions)) {
+    if (entry.harnessTargetId !== key) {
+      return `harness session for target ${entry.harnessTargetId} is stored under key ${key}`;
+    }
+  }
+  return undefined;
+}
+
+/** Parse meta.json text; throws meta_invalid naming the file. */
+export function parseMeta(text: string, file: string): SessionMeta {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new BatonError("meta_invalid", `${file} is not valid JSON`, { cause: error });
+  }
+  const problem = checkMeta(parsed);
+  if (problem !== undefined) throw new BatonError("meta_invalid", `${file}: ${problem}`);
+  return parsed as SessionMeta;
+}
+
+/** Read a session's meta.json; missing → session_not_found, corrupt → meta_invalid. */
+export function readMeta(sessionDir: string): SessionMeta {
+  const file = metaPath(sessionDir);
+  const text = readFileIfExists(file);
+  if (text === undefined) throw new BatonError("session_not_found", `no ${META_FILE} in ${sessionDir}`);
+  return parseMeta(text, file);
+}
+
+/** Validate and write meta.json atomically. A mismatched harness-session key throws (EV-10). */
+export function writeMeta(sessionDir: string, meta: SessionMeta): void {
+  const problem = checkMeta(meta);
+  if (problem !== undefined) throw new BatonError("meta_invalid", `refusing to write ${metaPath(sessionDir)}: ${problem}`);
+  writeFileAtomicSync(metaPath(sessionDir), `${JSON.stringify(meta, null, 2)}\n`);
+}
+
+/**
+ * Read, transform, write. The transform returns a new object (meta is treated as immutable);
+ * returning the same object skips the write.
+ */
+export function updateMeta(sessionDir: string, transform: (meta: SessionMeta) => SessionMeta): SessionMeta {
+  const current = readMeta(sessionDir);
+  const next = transform(current);
+  if (next !== current) writeMeta(sessionDir, next);
+  return next;
+}
+
+/** Pure helper: the meta with `entry` stored under its own target id. */
+export function withHarnessSession(meta: SessionMeta, entry: HarnessSessionMeta): SessionMeta {
+  return { ...meta, harnessSessions: { ...meta.harnessSessions, [entry.harnessTargetId]: entry } };
+}
+
+/** Bump `updatedAt` (e.g. after a turn summary was appended). Never moves it backwards. */
+export function touchMeta(sessionDir: string, updatedAt: string): SessionMeta {
+  return updateMeta(sessionDir, (meta) =>
+    meta.updatedAt !== undefined && meta.updatedAt >= updatedAt ? meta : { ...meta, updatedAt },
+  );
+}
+
+/** The sort key used by listings: updatedAt, else createdAt. */
+export function activityTime(meta: SessionMeta): string {
+  return meta.updatedAt ?? meta.createdAt;
+}

@@ -1,0 +1,104 @@
+/**
+ * Projects group sessions by the directory they were started in:
+ * `projects/<basename sanitized, ≤80>-<sha256(realpath cwd)[0..12]>/project.json {cwd}`.
+ * The hash makes two directories with the same basename distinct; project.json makes a hash
+ * collision (or a moved tree) visible instead of silently mixing sessions.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { createHash } from "node:crypto";
+import { BatonError } from "../shared/errors.ts";
+import { ensureDir, isErrno, listDirs, readFileIfExists, writeFileAtomicSync } from "./files.ts";
+
+export const PROJECT_FILE = "project.json";
+const MAX_KEY_BASENAME = 80;
+
+export interface ProjectInfo {
+  /** Absolute, symlink-free working directory. */
+  readonly cwd: string;
+  readonly key: string;
+  readonly dir: string;
+}
+
+export function projectsRoot(home: string): string {
+  return path.join(home, "projects");
+}
+
+/** The canonical form of a cwd: absolute and symlinks resolved. A missing directory is a usage error. */
+export function resolveCwd(cwd: string): string {
+  try {
+    return fs.realpathSync(path.resolve(cwd));
+  } catch (error) {
+    throw new BatonError("usage", `working directory ${cwd} does not exist or cannot be read`, { cause: error });
+  }
+}
+
+export function sanitizeBasename(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, MAX_KEY_BASENAME);
+  return cleaned.length > 0 ? cleaned : "root";
+}
+
+/** Key for an already resolved cwd. */
+export function projectKey(realCwd: string): string {
+  const hash = createHash("sha256").update(realCwd).digest("hex").slice(0, 12);
+  return `${sanitizeBasename(path.basename(realCwd))}-${hash}`;
+}
+
+/** Where the project for `cwd` lives; nothing is created. */
+export function locateProject(home: string, cwd: string): ProjectInfo {
+  const real = resolveCwd(cwd);
+  const key = projectKey(real);
+  return { cwd: real, key, dir: path.join(projectsRoot(home), key) };
+}
+
+/** Create the project directory and project.json if needed; a different recorded cwd is an error. */
+export function ensureProject(home: string, cwd: string): ProjectInfo {
+  const project = locateProject(home, cwd);
+  ensureDir(project.dir);
+  const recorded = readProjectCwd(project.dir);
+  if (recorded === undefined) {
+    writeFileAtomicSync(path.join(project.dir, PROJECT_FILE), `${JSON.stringify({ cwd: project.cwd }, null, 2)}\n`);
+  } else {
+    assertProjectCwd(project, recorded);
+  }
+  return project;
+}
+
+/** Throws project_mismatch when an existing project directory belongs to another cwd. */
+export function assertProjectCwd(project: ProjectInfo, recorded: string): void {
+  if (recorded !== project.cwd) {
+    throw new BatonError(
+      "project_mismatch",
+      `project directory ${project.dir} belongs to ${recorded}, not ${project.cwd}`,
+      { hint: "two working directories hash to the same project key; move one of them or remove the stale project directory" },
+    );
+  }
+}
+
+/** The cwd recorded in project.json, or undefined when there is none. A corrupt file is an error. */
+export function readProjectCwd(projectDir: string): string | undefined {
+  const file = path.join(projectDir, PROJECT_FILE);
+  let text: string | undefined;
+  try {
+    text = readFileIfExists(file);
+  } catch (error) {
+    if (isErrno(error, "EISDIR")) throw new BatonError("meta_invalid", `${file} is not a file`, { cause: error });
+    throw error;
+  }
+  if (text === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new BatonError("meta_invalid", `${file} is not valid JSON`, { cause: error });
+  }
+  const cwd = (parsed as { cwd?: unknown } | null)?.cwd;
+  if (typeof cwd !== "string") throw new BatonError("meta_invalid", `${file} has no "cwd" string`);
+  return cwd;
+}
+
+/** Every project directory under the home (names only joined to paths). */
+export function listProjectDirs(home: string): string[] {
+  const root = projectsRoot(home);
+  return listDirs(root).map((name) => path.join(root, name));
+}

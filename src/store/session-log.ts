@@ -1,0 +1,308 @@
+/**
+ * The per-session diagnostic log `session.log` (LOG-01/02): NDJSON records written by an async,
+ * serialized queue off the caller's stack. Values are bounded, oversized entries become stubs,
+ * the queue is capped (dropped entries are counted and reported later), the file is 0600 and
+ * rotates to one `.1`. Logging never throws into, or blocks, the caller.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Clock } from "../shared/clock.ts";
+import { levelRank, type LogFields, type Logger, type LogLevel } from "../shared/log.ts";
+import { FILE_MODE, isoTime } from "./files.ts";
+import { boundString, boundValue, serializeError, type SerializedError } from "./log-bounds.ts";
+import { SESSION_LOG_FILE } from "./sessions.ts";
+
+export type LogSource = "baton" | "harness" | "plugin";
+
+export interface LogRecord {
+  readonly timestamp: string;
+  readonly batonSessionId: string;
+  readonly level: LogLevel;
+  readonly source: LogSource;
+  readonly component: string;
+  readonly message: string;
+  readonly harness?: string;
+  readonly harnessTargetId?: string;
+  readonly turnId?: string;
+  readonly pluginId?: string;
+  readonly pluginInstanceId?: string;
+  readonly packageVersion?: string;
+  readonly error?: SerializedError;
+  readonly attributes?: Record<string, unknown>;
+}
+
+/** Fields a host stamps on every record of a child logger (e.g. plugin provenance). */
+export interface LogProvenance {
+  readonly source?: LogSource;
+  readonly harness?: string;
+  readonly harnessTargetId?: string;
+  readonly pluginId?: string;
+  readonly pluginInstanceId?: string;
+  readonly packageVersion?: string;
+}
+
+export interface SessionLogOptions {
+  readonly path: string;
+  readonly batonSessionId: string;
+  readonly clock: Clock;
+  /** Records below this level are discarded (default info; from config `logLevel`). */
+  readonly minLevel?: LogLevel;
+  readonly component?: string;
+  readonly maxFileBytes?: number;
+  readonly maxEntryBytes?: number;
+  readonly maxQueueBytes?: number;
+}
+
+export interface SessionLogger extends Logger {
+  child(component: string, fields?: Pick<LogFields, "harness" | "harnessTargetId">): SessionLogger;
+  /** A child whose records carry host-stamped provenance the caller cannot override. */
+  childWith(component: string, provenance: LogProvenance): SessionLogger;
+}
+
+export interface SessionLog extends SessionLogger {
+  readonly path: string;
+  setMinLevel(level: LogLevel): void;
+  /** Resolves once everything logged so far was written (or given up on). */
+  flush(): Promise<void>;
+  /** Flush, then close the file; later records are dropped. */
+  close(): Promise<void>;
+}
+
+export const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
+export const LOG_MAX_ENTRY_BYTES = 64 * 1024;
+export const LOG_MAX_QUEUE_BYTES = 1024 * 1024;
+
+class LogSink {
+  private queue: string[] = [];
+  private queuedBytes = 0;
+  private dropped = 0;
+  private draining: Promise<void> | undefined;
+  private handle: fs.promises.FileHandle | undefined;
+  private size = 0;
+  private closed = false;
+
+  constructor(
+    readonly file: string,
+    private readonly maxFileBytes: number,
+    private readonly maxQueueBytes: number,
+    private readonly droppedLine: (count: number) => string,
+  ) {}
+
+  enqueue(line: string, bytes: number): void {
+    if (this.closed || this.queuedBytes + bytes > this.maxQueueBytes) {
+      this.dropped++;
+      return;
+    }
+    this.queue.push(line);
+    this.queuedBytes += bytes;
+    this.draining ??= Promise.resolve().then(() => this.drain());
+  }
+
+  noteDropped(): void {
+    this.dropped++;
+  }
+
+  async flush(): Promise<void> {
+    while (this.draining !== undefined) await this.draining;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    this.closed = true;
+    await this.closeHandle();
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const lines = this.queue;
+        this.queue = [];
+        this.queuedBytes = 0;
+        const droppedBefore = this.dropped;
+        if (droppedBefore > 0) lines.push(this.droppedLine(droppedBefore));
+        this.dropped = 0;
+        try {
+          await this.write(lines.join(""));
+        } catch {
+          this.dropped += lines.length - (droppedBefore > 0 ? 1 : 0) + droppedBefore;
+          await this.closeHandle();
+          return; // retried on the next record
+        }
+      }
+    } finally {
+      this.draining = undefined;
+    }
+  }
+
+  private async write(text: string): Promise<void> {
+    const bytes = Buffer.byteLength(text);
+    let handle = await this.open();
+    if (this.size > 0 && this.size + bytes > this.maxFileBytes) {
+      await this.closeHandle();
+      await fs.promises.rename(this.file, `${this.file}.1`);
+      handle = await this.open();
+    }
+    await handle.write(text);
+    this.size += bytes;
+  }
+
+  private async open(): Promise<fs.promises.FileHandle> {
+    if (this.handle !== undefined) return this.handle;
+    const handle = await fs.promises.open(this.file, "a", FILE_MODE);
+    this.size = (await handle.stat()).size;
+    this.handle = handle;
+    return handle;
+  }
+
+  private async closeHandle(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+interface Core {
+  readonly sink: LogSink;
+  readonly batonSessionId: string;
+  readonly clock: Clock;
+  readonly maxEntryBytes: number;
+  minRank: number;
+}
+
+function makeLogger(core: Core, component: string, provenance: LogProvenance): SessionLogger {
+  const logger: SessionLogger = {
+    log(level: LogLevel, message: string, fields?: LogFields): void {
+      try {
+        if (levelRank(level) < core.minRank) return;
+        const record = buildRecord(core, level, component, provenance, message, fields);
+        let line = `${JSON.stringify(record)}\n`;
+        let bytes = Buffer.byteLength(line);
+        if (bytes > core.maxEntryBytes) {
+          line = `${JSON.stringify(stubRecord(record, bytes))}\n`;
+          bytes = Buffer.byteLength(line);
+        }
+        core.sink.enqueue(line, bytes);
+      } catch {
+        core.sink.noteDropped();
+      }
+    },
+    child(childComponent, fields) {
+      const harnessTargetId = fields?.harnessTargetId ?? provenance.harnessTargetId;
+      const harness = fields?.harness ?? provenance.harness;
+      return makeLogger(core, childComponent, {
+        ...provenance,
+        ...(harness === undefined ? {} : { harness }),
+        ...(harnessTargetId === undefined ? {} : { harnessTargetId }),
+        source: provenance.source ?? (harness !== undefined || harnessTargetId !== undefined ? "harness" : "baton"),
+      });
+    },
+    childWith(childComponent, extra) {
+      return makeLogger(core, childComponent, { ...provenance, ...extra });
+    },
+  };
+  return logger;
+}
+
+function buildRecord(
+  core: Core,
+  level: LogLevel,
+  component: string,
+  provenance: LogProvenance,
+  message: string,
+  fields: LogFields | undefined,
+): LogRecord {
+  const harness = provenance.harness ?? fields?.harness;
+  const harnessTargetId = provenance.harnessTargetId ?? fields?.harnessTargetId;
+  const attributes = fields?.attributes === undefined ? undefined : boundValue(fields.attributes);
+  return {
+    timestamp: isoTime(core.clock.now()),
+    batonSessionId: core.batonSessionId,
+    level,
+    source: provenance.source ?? "baton",
+    component,
+    message: boundString(message),
+    ...(harness === undefined ? {} : { harness }),
+    ...(harnessTargetId === undefined ? {} : { harnessTargetId }),
+    ...(fields?.turnId === undefined ? {} : { turnId: fields.turnId }),
+    ...(provenance.pluginId === undefined ? {} : { pluginId: provenance.pluginId }),
+    ...(provenance.pluginInstanceId === undefined ? {} : { pluginInstanceId: provenance.pluginInstanceId }),
+    ...(provenance.packageVersion === undefined ? {} : { packageVersion: provenance.packageVersion }),
+    ...(fields?.error === undefined ? {} : { error: serializeError(fields.error) }),
+    ...(attributes === undefined ? {} : { attributes: attributes as Record<string, unknown> }),
+  };
+}
+
+function stubRecord(record: LogRecord, bytes: number): LogRecord {
+  const { error, attributes: _attributes, ...rest } = record;
+  return {
+    ...rest,
+    message: boundString(record.message, 1024),
+    ...(error === undefined ? {} : { error: { name: error.name, message: boundString(error.message, 1024) } }),
+    attributes: { truncated: true, originalBytes: bytes },
+  };
+}
+
+/** Open (lazily) the session log at `options.path` and return its root logger. */
+export function createSessionLog(options: SessionLogOptions): SessionLog {
+  const component = options.component ?? "baton";
+  const droppedLine = (count: number): string =>
+    `${JSON.stringify({
+      timestamp: isoTime(options.clock.now()),
+      batonSessionId: options.batonSessionId,
+      level: "warn",
+      source: "baton",
+      component: "session-log",
+      message: `${count} log entries were dropped`,
+      attributes: { dropped: count },
+    } satisfies LogRecord)}\n`;
+  const sink = new LogSink(
+    options.path,
+    options.maxFileBytes ?? LOG_ROTATE_BYTES,
+    options.maxQueueBytes ?? LOG_MAX_QUEUE_BYTES,
+    droppedLine,
+  );
+  const core: Core = {
+    sink,
+    batonSessionId: options.batonSessionId,
+    clock: options.clock,
+    maxEntryBytes: options.maxEntryBytes ?? LOG_MAX_ENTRY_BYTES,
+    minRank: levelRank(options.minLevel ?? "info"),
+  };
+  const root = makeLogger(core, component, {});
+  return {
+    ...root,
+    path: options.path,
+    setMinLevel(level) {
+      core.minRank = levelRank(level);
+    },
+    flush: () => sink.flush(),
+    close: () => sink.close(),
+  };
+}
+
+/** Every readable record of a session's log, oldest first (`session.log.1` then `session.log`). */
+export function readLogRecords(sessionDir: string): LogRecord[] {
+  const file = path.join(sessionDir, SESSION_LOG_FILE);
+  const records: LogRecord[] = [];
+  for (const candidate of [`${file}.1`, file]) {
+    let text: string;
+    try {
+      text = fs.readFileSync(candidate, "utf8");
+    } catch {
+      continue;
+    }
+    const lines = text.split("\n");
+    lines.pop(); // the part after the last newline is empty or a torn record
+    for (const line of lines) {
+      try {
+        const value = JSON.parse(line) as Partial<LogRecord> | null;
+        if (value !== null && typeof value === "object" && typeof value.message === "string" && typeof value.level === "string") {
+          records.push(value as LogRecord);
+        }
+      } catch {
+        // a damaged line: skip it
+      }
+    }
+  }
+  return records;
+}

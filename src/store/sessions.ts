@@ -1,0 +1,182 @@
+/**
+ * Session directories: `projects/<key>/sessions/<bs_id>/{session.jsonl, meta.json, session.log, lock}`.
+ * Create, find (exact id or unique prefix, across all projects) and list (STO-02).
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import type { Clock } from "../shared/clock.ts";
+import { BatonError, describeError } from "../shared/errors.ts";
+import type { BatonSessionId, IdSource } from "../shared/ids.ts";
+import type { Logger } from "../shared/log.ts";
+import { CHECKPOINT_FILE } from "./checkpoint.ts";
+import { FILE_MODE, ensureDir, isoTime, listDirs } from "./files.ts";
+import { activityTime, readMeta, writeMeta, type SessionMeta } from "./meta.ts";
+import { ensureProject, listProjectDirs, locateProject } from "./project.ts";
+
+export const LEDGER_FILE = "session.jsonl";
+export const SESSION_LOG_FILE = "session.log";
+export const LOCK_FILE = "lock";
+
+/** What every store operation needs. `home` is BATON_HOME, resolved by the app (never read from env here). */
+export interface StoreContext {
+  readonly home: string;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly log?: Logger;
+}
+
+export interface SessionPaths {
+  readonly dir: string;
+  readonly ledger: string;
+  readonly meta: string;
+  readonly log: string;
+  readonly lock: string;
+  readonly checkpoint: string;
+}
+
+export interface SessionRef {
+  readonly batonSessionId: BatonSessionId;
+  readonly projectDir: string;
+  readonly paths: SessionPaths;
+  readonly meta: SessionMeta;
+}
+
+/** A session directory that could not be read; listings skip it and report it here. */
+export interface StoreProblem {
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface SessionListing {
+  readonly sessions: readonly SessionRef[];
+  readonly problems: readonly StoreProblem[];
+}
+
+export function sessionPaths(dir: string): SessionPaths {
+  return {
+    dir,
+    ledger: path.join(dir, LEDGER_FILE),
+    meta: path.join(dir, "meta.json"),
+    log: path.join(dir, SESSION_LOG_FILE),
+    lock: path.join(dir, LOCK_FILE),
+    checkpoint: path.join(dir, CHECKPOINT_FILE),
+  };
+}
+
+function sessionsDir(projectDir: string): string {
+  return path.join(projectDir, "sessions");
+}
+
+export interface CreateSessionOptions {
+  readonly cwd: string;
+  readonly title?: string;
+  readonly preview?: string;
+  readonly description?: string;
+}
+
+/** Reserve a new session directory with an empty ledger; meta is written by the caller. */
+export function createSessionDir(ctx: StoreContext, cwd: string): { id: BatonSessionId; projectDir: string; cwd: string; paths: SessionPaths } {
+  const project = ensureProject(ctx.home, cwd);
+  const id = ctx.ids.mint("session");
+  const paths = sessionPaths(path.join(sessionsDir(project.dir), id));
+  ensureDir(paths.dir);
+  fs.closeSync(fs.openSync(paths.ledger, "wx", FILE_MODE));
+  return { id, projectDir: project.dir, cwd: project.cwd, paths };
+}
+
+/** Create a session under `cwd`'s project: directory (0700), empty ledger (0600), meta.json. */
+export function createSession(ctx: StoreContext, options: CreateSessionOptions): SessionRef {
+  const reserved = createSessionDir(ctx, options.cwd);
+  const meta: SessionMeta = {
+    batonSessionId: reserved.id,
+    ...(options.title === undefined ? {} : { title: options.title }),
+    ...(options.preview === undefined ? {} : { preview: options.preview }),
+    ...(options.description === undefined ? {} : { description: options.description }),
+    cwd: reserved.cwd,
+    createdAt: isoTime(ctx.clock.now()),
+    harnessSessions: {},
+  };
+  writeMeta(reserved.paths.dir, meta);
+  return { batonSessionId: reserved.id, projectDir: reserved.projectDir, paths: reserved.paths, meta };
+}
+
+function loadRef(projectDir: string, id: string): SessionRef {
+  const paths = sessionPaths(path.join(sessionsDir(projectDir), id));
+  const meta = readMeta(paths.dir);
+  if (meta.batonSessionId !== id) {
+    throw new BatonError("meta_invalid", `${paths.meta} names ${meta.batonSessionId}, but its directory is ${id}`);
+  }
+  return { batonSessionId: meta.batonSessionId, projectDir, paths, meta };
+}
+
+/**
+ * Find a session by id, or by a unique prefix of an id (with or without `bs_`), in every project.
+ * Throws session_not_found, or session_ambiguous listing the matches.
+ */
+export function findSession(ctx: StoreContext, idOrPrefix: string): SessionRef {
+  const wanted = idOrPrefix.trim();
+  if (wanted.length === 0) throw new BatonError("usage", "a session id is required");
+  const candidates = wanted.startsWith("bs_") ? [wanted] : [wanted, `bs_${wanted}`];
+  const projects = listProjectDirs(ctx.home);
+  for (const projectDir of projects) {
+    for (const candidate of candidates) {
+      if (fs.existsSync(path.join(sessionsDir(projectDir), candidate, "meta.json"))) return loadRef(projectDir, candidate);
+    }
+  }
+  const matches: Array<{ projectDir: string; id: string }> = [];
+  for (const projectDir of projects) {
+    for (const id of listDirs(sessionsDir(projectDir))) {
+      if (candidates.some((candidate) => id.startsWith(candidate))) matches.push({ projectDir, id });
+    }
+  }
+  const [only, ...others] = matches;
+  if (only === undefined) throw new BatonError("session_not_found", `no session matches ${wanted}`);
+  if (others.length > 0) {
+    const ids = matches.map((match) => match.id).sort();
+    throw new BatonError("session_ambiguous", `${wanted} matches ${ids.length} sessions: ${ids.join(", ")}`, {
+      hint: "type more characters of the id",
+    });
+  }
+  return loadRef(only.projectDir, only.id);
+}
+
+export type ListQuery = { readonly cwd: string } | { readonly all: true };
+
+/**
+ * Sessions newest first (updatedAt || createdAt, desc). For a cwd: that project's sessions whose
+ * meta.cwd is exactly the cwd. Unreadable sessions are skipped and reported in `problems`.
+ */
+export function listSessions(ctx: StoreContext, query: ListQuery): SessionListing {
+  const problems: StoreProblem[] = [];
+  const sessions: SessionRef[] = [];
+  let projectDirs: string[];
+  let cwd: string | undefined;
+  if ("cwd" in query) {
+    const project = locateProject(ctx.home, query.cwd);
+    projectDirs = [project.dir];
+    cwd = project.cwd;
+  } else {
+    projectDirs = listProjectDirs(ctx.home);
+  }
+  for (const projectDir of projectDirs) {
+    for (const id of listDirs(sessionsDir(projectDir))) {
+      try {
+        const ref = loadRef(projectDir, id);
+        if (cwd === undefined || ref.meta.cwd === cwd) sessions.push(ref);
+      } catch (error) {
+        problems.push({ path: path.join(sessionsDir(projectDir), id), message: describeError(error) });
+      }
+    }
+  }
+  sessions.sort((a, b) => compareDesc(activityTime(a.meta), activityTime(b.meta)) || compareDesc(a.batonSessionId, b.batonSessionId));
+  return { sessions, problems };
+}
+
+function compareDesc(a: string, b: string): number {
+  return a < b ? 1 : a > b ? -1 : 0;
+}
+
+/** Reload a ref's meta from disk. */
+export function refreshSession(ref: SessionRef): SessionRef {
+  return loadRef(ref.projectDir, ref.batonSessionId);
+}
