@@ -1,0 +1,146 @@
+/**
+ * One entry point opens a session for every caller (TUI, exec, repl): create, continue the latest of
+ * the cwd, or a given id; take the lock, load the projection (checkpoint + tail), run recovery, and
+ * hand over a controller. `close()` runs the shutdown order.
+ */
+import { Controller } from "../controller/controller.ts";
+import type { ControllerSettings, MetaPort } from "../controller/ports.ts";
+import type { RecoveryReport } from "../controller/recovery.ts";
+import type { HarnessRegistry } from "../harness/registry.ts";
+import { initialState, PROJECTION_VERSION, reduce, type ProjectionState } from "../projection/index.ts";
+import { loadState, writeCheckpoint, type Ledger, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
+import { BatonError } from "../shared/errors.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { IdSource } from "../shared/ids.ts";
+import type { LogLevel } from "../shared/log.ts";
+
+export type SessionChoice =
+  | { readonly kind: "new" }
+  | { readonly kind: "continue" }
+  | { readonly kind: "id"; readonly id: string };
+
+export interface OpenSessionOptions {
+  readonly store: SessionStore;
+  readonly registry: HarnessRegistry;
+  readonly cwd: string;
+  readonly choice: SessionChoice;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly env: Readonly<Record<string, string>>;
+  readonly settings: ControllerSettings;
+  readonly logLevel: LogLevel;
+}
+
+export interface OpenedSession {
+  readonly ref: SessionRef;
+  readonly ledger: Ledger;
+  readonly lock: SessionLock;
+  readonly log: SessionLog;
+  readonly controller: Controller;
+  readonly loaded: LoadedState<ProjectionState>;
+  readonly recovery: RecoveryReport;
+  readonly created: boolean;
+  meta(): SessionMeta;
+  /** Shutdown order: close harnesses (terminals) → checkpoint → flush log → close ledger → release lock. */
+  close(): Promise<void>;
+}
+
+export const projectionFold: StateFold<ProjectionState> = {
+  version: PROJECTION_VERSION,
+  initial: () => initialState(),
+  fold: reduce,
+};
+
+/** Pick the session to open without touching it. */
+export function chooseSession(store: SessionStore, cwd: string, choice: SessionChoice): { ref: SessionRef; created: boolean } {
+  if (choice.kind === "id") return { ref: store.findSession(choice.id), created: false };
+  if (choice.kind === "continue") {
+    const latest = store.listSessions({ cwd }).sessions[0];
+    if (latest) return { ref: latest, created: false };
+  }
+  return { ref: store.createSession({ cwd }), created: true };
+}
+
+export async function openSession(options: OpenSessionOptions): Promise<OpenedSession> {
+  const { store } = options;
+  const { ref, created } = chooseSession(store, options.cwd, options.choice);
+  const lock = store.acquireLock(ref);
+  let ledger: Ledger | undefined;
+  let log: SessionLog | undefined;
+  try {
+    log = store.createLog(ref, { minLevel: options.logLevel });
+    ledger = store.openLedger(ref);
+    const loaded = loadState(ledger, { ...projectionFold, initial: () => initialState(ref.batonSessionId) });
+    const meta: MetaPort = {
+      read: () => store.readMeta(ref),
+      update: (change) => {
+        store.updateMeta(ref, change);
+      },
+    };
+    const openLedgerRef = ledger;
+    const controller = new Controller({
+      sessionId: ref.batonSessionId,
+      cwd: ref.meta.cwd,
+      ledger: { append: (draft) => openLedgerRef.append(draft), sync: () => openLedgerRef.sync() },
+      meta,
+      ids: options.ids,
+      clock: options.clock,
+      log: log.child("controller"),
+      env: options.env,
+      settings: options.settings,
+      registry: options.registry,
+      initialState: loaded.state,
+    });
+    const recovery = controller.recover();
+    if (recovery.turnsClosed > 0 || recovery.attemptsSettled > 0 || recovery.interactionsCancelled > 0) {
+      log.log("warn", "recovered a session left open by a process that died", { attributes: { ...recovery } });
+    }
+    log.log("info", created ? "Session created" : "Session opened", { attributes: { fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed } });
+    // Bump updatedAt after each turn summary; checkpoint in the background so the next open is fast.
+    controller.subscribe((event) => {
+      if (event.kind !== "_baton_turn_summary") return;
+      store.touch(ref, event.ts);
+      void writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch((error) =>
+        log?.log("warn", "could not write a checkpoint", { error }),
+      );
+    });
+    if (!loaded.fromCheckpoint && loaded.replayed > 0) {
+      void writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch(() => undefined);
+    }
+    let closed = false;
+    const sessionLog = log;
+    return {
+      ref,
+      ledger,
+      lock,
+      log,
+      controller,
+      loaded,
+      recovery,
+      created,
+      meta: () => store.readMeta(ref),
+      async close() {
+        if (closed) return;
+        closed = true;
+        try {
+          await controller.shutdown();
+          await openLedgerRef.sync().catch(() => undefined);
+          if (openLedgerRef.lastSeq > 0) {
+            await writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch(() => false);
+          }
+          sessionLog.log("info", "Session closed");
+          await sessionLog.close();
+          await openLedgerRef.close();
+        } finally {
+          lock.release();
+        }
+      },
+    };
+  } catch (error) {
+    await ledger?.close().catch(() => undefined);
+    await log?.close().catch(() => undefined);
+    lock.release();
+    if (error instanceof BatonError) throw error;
+    throw new BatonError("ledger_io", `could not open session ${ref.batonSessionId}: ${(error as Error).message}`, { cause: error });
+  }
+}

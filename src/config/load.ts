@@ -1,0 +1,121 @@
+/**
+ * Load config.yaml: defaults when absent, BATON_* env over the file, unknown keys warned,
+ * malformed YAML or a bad value reported with file, line and key — never silently replaced by defaults.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { LineCounter, isMap, isScalar, parseDocument, type Document } from "yaml";
+import { BatonError } from "../shared/errors.ts";
+import { configSchema, ENV_OVERRIDES, type BatonConfig } from "./schema.ts";
+
+export type ValueOrigin = { readonly kind: "default" } | { readonly kind: "file"; readonly line: number } | { readonly kind: "env"; readonly name: string };
+
+export interface ConfigProblem {
+  readonly file: string;
+  readonly line?: number;
+  readonly key?: string;
+  readonly message: string;
+}
+
+export interface LoadedConfig {
+  readonly config: BatonConfig;
+  readonly path: string;
+  readonly exists: boolean;
+  readonly origins: Readonly<Record<string, ValueOrigin>>;
+  readonly warnings: readonly ConfigProblem[];
+}
+
+export function configPath(batonHome: string): string {
+  return path.join(batonHome, "config.yaml");
+}
+
+export function formatProblem(problem: ConfigProblem): string {
+  const where = problem.line === undefined ? problem.file : `${problem.file}:${problem.line}`;
+  return `${where}: ${problem.key ? `${problem.key}: ` : ""}${problem.message}`;
+}
+
+/** Throws BatonError("config_invalid") listing every problem; returns warnings for unknown keys. */
+export function loadConfig(batonHome: string, env: Readonly<Record<string, string | undefined>>): LoadedConfig {
+  const file = configPath(batonHome);
+  let source: string | undefined;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
+      throw new BatonError("config_invalid", `${file}: cannot read: ${(error as Error).message}`);
+    }
+  }
+  const lines = new LineCounter();
+  const doc = source === undefined ? undefined : parseDocument(source, { lineCounter: lines, prettyErrors: false });
+  const problems: ConfigProblem[] = [];
+  if (doc && doc.errors.length > 0) {
+    for (const error of doc.errors) {
+      problems.push({ file, line: error.linePos?.[0].line, message: `malformed YAML: ${error.message.split("\n")[0]}` } as ConfigProblem);
+    }
+    throw configError(problems);
+  }
+  const raw: unknown = doc?.toJS() ?? {};
+  if (raw !== null && (typeof raw !== "object" || Array.isArray(raw))) {
+    throw configError([{ file, line: 1, message: "the file must be a mapping of keys to values" }]);
+  }
+  const fileValues = { ...((raw ?? {}) as Record<string, unknown>) };
+  const origins: Record<string, ValueOrigin> = {};
+  for (const key of Object.keys(fileValues)) origins[key] = { kind: "file", line: lineOf(doc, lines, [key]) ?? 1 };
+
+  const shape = configSchema.shape as Record<string, unknown>;
+  const warnings: ConfigProblem[] = [];
+  for (const key of Object.keys(fileValues)) {
+    if (!(key in shape)) {
+      const line = lineOf(doc, lines, [key]);
+      warnings.push({ file, ...(line === undefined ? {} : { line }), key, message: "unknown key (ignored)" });
+      delete fileValues[key];
+      delete origins[key];
+    }
+  }
+  for (const [name, { key, parse }] of Object.entries(ENV_OVERRIDES)) {
+    const value = env[name];
+    if (value === undefined || value === "") continue;
+    fileValues[key] = parse(value);
+    origins[key] = { kind: "env", name };
+  }
+
+  const parsed = configSchema.safeParse(fileValues);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const keyPath = issue.path.map(String);
+      const top = keyPath[0];
+      const origin = top === undefined ? undefined : origins[top];
+      if (origin?.kind === "env") {
+        problems.push({ file: `environment ${origin.name}`, key: keyPath.join("."), message: issue.message });
+        continue;
+      }
+      const line = lineOf(doc, lines, issue.code === "unrecognized_keys" ? [...keyPath, ...issue.keys.slice(0, 1)] : keyPath);
+      const key = issue.code === "unrecognized_keys" ? [...keyPath, ...issue.keys].join(".") : keyPath.join(".");
+      problems.push({ file, ...(line === undefined ? {} : { line }), key, message: issue.message });
+    }
+    throw configError(problems);
+  }
+  for (const key of Object.keys(parsed.data)) origins[key] ??= { kind: "default" };
+  return { config: parsed.data, path: file, exists: source !== undefined, origins, warnings };
+}
+
+function configError(problems: readonly ConfigProblem[]): BatonError {
+  return new BatonError("config_invalid", problems.map(formatProblem).join("\n"), {
+    hint: "Fix the value (see README, Configuration) or remove the key to use its default.",
+  });
+}
+
+function lineOf(doc: Document | undefined, lines: LineCounter, keyPath: readonly string[]): number | undefined {
+  if (!doc) return undefined;
+  let node: unknown = doc.contents;
+  let found: number | undefined;
+  for (const key of keyPath) {
+    if (!isMap(node)) break;
+    const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === key);
+    if (!pair) break;
+    const range = (isScalar(pair.key) ? pair.key.range : undefined) ?? undefined;
+    if (range) found = lines.linePos(range[0]).line;
+    node = pair.value;
+  }
+  return found;
+}

@@ -1,0 +1,62 @@
+/** config.yaml keys (inventory 2.17, issues): one schema, defaults, and the env variable of each top-level key. */
+import { z } from "zod";
+import { LOG_LEVELS } from "../shared/log.ts";
+
+const targetId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "letters, digits, '.', '_' or '-'");
+const envMap = z.record(z.string(), z.string());
+const argv = z.array(z.string().min(1)).min(1, "needs at least the program");
+
+export const codexSettingsSchema = z.strictObject({
+  command: argv.optional(),
+  approvalPolicy: z.enum(["untrusted", "on-failure", "on-request", "never"]).optional(),
+  sandbox: z.enum(["read-only", "workspace-write", "danger-full-access"]).optional(),
+  approvalsReviewer: z.enum(["user", "auto_review"]).optional(),
+  env: envMap.optional(),
+});
+
+export const claudeSettingsSchema = z.strictObject({
+  executable: z.string().min(1).optional(),
+  settingSources: z.array(z.enum(["user", "project", "local"])).optional(),
+  env: envMap.optional(),
+});
+
+export const targetSchema = z.looseObject({
+  harness: z.string().min(1),
+  env: envMap.optional(),
+});
+
+export const configSchema = z.strictObject({
+  defaultAgent: targetId.default("codex"),
+  mentionBudgetChars: z.number().int().positive().default(4096),
+  showThoughts: z.boolean().default(true),
+  logLevel: z.enum(LOG_LEVELS as [string, ...string[]]).default("info"),
+  stallNoticeSeconds: z.number().positive().default(90),
+  cancelGraceSeconds: z.number().positive().default(10),
+  textgenPrefer: targetId.optional(),
+  textgenModels: z.record(z.string(), z.string().min(1)).optional(),
+  harnesses: z
+    .strictObject({ codex: codexSettingsSchema.optional(), claude: claudeSettingsSchema.optional() })
+    .default({}),
+  targets: z.record(targetId, targetSchema).default({}),
+});
+
+export type BatonConfig = z.infer<typeof configSchema>;
+export type ConfigKey = keyof BatonConfig;
+
+/** Scalar keys that an environment variable may override: BATON_<SCREAMING_SNAKE>. */
+export const ENV_OVERRIDES: Readonly<Record<string, { key: ConfigKey; parse: (raw: string) => unknown }>> = {
+  BATON_DEFAULT_AGENT: { key: "defaultAgent", parse: (raw) => raw },
+  BATON_MENTION_BUDGET_CHARS: { key: "mentionBudgetChars", parse: Number },
+  BATON_SHOW_THOUGHTS: { key: "showThoughts", parse: parseBoolean },
+  BATON_LOG_LEVEL: { key: "logLevel", parse: (raw) => raw },
+  BATON_STALL_NOTICE_SECONDS: { key: "stallNoticeSeconds", parse: Number },
+  BATON_CANCEL_GRACE_SECONDS: { key: "cancelGraceSeconds", parse: Number },
+  BATON_TEXTGEN_PREFER: { key: "textgenPrefer", parse: (raw) => raw },
+};
+
+function parseBoolean(raw: string): unknown {
+  const lowered = raw.trim().toLowerCase();
+  if (["1", "true", "yes", "on"].includes(lowered)) return true;
+  if (["0", "false", "no", "off"].includes(lowered)) return false;
+  return raw;
+}

@@ -1,0 +1,91 @@
+/**
+ * Catch-up assembly (CTX-02): the history a target's native session has not seen, built from turn
+ * summaries, newest first within a character budget. Pure.
+ */
+import type { TurnSummaryPayload } from "../event/kinds.ts";
+
+export interface SummaryRecord {
+  readonly seq: number;
+  readonly targetId: string | undefined;
+  /** Display label of the target that ran the turn (e.g. the target id). */
+  readonly label: string;
+  readonly summary: TurnSummaryPayload;
+}
+
+export interface CatchUpRequest {
+  readonly summaries: readonly SummaryRecord[];
+  /** Summaries with seq > sinceSeq are candidates. */
+  readonly sinceSeq: number;
+  /** A fresh native session gets everything; a resumed one only other targets' turns. */
+  readonly fresh: boolean;
+  readonly targetId: string;
+  readonly budgetChars: number;
+}
+
+export interface CatchUp {
+  readonly text: string;
+  readonly afterSeq: number;
+  readonly throughSeq: number;
+  readonly turns: number;
+  readonly omitted: number;
+}
+
+const TRUNCATE_MARK = "…";
+
+export function assembleCatchUp(request: CatchUpRequest): CatchUp | undefined {
+  const candidates = request.summaries.filter((record) => record.seq > request.sinceSeq);
+  if (candidates.length === 0) return undefined;
+  const throughSeq = candidates[candidates.length - 1]?.seq ?? request.sinceSeq;
+  const wanted = request.fresh ? candidates : candidates.filter((record) => record.targetId !== request.targetId);
+  if (wanted.length === 0) return undefined;
+
+  const header = request.fresh
+    ? "Baton: this conversation started before this session of yours. Here is what happened so far (oldest first), so you can continue as if you had been there:"
+    : "Baton: other agents worked in this conversation since your last turn. Here is what they did (oldest first):";
+  const numbered = wanted.map((record, index) => ({ record, number: request.summaries.indexOf(record) + 1 || index + 1 }));
+
+  const blocks: string[] = [];
+  let used = header.length + 64;
+  let omitted = 0;
+  for (let index = numbered.length - 1; index >= 0; index--) {
+    const entry = numbered[index];
+    if (!entry) continue;
+    const remaining = request.budgetChars - used;
+    const block = formatTurn(entry.record, entry.number, Math.max(0, remaining));
+    if (block === undefined) {
+      omitted = index + 1;
+      break;
+    }
+    blocks.unshift(block);
+    used += block.length + 2;
+  }
+  if (blocks.length === 0) return undefined;
+  const omittedLine = omitted > 0 ? [`(${omitted} earlier turn${omitted === 1 ? "" : "s"} omitted for length)`] : [];
+  const text = [header, ...omittedLine, ...blocks].join("\n\n");
+  return { text, afterSeq: request.sinceSeq, throughSeq, turns: blocks.length, omitted };
+}
+
+/** One turn as text within `room` characters, or undefined when even a minimal form does not fit. */
+function formatTurn(record: SummaryRecord, number: number, room: number): string | undefined {
+  const summary = record.summary;
+  const head = `[${record.label}]\n## Turn ${number} (${summary.stopReason ?? "unknown"})`;
+  const tools = summary.toolCalls.map((tool) => `- ${tool.title} (${tool.status})`).join("\n");
+  const parts = [
+    head,
+    summary.userText ? `user: ${summary.userText}` : undefined,
+    summary.agentText ? `agent: ${summary.agentText}` : undefined,
+    tools ? `tools:\n${tools}` : undefined,
+  ].filter((part): part is string => part !== undefined);
+  const full = parts.join("\n");
+  if (full.length <= room) return full;
+  const minimal = head.length + 40;
+  if (room < minimal) return undefined;
+  return `${full.slice(0, room - TRUNCATE_MARK.length)}${TRUNCATE_MARK}`;
+}
+
+export const SYNC_OPEN = "<baton-sync>";
+export const SYNC_CLOSE = "</baton-sync>";
+
+export function wrapSync(text: string): string {
+  return `${SYNC_OPEN}\n${text}\n${SYNC_CLOSE}`;
+}

@@ -1,0 +1,47 @@
+/** Delivery Attempts (ATT-01..05): phases recorded on the turn record and appended as facts. */
+import type { AttemptOutcome, AttemptPhase, LaunchSnapshot } from "../event/kinds.ts";
+import type { AppendFn } from "./pipeline.ts";
+import type { TurnRecord } from "./turn-record.ts";
+
+const ALLOWED: Readonly<Record<AttemptPhase, readonly AttemptPhase[]>> = {
+  prepared: ["dispatching", "finalized"],
+  dispatching: ["accepted", "uncertain", "finalized"],
+  accepted: ["uncertain", "finalized"],
+  uncertain: ["accepted", "finalized"],
+  finalized: [],
+};
+
+export function canMoveAttempt(from: AttemptPhase | undefined, to: AttemptPhase): boolean {
+  if (from === undefined) return to === "prepared";
+  return ALLOWED[from].includes(to);
+}
+
+export interface AttemptFields {
+  readonly inputId?: string;
+  readonly launchSnapshot?: LaunchSnapshot;
+  readonly outcome?: AttemptOutcome;
+  readonly detail?: string;
+}
+
+/** Append one attempt phase for the record's attempt; invalid transitions are a bug and throw. */
+export function recordAttempt(append: AppendFn, record: TurnRecord, phase: AttemptPhase, fields: AttemptFields = {}): void {
+  if (!record.attemptId) throw new Error(`turn ${record.turnId} has no attempt`);
+  if (!canMoveAttempt(record.attemptPhase, phase)) {
+    throw new Error(`attempt ${record.attemptId}: ${record.attemptPhase ?? "none"} → ${phase} is not allowed`);
+  }
+  append({
+    kind: "_baton_delivery_attempt_update",
+    payload: { attemptId: record.attemptId, phase, ...fields },
+    source: { type: "baton" },
+    turnId: record.turnId,
+    harnessTargetId: record.targetId,
+  });
+  record.attemptPhase = phase;
+}
+
+/** ATT-03: the outcome a harness terminal implies. */
+export function outcomeOf(stopReason: string | undefined): AttemptOutcome {
+  if (stopReason === "cancelled") return "cancelled";
+  if (stopReason === "error" || stopReason === "failed" || stopReason === undefined || stopReason === "unknown") return "failed";
+  return "completed";
+}

@@ -1,0 +1,192 @@
+/**
+ * A live binding of one target (HAR-04): builds the adapter, stamps its drafts with trusted attribution
+ * (EV-02), records the launch snapshot before `open`, and persists the native identity it publishes.
+ */
+import type { AdapterDraft, EventDraft } from "../event/envelope.ts";
+import type { LaunchSnapshot } from "../event/kinds.ts";
+import type { BindingSink, EventSink, HarnessAdapter, HarnessHandle, HarnessIdentity, InteractionHandler } from "../harness/contract.ts";
+import type { HarnessDefinition, HarnessTarget } from "../harness/definition.ts";
+import { BatonError, describeError } from "../shared/errors.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { EpochId, IdSource } from "../shared/ids.ts";
+import type { Logger } from "../shared/log.ts";
+import type { AppendFn } from "./pipeline.ts";
+import { setHarnessSession, type MetaPort } from "./ports.ts";
+
+export interface BindingDeps {
+  readonly append: AppendFn;
+  readonly meta: MetaPort;
+  readonly ids: IdSource;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly interactions: InteractionHandler;
+  /** Told when the adapter publishes a new identity (fresh native sessions reset context delivery). */
+  readonly onIdentity?: (binding: HarnessBinding, identity: HarnessIdentity) => void;
+}
+
+export class HarnessBinding {
+  readonly adapter: HarnessAdapter;
+  private handleValue: HarnessHandle | undefined;
+  private opening: Promise<HarnessHandle> | undefined;
+  private identityValue: HarnessIdentity | undefined;
+  private closed = false;
+  /** True while the native session has run no turn of ours (it needs the whole history). */
+  private fresh: boolean;
+
+  constructor(
+    readonly target: HarnessTarget,
+    readonly definition: HarnessDefinition,
+    private readonly deps: BindingDeps,
+  ) {
+    this.fresh = deps.meta.read().harnessSessions[target.id]?.harnessSessionId === undefined;
+    this.adapter = definition.create({ target, log: deps.log.child(`harness.${target.id}`, { harness: definition.sessionKey, harnessTargetId: target.id }) });
+  }
+
+  get handle(): HarnessHandle | undefined {
+    return this.handleValue;
+  }
+
+  get identity(): HarnessIdentity | undefined {
+    return this.identityValue;
+  }
+
+  get isOpen(): boolean {
+    return this.handleValue !== undefined;
+  }
+
+  /** Open once; concurrent callers share the same attempt. A failed open can be retried. */
+  ensureOpen(): Promise<HarnessHandle> {
+    if (this.closed) return Promise.reject(new BatonError("internal", `binding ${this.target.id} is closed`));
+    if (this.handleValue) return Promise.resolve(this.handleValue);
+    this.opening ??= this.open().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  /** Drop a dead handle so the next turn opens a fresh process and resumes the native session. */
+  async reset(): Promise<void> {
+    const handle = this.handleValue;
+    this.handleValue = undefined;
+    if (handle) await this.adapter.close(handle).catch((error) => this.deps.log.log("warn", "closing a dead harness failed", { error }));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const handle = this.handleValue ?? (await this.opening?.catch(() => undefined));
+    this.handleValue = undefined;
+    if (handle) await this.adapter.close(handle);
+  }
+
+  /** The immutable launch snapshot recorded in meta before `open`. */
+  launchSnapshot(): LaunchSnapshot {
+    const stored = this.deps.meta.read().harnessSessions[this.target.id];
+    return {
+      harnessTargetId: this.target.id,
+      harness: this.definition.id,
+      harnessSessionKey: this.definition.sessionKey,
+      cwd: this.deps.cwd,
+      ...(stored?.model === undefined ? {} : { model: stored.model }),
+      ...(stored?.effort === undefined ? {} : { effort: stored.effort }),
+      ...(stored?.mode === undefined ? {} : { mode: stored.mode }),
+    };
+  }
+
+  get isFresh(): boolean {
+    return this.fresh;
+  }
+
+  /** A turn was accepted on the current native session: it has now seen what it was given. */
+  markUsed(): void {
+    this.fresh = false;
+  }
+
+  /** The context epoch of the current native session; minted (and stored) on first need. */
+  contextEpochId(): EpochId {
+    const stored = this.deps.meta.read().harnessSessions[this.target.id]?.contextEpochId;
+    if (stored) return stored as EpochId;
+    const minted = this.deps.ids.mint("epoch");
+    this.deps.meta.update((meta) => setHarnessSession(meta, this.target.id, { harness: this.definition.id, contextEpochId: minted }));
+    return minted;
+  }
+
+  private async open(): Promise<HarnessHandle> {
+    const snapshot = this.launchSnapshot();
+    this.deps.meta.update((meta) => setHarnessSession(meta, this.target.id, { harness: this.definition.id, launchSnapshot: snapshot }));
+    const stored = this.deps.meta.read().harnessSessions[this.target.id];
+    const resumeState = stored?.resumeState;
+    const handle = await this.adapter.open(
+      {
+        targetId: this.target.id,
+        cwd: this.deps.cwd,
+        env: { ...this.deps.env, ...this.target.env },
+        ...(resumeState ? { resumeState: { version: resumeState.version, data: (resumeState.data ?? {}) as Record<string, unknown> } } : {}),
+        ...(snapshot.model === undefined ? {} : { model: snapshot.model }),
+        ...(snapshot.effort === undefined ? {} : { effort: snapshot.effort }),
+        ...(snapshot.mode === undefined ? {} : { mode: snapshot.mode }),
+        interactions: this.deps.interactions,
+        ids: this.deps.ids,
+        clock: this.deps.clock,
+        log: this.deps.log.child(`harness.${this.target.id}`, { harness: this.definition.sessionKey, harnessTargetId: this.target.id }),
+      },
+      this.sink(),
+      this.bindingSink(),
+    );
+    if (this.closed) {
+      await this.adapter.close(handle).catch(() => undefined);
+      throw new BatonError("internal", `binding ${this.target.id} closed while opening`);
+    }
+    this.handleValue = handle;
+    return handle;
+  }
+
+  private sink(): EventSink {
+    return {
+      emit: (draft: AdapterDraft) => {
+        const stamped = {
+          ...draft,
+          source: { type: "harness", harnessTargetId: this.target.id },
+          harness: this.definition.sessionKey,
+          harnessTargetId: this.target.id,
+          ...(draft.harnessSessionId === undefined && this.identityValue
+            ? { harnessSessionId: this.identityValue.harnessSessionId }
+            : {}),
+        } as EventDraft;
+        try {
+          this.deps.append(stamped);
+        } catch (error) {
+          this.deps.log.log("error", `could not record ${draft.kind} from ${this.target.id}: ${describeError(error)}`, { error });
+          throw error;
+        }
+      },
+    };
+  }
+
+  private bindingSink(): BindingSink {
+    return {
+      publishIdentity: (identity) => {
+        const previous = this.identityValue;
+        if (previous && previous.harnessSessionId !== identity.harnessSessionId && !identity.fresh) {
+          throw new BatonError("contract_violation", `${this.target.id}: native session changed from ${previous.harnessSessionId} to ${identity.harnessSessionId} without a fresh start`);
+        }
+        this.identityValue = identity;
+        const stored = this.deps.meta.read().harnessSessions[this.target.id];
+        // An epoch minted before the native id was known (first turn of a fresh session) belongs to it.
+        const sameSession = stored?.harnessSessionId === undefined || stored.harnessSessionId === identity.harnessSessionId;
+        if (!sameSession) this.fresh = true;
+        const contextEpochId = sameSession && stored?.contextEpochId ? stored.contextEpochId : this.deps.ids.mint("epoch");
+        this.deps.meta.update((meta) =>
+          setHarnessSession(meta, this.target.id, {
+            harness: this.definition.id,
+            harnessSessionId: identity.harnessSessionId,
+            resumeState: identity.resumeState,
+            contextEpochId,
+          }),
+        );
+        this.deps.onIdentity?.(this, identity);
+      },
+    };
+  }
+}

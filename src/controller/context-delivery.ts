@@ -1,0 +1,97 @@
+/**
+ * Context delivery (CTX-02/03): assemble what the target's native session has not seen, persist the
+ * snapshot, choose the transport by capability. The receipt is appended only after the adapter accepted.
+ */
+import { assembleCatchUp, wrapSync, type SummaryRecord } from "../context/catch-up.ts";
+import type { PromptBlock } from "../event/content.ts";
+import type { ContextTransport } from "../event/kinds.ts";
+import { acceptsSideChannel, canSyncContext } from "../harness/capabilities.ts";
+import type { ProjectionState } from "../projection/index.ts";
+import type { EpochId, IdSource, SnapshotId, TurnId } from "../shared/ids.ts";
+import type { HarnessBinding } from "./binding.ts";
+import type { AppendFn } from "./pipeline.ts";
+
+export interface PlannedDelivery {
+  readonly snapshotId: SnapshotId;
+  readonly contextEpochId: EpochId;
+  readonly transport: ContextTransport;
+  readonly text: string;
+}
+
+export interface DeliveryDeps {
+  readonly append: AppendFn;
+  readonly ids: IdSource;
+  readonly sessionId: string;
+  readonly budgetChars: number;
+  readonly label: (targetId: string) => string;
+}
+
+/** The receipted watermark of an epoch (never moves backwards). */
+export function epochThroughSeq(state: ProjectionState, contextEpochId: string): number {
+  return state.contextEpochs[contextEpochId]?.throughSeq ?? 0;
+}
+
+export function summaryRecords(state: ProjectionState, label: (targetId: string) => string): SummaryRecord[] {
+  return state.turnSummaries.map((entry) => ({
+    seq: entry.seq,
+    targetId: entry.harnessTargetId ?? undefined,
+    label: entry.harnessTargetId ? label(entry.harnessTargetId) : "agent",
+    summary: entry,
+  }));
+}
+
+/** Append a snapshot when something is missing; returns how it will travel, or undefined. */
+export function planDelivery(deps: DeliveryDeps, state: ProjectionState, binding: HarnessBinding, turnId: TurnId): PlannedDelivery | undefined {
+  const contextEpochId = binding.contextEpochId();
+  const fresh = binding.isFresh;
+  const catchUp = assembleCatchUp({
+    summaries: summaryRecords(state, deps.label),
+    sinceSeq: fresh ? 0 : epochThroughSeq(state, contextEpochId),
+    fresh,
+    targetId: binding.target.id,
+    budgetChars: deps.budgetChars,
+  });
+  if (!catchUp) return undefined;
+  const snapshotId = deps.ids.mint("snapshot");
+  deps.append({
+    kind: "_baton_context_snapshot",
+    payload: {
+      snapshotId,
+      source: { kind: "session_history", owner: deps.sessionId, key: "history" },
+      targetId: binding.target.id,
+      afterSeq: catchUp.afterSeq,
+      throughSeq: catchUp.throughSeq,
+      text: catchUp.text,
+    },
+    source: { type: "baton" },
+    turnId,
+    harnessTargetId: binding.target.id,
+  });
+  const transport: ContextTransport = canSyncContext(binding.adapter)
+    ? "sync_context"
+    : acceptsSideChannel(binding.adapter)
+      ? "submit_side_channel"
+      : "prompt_prepend";
+  return { snapshotId, contextEpochId, transport, text: wrapSync(catchUp.text) };
+}
+
+/** The prompt blocks and side-channel blocks for a delivery. */
+export function applyDelivery(
+  blocks: readonly PromptBlock[],
+  delivery: PlannedDelivery | undefined,
+): { blocks: readonly PromptBlock[]; syncBlocks?: readonly PromptBlock[] } {
+  if (!delivery || delivery.transport === "sync_context") return { blocks };
+  const block: PromptBlock = { type: "text", text: delivery.text };
+  if (delivery.transport === "submit_side_channel") return { blocks, syncBlocks: [block] };
+  return { blocks: [{ type: "text", text: `${delivery.text}\n\n` }, ...blocks] };
+}
+
+export function appendReceipt(append: AppendFn, delivery: PlannedDelivery, turnId: TurnId, targetId: string): void {
+  append({
+    kind: "_baton_context_delivery_receipt",
+    payload: { snapshotId: delivery.snapshotId, contextEpochId: delivery.contextEpochId, transport: delivery.transport, accepted: true },
+    source: { type: "baton" },
+    turnId,
+    harnessTargetId: targetId,
+  });
+}

@@ -1,0 +1,410 @@
+/**
+ * The Controller: the one orchestrator between a user's intent and a harness (architecture §1).
+ * Admission, the serial driven queue, steering, cancel, and the public API live here; running a turn,
+ * finalizing it, recovery and the stall watch live in their own files.
+ */
+import type { AnyEvent } from "../event/envelope.ts";
+import type { PromptBlock } from "../event/content.ts";
+import type { InteractionResolution } from "../event/interaction-types.ts";
+import { HarnessRegistry } from "../harness/registry.ts";
+import { InputQueue, type QueuedView } from "../input/queue.ts";
+import type { PromptInputRecord, SubmitOutcome } from "../input/input.ts";
+import { reduce, type ProjectionState } from "../projection/index.ts";
+import { BatonError, describeError } from "../shared/errors.ts";
+import type { TurnId } from "../shared/ids.ts";
+import { HarnessBinding } from "./binding.ts";
+import { InteractionBroker, type InteractionPolicy, type PendingInteraction } from "./interaction-broker.ts";
+import { SessionPipeline, type PipelineListener } from "./pipeline.ts";
+import type { ControllerDeps } from "./ports.ts";
+import { TurnFinalizer } from "./finalize.ts";
+import { TurnRunner } from "./turn-runner.ts";
+import { StallWatch } from "./stall-watch.ts";
+import { recoverOnOpen, type RecoveryReport } from "./recovery.ts";
+import type { TurnRecord } from "./turn-record.ts";
+import { capturePreview } from "./preview.ts";
+import { canSteer, trySteer } from "./steer.ts";
+
+export interface SubmitOptions {
+  /** What the user typed before @-expansion; defaults to the text of the blocks. */
+  readonly displayText?: string;
+}
+
+export type ControllerNotice = { readonly level: "info" | "warning" | "error"; readonly text: string };
+
+export interface ControllerOptions extends ControllerDeps {
+  readonly registry: HarnessRegistry;
+  readonly initialState: ProjectionState;
+}
+
+export class Controller {
+  readonly pipeline: SessionPipeline<ProjectionState>;
+  readonly broker: InteractionBroker;
+  private readonly bindings = new Map<string, HarnessBinding>();
+  private readonly queue = new InputQueue();
+  private readonly turns = new Map<string, TurnRecord>();
+  private readonly finalizer: TurnFinalizer;
+  private readonly runner: TurnRunner;
+  private readonly stall: StallWatch;
+  private readonly noticeListeners = new Set<(notice: ControllerNotice) => void>();
+  private readonly idleWaiters = new Set<() => void>();
+  private driven: TurnRecord | undefined;
+  private accepting = true;
+  private unsubscribe: () => void;
+
+  constructor(private readonly options: ControllerOptions) {
+    this.pipeline = new SessionPipeline(options.ledger, options.initialState, reduce, options.log);
+    this.broker = new InteractionBroker({
+      append: this.pipeline.append,
+      ledger: this.pipeline,
+      ids: options.ids,
+      onOpened: (pending) => this.stall.pause(pending.turnId),
+    });
+    this.finalizer = new TurnFinalizer({
+      append: this.pipeline.append,
+      state: () => this.pipeline.state,
+      broker: this.broker,
+      clock: options.clock,
+      turns: this.turns,
+      queue: this.queue,
+      onReleased: (record) => this.release(record),
+    });
+    this.runner = new TurnRunner({
+      sessionId: options.sessionId,
+      append: this.pipeline.append,
+      sync: () => this.pipeline.sync(),
+      state: () => this.pipeline.state,
+      ids: options.ids,
+      log: options.log,
+      settings: options.settings,
+      binding: (targetId) => this.binding(targetId),
+      fail: (record, error) => this.failTurn(record, error),
+      label: (targetId) => this.options.registry.definitionOf(this.options.registry.target(targetId)).label,
+    });
+    this.stall = new StallWatch({
+      append: this.pipeline.append,
+      clock: options.clock,
+      silenceMs: options.settings.stallNoticeMs,
+      record: (turnId) => this.turns.get(turnId),
+      binding: (targetId) => this.bindings.get(targetId),
+      log: options.log,
+    });
+    this.unsubscribe = this.pipeline.subscribe((event) => this.route(event));
+  }
+
+  get sessionId(): string {
+    return this.options.sessionId;
+  }
+
+  get state(): ProjectionState {
+    return this.pipeline.state;
+  }
+
+  get registry(): HarnessRegistry {
+    return this.options.registry;
+  }
+
+  subscribe(listener: PipelineListener<ProjectionState>): () => void {
+    return this.pipeline.subscribe(listener);
+  }
+
+  onNotice(listener: (notice: ControllerNotice) => void): () => void {
+    this.noticeListeners.add(listener);
+    return () => this.noticeListeners.delete(listener);
+  }
+
+  setInteractionPolicy(policy: InteractionPolicy | undefined): void {
+    this.broker.setPolicy(policy);
+  }
+
+  /** ATT-04 / IX-05: close what a dead process left open. Call once, before the first submit. */
+  recover(): RecoveryReport {
+    return recoverOnOpen(() => this.pipeline.state, this.pipeline.append, this.options.clock);
+  }
+
+  /** True while a driven turn runs or inputs wait. */
+  get busy(): boolean {
+    return this.driven !== undefined || this.queue.length > 0;
+  }
+
+  activeDrivenTurn(): { turnId: TurnId; targetId: string } | undefined {
+    return this.driven ? { turnId: this.driven.turnId, targetId: this.driven.targetId } : undefined;
+  }
+
+  queued(): QueuedView[] {
+    return this.queue.queuedView();
+  }
+
+  pendingInteractions(): PendingInteraction[] {
+    return this.broker.pending();
+  }
+
+  /**
+   * Submit a prompt to a target (IN-05): a steer when the active driven turn of the same target can take it,
+   * else a queued input. Resolves when its turn finalizes; rejects on startup or admission failure (IN-08).
+   */
+  async submit(targetRef: string, blocks: readonly PromptBlock[], options: SubmitOptions = {}): Promise<SubmitOutcome> {
+    if (!this.accepting) throw new BatonError("busy", "Baton is shutting down; the prompt was not sent");
+    const target = this.options.registry.resolve(targetRef);
+    const displayText = options.displayText ?? blocks.map((block) => (block.type === "text" ? block.text : "")).join("");
+    capturePreview(this.options.meta, displayText);
+    const submission = { kind: "prompt", source: { type: "user" }, targetId: target.id, blocks, displayText } as const;
+    const steerDeps = {
+      driven: this.driven,
+      queueLength: this.queue.length,
+      binding: (id: string) => this.bindings.get(id),
+      ids: this.options.ids,
+      append: this.pipeline.append,
+      queue: this.queue,
+      notify: (level: "info" | "warning", text: string) => this.notify(level, text),
+    };
+    // Only a possible steer waits for the harness; everything else is queued synchronously, in order.
+    if (canSteer(steerDeps, target.id)) {
+      const steered = await trySteer(steerDeps, submission);
+      if (steered) return steered;
+    }
+    const record: PromptInputRecord = {
+      messageId: this.options.ids.mint("message"),
+      turnId: this.options.ids.mint("turn"),
+      submission,
+      state: "queued",
+      delivery: this.busy ? "follow_up" : "prompt",
+    };
+    const outcome = this.queue.enqueue(record);
+    this.drain();
+    return outcome;
+  }
+
+  /** Run native compaction as a driven control turn (TURN-10). */
+  compact(targetRef: string): Promise<SubmitOutcome> {
+    const target = this.options.registry.resolve(targetRef);
+    const record: PromptInputRecord = {
+      messageId: this.options.ids.mint("message"),
+      turnId: this.options.ids.mint("turn"),
+      submission: { kind: "prompt", source: { type: "user" }, targetId: target.id, blocks: [], displayText: "/compact" },
+      state: "queued",
+      delivery: "prompt",
+      control: "compact",
+    };
+    const outcome = this.queue.enqueue(record);
+    this.drain();
+    return outcome;
+  }
+
+  /** IN-06: take back the latest input that has not started. */
+  recall(): { text: string; targetId: string } | undefined {
+    const recalled = this.queue.recallLatest();
+    return recalled ? { text: recalled.submission.displayText, targetId: recalled.submission.targetId } : undefined;
+  }
+
+  /** IN-07 / TURN-05: interrupt the active driven turn. Returns false when nothing runs. */
+  interrupt(): boolean {
+    const record = this.driven;
+    if (!record || record.finalized) return false;
+    record.cancelRequested = true;
+    void this.broker.cancelForTurn(record.turnId, "user");
+    if (record.phase === "preparing") {
+      this.finalizer.synthesizeTerminal(record, "cancelled");
+      return true;
+    }
+    const binding = this.bindings.get(record.targetId);
+    const handle = binding?.handle;
+    const grace = (): void => {
+      if (record.finalized) return;
+      this.pipeline.append({
+        kind: "_baton_error_update",
+        payload: { message: `${record.targetId} did not confirm the interrupt in time; Baton closed the turn`, retryable: false },
+        source: { type: "baton" },
+        turnId: record.turnId,
+        harnessTargetId: record.targetId,
+      });
+      this.finalizer.synthesizeTerminal(record, "cancelled");
+      // A harness that did not confirm is treated as wedged: the next turn gets a fresh process (resumed).
+      void this.bindings.get(record.targetId)?.reset();
+    };
+    record.graceTimer = this.options.clock.setTimeout(grace, this.options.settings.cancelGraceMs);
+    if (!binding || !handle) {
+      grace();
+      return true;
+    }
+    binding.adapter.cancel(handle, record.turnId).catch((error) => {
+      this.options.log.log("warn", `cancel failed: ${describeError(error)}`, { error, turnId: record.turnId });
+      grace();
+    });
+    return true;
+  }
+
+  /** Answer a pending interaction; throws `not_pending` (writing nothing) when it is no longer pending. */
+  async resolveInteraction(interactionId: string, resolution: InteractionResolution): Promise<void> {
+    const pending = this.broker.pending().find((item) => item.interactionId === interactionId);
+    await this.broker.resolve(interactionId, resolution);
+    // Esc on a pending permission cancels it and interrupts the turn (no dangling requires_action).
+    if (pending && resolution.outcome === "cancelled" && resolution.reason === "user" && this.driven?.turnId === pending.turnId) {
+      this.interrupt();
+    } else if (pending) {
+      this.stall.resume(pending.turnId);
+    }
+  }
+
+  /** Resolves once no driven turn runs and the queue is empty. */
+  whenIdle(): Promise<void> {
+    if (!this.busy) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.add(resolve));
+  }
+
+  /** Existing binding or a new one (not opened) for a target id. */
+  binding(targetId: string): HarnessBinding {
+    let binding = this.bindings.get(targetId);
+    if (!binding) {
+      const target = this.options.registry.target(targetId);
+      binding = new HarnessBinding(target, this.options.registry.definitionOf(target), {
+        append: this.pipeline.append,
+        meta: this.options.meta,
+        ids: this.options.ids,
+        clock: this.options.clock,
+        log: this.options.log,
+        cwd: this.options.cwd,
+        env: this.options.env,
+        interactions: { request: (draft, context) => this.broker.request({ id: target.id, harness: target.harness }, draft, context) },
+      });
+      this.bindings.set(targetId, binding);
+    }
+    return binding;
+  }
+
+  /** Shutdown in reverse ownership: stop intents → close harnesses (terminals) → settle waiters. */
+  async shutdown(): Promise<void> {
+    if (!this.accepting && this.bindings.size === 0) return;
+    this.accepting = false;
+    this.queue.drainAll();
+    await this.broker.cancelAll("turn");
+    const closing = [...this.bindings.values()].map((binding) =>
+      binding.close().catch((error) => this.options.log.log("warn", `closing ${binding.target.id} failed`, { error })),
+    );
+    await Promise.all(closing);
+    this.bindings.clear();
+    for (const record of [...this.turns.values()]) {
+      if (!record.finalized) this.finalizer.synthesizeTerminal(record, "cancelled");
+    }
+    this.stall.stopAll();
+    this.unsubscribe();
+  }
+
+  /** Route every appended event: terminals, observed turns, stall timers. */
+  private route(event: AnyEvent): void {
+    if (event.kind !== "state_update" || event.turnId === undefined) {
+      if (event.turnId !== undefined) this.stall.touch(event.turnId);
+      return;
+    }
+    const payload = event.payload as { state?: string; stopReason?: string };
+    const turnId = event.turnId;
+    if (payload.state === "idle") {
+      this.stall.stop(turnId);
+      this.finalizer.onTerminal(turnId, event);
+      return;
+    }
+    if (payload.state === "running" && event.source.type === "harness" && !this.turns.has(turnId) && !this.finalizer.isFinalized(turnId)) {
+      const record: TurnRecord = {
+        turnId,
+        role: "observed",
+        targetId: event.harnessTargetId ?? event.source.harnessTargetId,
+        steers: [],
+        phase: "dispatched",
+        cancelRequested: false,
+        finalized: false,
+      };
+      this.turns.set(turnId, record);
+      this.stall.start(record);
+      return;
+    }
+    this.stall.touch(turnId);
+  }
+
+  private drain(): void {
+    if (this.driven || !this.accepting) return;
+    const record = this.queue.admitNext();
+    if (!record) {
+      this.wakeIdleWaiters();
+      return;
+    }
+    const turn: TurnRecord = {
+      turnId: record.turnId,
+      role: "driven",
+      targetId: record.submission.targetId,
+      input: record,
+      steers: [],
+      phase: "preparing",
+      cancelRequested: false,
+      finalized: false,
+      ...(record.control === "compact" ? { compact: true } : {}),
+    };
+    this.turns.set(turn.turnId, turn);
+    this.driven = turn;
+    try {
+      if (!turn.compact) {
+        this.pipeline.append({
+          kind: "user_message",
+          payload: { messageId: record.messageId, content: [...record.submission.blocks], delivery: record.delivery },
+          source: { type: "user" },
+          turnId: turn.turnId,
+          harnessTargetId: turn.targetId,
+        });
+      }
+      this.pipeline.append({
+        kind: "state_update",
+        payload: { state: "running" },
+        source: { type: "baton" },
+        turnId: turn.turnId,
+        harnessTargetId: turn.targetId,
+      });
+    } catch (error) {
+      // The ledger refused the write (disk full, I/O): nothing was admitted durably.
+      this.turns.delete(turn.turnId);
+      this.driven = undefined;
+      this.queue.fail(record.messageId, this.prefixed(turn.targetId, error));
+      this.drain();
+      return;
+    }
+    this.stall.start(turn);
+    void this.runner.run(turn);
+  }
+
+  private failTurn(record: TurnRecord, error: unknown): void {
+    if (record.finalized) return;
+    record.failure = this.prefixed(record.targetId, error);
+    try {
+      this.pipeline.append({
+        kind: "_baton_error_update",
+        payload: { message: describeError(error), retryable: false, ...(error instanceof BatonError ? { code: error.code } : {}) },
+        source: { type: "baton" },
+        turnId: record.turnId,
+        harnessTargetId: record.targetId,
+      });
+    } catch (appendError) {
+      this.options.log.log("error", "could not record a turn failure", { error: appendError });
+    }
+    this.finalizer.synthesizeTerminal(record, "error");
+  }
+
+  private release(record: TurnRecord): void {
+    this.stall.stop(record.turnId);
+    if (record.graceTimer) this.options.clock.clearTimeout(record.graceTimer);
+    if (record.role !== "driven") return;
+    if (this.driven === record) this.driven = undefined;
+    this.drain();
+  }
+
+  private wakeIdleWaiters(): void {
+    if (this.busy) return;
+    for (const waiter of [...this.idleWaiters]) waiter();
+    this.idleWaiters.clear();
+  }
+
+  private prefixed(targetId: string, error: unknown): Error {
+    const message = `BatonSession ${this.options.sessionId} · ${targetId}: ${describeError(error)}`;
+    return error instanceof BatonError ? new BatonError(error.code, message, { cause: error }) : new Error(message, { cause: error });
+  }
+
+  private notify(level: ControllerNotice["level"], text: string): void {
+    for (const listener of [...this.noticeListeners]) listener({ level, text });
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Exactly-once finalize by turn id (TURN-02/03): the first terminal closes the turn, later ones are inert
+ * (except that a late harness terminal can still settle an `uncertain` attempt, ATT-03).
+ */
+import type { AnyEvent } from "../event/envelope.ts";
+import type { InputQueue } from "../input/queue.ts";
+import { buildTurnSummary, type ProjectionState } from "../projection/index.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { AttemptId } from "../shared/ids.ts";
+import { outcomeOf, recordAttempt } from "./attempts.ts";
+import type { InteractionBroker } from "./interaction-broker.ts";
+import type { AppendFn } from "./pipeline.ts";
+import type { TurnRecord } from "./turn-record.ts";
+
+export const INTERRUPTED_NOTICE = "Conversation interrupted — tell the agent what to do differently";
+
+export interface FinalizerDeps {
+  readonly append: AppendFn;
+  readonly state: () => ProjectionState;
+  readonly broker: InteractionBroker;
+  readonly clock: Clock;
+  readonly turns: Map<string, TurnRecord>;
+  readonly queue: InputQueue;
+  readonly onReleased: (record: TurnRecord) => void;
+}
+
+export class TurnFinalizer {
+  private readonly finalized = new Set<string>();
+  /** Attempts left `uncertain` by a synthesized terminal; a late harness terminal settles them. */
+  private readonly uncertain = new Map<string, { attemptId: AttemptId; record: TurnRecord }>();
+
+  constructor(private readonly deps: FinalizerDeps) {}
+
+  isFinalized(turnId: string): boolean {
+    return this.finalized.has(turnId);
+  }
+
+  /** Close a turn from Baton's side through the normal append path (the listener routes it back here). */
+  synthesizeTerminal(record: TurnRecord, stopReason: string): void {
+    if (record.finalized) return;
+    this.deps.append({
+      kind: "state_update",
+      payload: { state: "idle", stopReason },
+      source: { type: "baton" },
+      turnId: record.turnId,
+      harnessTargetId: record.targetId,
+    });
+  }
+
+  onTerminal(turnId: string, event: AnyEvent): void {
+    const stopReason = (event.payload as { stopReason?: string }).stopReason;
+    const fromHarness = event.source.type === "harness";
+    const record = this.deps.turns.get(turnId);
+    if (!record || record.finalized) {
+      if (fromHarness) this.settleLateAttempt(turnId, stopReason);
+      return;
+    }
+    record.finalized = true;
+    this.deps.turns.delete(turnId);
+    this.finalized.add(turnId);
+    // (1) the delivery attempt observes the terminal
+    this.observeAttempt(record, fromHarness, stopReason);
+    // (3) open cards of this turn are cancelled (appends happen synchronously, in order)
+    void this.deps.broker.cancelForTurn(turnId, "turn");
+    // (4) a cancelled driven turn says what to do next
+    if (record.role === "driven" && stopReason === "cancelled" && !record.compact) {
+      this.deps.append({
+        kind: "_baton_notice",
+        payload: { level: "info", title: INTERRUPTED_NOTICE },
+        source: { type: "baton" },
+        turnId: record.turnId,
+        harnessTargetId: record.targetId,
+      });
+    }
+    // (5) one summary, built from the turn's in-memory state
+    const endedAt = new Date(this.deps.clock.now()).toISOString();
+    this.deps.append({
+      kind: "_baton_turn_summary",
+      payload: buildTurnSummary(this.deps.state(), turnId, stopReason ?? "unknown", endedAt),
+      source: { type: "baton" },
+      turnId: record.turnId,
+      harnessTargetId: record.targetId,
+    });
+    // (6) inputs and steers settle, the queue moves on
+    this.settleInputs(record, stopReason);
+    this.deps.onReleased(record);
+  }
+
+  private observeAttempt(record: TurnRecord, fromHarness: boolean, stopReason: string | undefined): void {
+    const phase = record.attemptPhase;
+    if (!record.attemptId || phase === undefined || phase === "finalized") return;
+    if (fromHarness) {
+      if (phase === "dispatching") recordAttempt(this.deps.append, record, "accepted");
+      recordAttempt(this.deps.append, record, "finalized", { outcome: outcomeOf(stopReason) });
+      return;
+    }
+    if (phase === "prepared") {
+      recordAttempt(this.deps.append, record, "finalized", { outcome: "not_accepted", detail: "closed before dispatch" });
+      return;
+    }
+    if (phase !== "uncertain") recordAttempt(this.deps.append, record, "uncertain", { detail: `Baton closed the turn (${stopReason ?? "unknown"}) without a harness terminal` });
+    this.uncertain.set(record.turnId, { attemptId: record.attemptId, record });
+  }
+
+  private settleLateAttempt(turnId: string, stopReason: string | undefined): void {
+    const entry = this.uncertain.get(turnId);
+    if (!entry) return;
+    this.uncertain.delete(turnId);
+    recordAttempt(this.deps.append, entry.record, "finalized", { outcome: outcomeOf(stopReason), detail: "late harness terminal" });
+  }
+
+  private settleInputs(record: TurnRecord, stopReason: string | undefined): void {
+    const interrupted = stopReason === "cancelled";
+    const ids = [...(record.input ? [record.input.messageId] : []), ...record.steers];
+    for (const messageId of ids) {
+      if (record.failure && messageId === record.input?.messageId) {
+        this.deps.queue.fail(messageId, record.failure);
+        continue;
+      }
+      const failed = stopReason === "failed" || stopReason === "error" || stopReason === "unknown";
+      this.deps.queue.finish(messageId, interrupted ? "interrupted" : "finalized", interrupted ? "interrupted" : failed ? "failed" : "completed");
+    }
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * Interactions (IX-01..05): adapters submit drafts and await; the broker mints `ix_`, appends
+ * `interaction.opened`, and exactly one `interaction.resolved`. A stale answer writes nothing.
+ */
+import type { InteractionDraft, InteractionResolution, CancelReason, Requester } from "../event/interaction-types.ts";
+import { BatonError } from "../shared/errors.ts";
+import type { InteractionId, TurnId } from "../shared/ids.ts";
+import type { AppendFn } from "./pipeline.ts";
+import type { LedgerPort } from "./ports.ts";
+import type { IdSource } from "../shared/ids.ts";
+
+export interface PendingInteraction {
+  readonly interactionId: InteractionId;
+  readonly turnId: TurnId;
+  readonly targetId: string;
+  readonly draft: InteractionDraft;
+}
+
+/** Decides interactions without a person (e.g. `baton exec --approve allow`). */
+export type InteractionPolicy = (interaction: PendingInteraction) => InteractionResolution | undefined;
+
+interface Waiter {
+  readonly pending: PendingInteraction;
+  readonly settle: (resolution: InteractionResolution) => void;
+  readonly cleanup: () => void;
+}
+
+export interface BrokerDeps {
+  readonly append: AppendFn;
+  readonly ledger: Pick<LedgerPort, "sync">;
+  readonly ids: IdSource;
+  /** Called after an interaction opens (UI refresh, policies). */
+  readonly onOpened?: (pending: PendingInteraction) => void;
+}
+
+export class InteractionBroker {
+  private readonly waiters = new Map<string, Waiter>();
+  private policy: InteractionPolicy | undefined;
+
+  constructor(private readonly deps: BrokerDeps) {}
+
+  setPolicy(policy: InteractionPolicy | undefined): void {
+    this.policy = policy;
+  }
+
+  /** The adapter side: open a card and wait for its one resolution. */
+  request(
+    target: { readonly id: string; readonly harness: string },
+    draft: InteractionDraft,
+    context: { readonly turnId: TurnId; readonly harnessSessionId?: string; readonly signal?: AbortSignal; readonly raw?: unknown },
+  ): Promise<InteractionResolution> {
+    const interactionId = this.deps.ids.mint("interaction");
+    const requester: Requester = { type: "harness", harnessTargetId: target.id };
+    this.deps.append({
+      kind: "interaction.opened",
+      payload: { interactionId, requester, draft },
+      source: { type: "harness", harnessTargetId: target.id },
+      harness: target.harness,
+      harnessTargetId: target.id,
+      turnId: context.turnId,
+      ...(context.harnessSessionId === undefined ? {} : { harnessSessionId: context.harnessSessionId }),
+      ...(context.raw === undefined ? {} : { raw: context.raw }),
+    });
+    const pending: PendingInteraction = { interactionId, turnId: context.turnId, targetId: target.id, draft };
+    const promise = new Promise<InteractionResolution>((resolve) => {
+      const onAbort = (): void => {
+        void this.resolveQuietly(interactionId, { outcome: "cancelled", reason: "requester" });
+      };
+      context.signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiters.set(interactionId, {
+        pending,
+        settle: resolve,
+        cleanup: () => context.signal?.removeEventListener("abort", onAbort),
+      });
+      if (context.signal?.aborted) onAbort();
+    });
+    this.deps.onOpened?.(pending);
+    const automatic = this.policy?.(pending);
+    if (automatic) void this.resolveQuietly(interactionId, automatic);
+    return promise;
+  }
+
+  /** The user side: answer a pending card. Throws `not_pending` (writing nothing) for a stale id. */
+  async resolve(interactionId: string, resolution: InteractionResolution): Promise<void> {
+    const waiter = this.waiters.get(interactionId);
+    if (!waiter) throw new BatonError("not_pending", `interaction ${interactionId} is no longer pending`);
+    this.waiters.delete(interactionId);
+    waiter.cleanup();
+    this.deps.append({
+      kind: "interaction.resolved",
+      payload: { interactionId, resolution },
+      source: { type: "user" },
+      turnId: waiter.pending.turnId,
+      harnessTargetId: waiter.pending.targetId,
+    });
+    // The resolution is on disk before the harness acts on it.
+    await this.deps.ledger.sync();
+    waiter.settle(resolution);
+  }
+
+  /** Cancel every pending card of a turn (turn end, interrupt). */
+  async cancelForTurn(turnId: string, reason: CancelReason): Promise<void> {
+    for (const waiter of [...this.waiters.values()]) {
+      if (waiter.pending.turnId === turnId) await this.resolveQuietly(waiter.pending.interactionId, { outcome: "cancelled", reason });
+    }
+  }
+
+  async cancelAll(reason: CancelReason): Promise<void> {
+    for (const waiter of [...this.waiters.values()]) await this.resolveQuietly(waiter.pending.interactionId, { outcome: "cancelled", reason });
+  }
+
+  pending(): PendingInteraction[] {
+    return [...this.waiters.values()].map((waiter) => waiter.pending);
+  }
+
+  pendingForTurn(turnId: string): PendingInteraction[] {
+    return this.pending().filter((pending) => pending.turnId === turnId);
+  }
+
+  private async resolveQuietly(interactionId: string, resolution: InteractionResolution): Promise<void> {
+    try {
+      await this.resolve(interactionId, resolution);
+    } catch (error) {
+      if (!(error instanceof BatonError && error.code === "not_pending")) throw error;
+    }
+  }
+}

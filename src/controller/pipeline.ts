@@ -1,0 +1,66 @@
+/**
+ * The single channel of truth (invariant 1): append → reduce → broadcast. The line is written before
+ * anyone hears of it; listeners are told in append order, and a failing listener never fails a write.
+ */
+import type { AnyEvent, EventDraft } from "../event/envelope.ts";
+import type { Logger } from "../shared/log.ts";
+import type { LedgerPort } from "./ports.ts";
+
+export type AppendFn = (draft: EventDraft) => AnyEvent;
+export type Reducer<S> = (state: S, event: AnyEvent) => S;
+export type PipelineListener<S> = (event: AnyEvent, state: S) => void;
+
+export class SessionPipeline<S> {
+  private current: S;
+  private readonly listeners = new Set<PipelineListener<S>>();
+  private readonly pending: AnyEvent[] = [];
+  private notifying = false;
+
+  constructor(
+    private readonly ledger: LedgerPort,
+    initial: S,
+    private readonly reduce: Reducer<S>,
+    private readonly log: Logger,
+  ) {
+    this.current = initial;
+  }
+
+  get state(): S {
+    return this.current;
+  }
+
+  readonly append: AppendFn = (draft) => {
+    const event = this.ledger.append(draft);
+    this.current = this.reduce(this.current, event);
+    this.pending.push(event);
+    this.flush();
+    return event;
+  };
+
+  sync(): Promise<void> {
+    return this.ledger.sync();
+  }
+
+  subscribe(listener: PipelineListener<S>): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private flush(): void {
+    if (this.notifying) return;
+    this.notifying = true;
+    try {
+      for (let event = this.pending.shift(); event !== undefined; event = this.pending.shift()) {
+        for (const listener of [...this.listeners]) {
+          try {
+            listener(event, this.current);
+          } catch (error) {
+            this.log.log("error", "event listener failed", { error, attributes: { kind: event.kind, seq: event.seq } });
+          }
+        }
+      }
+    } finally {
+      this.notifying = false;
+    }
+  }
+}

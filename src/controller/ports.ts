@@ -1,0 +1,50 @@
+/** What the controller needs from the session's storage, as ports (the app wires the store to them). */
+import type { AnyEvent, EventDraft } from "../event/envelope.ts";
+import type { HarnessSessionMeta, SessionMeta } from "../store/meta.ts";
+import type { Clock } from "../shared/clock.ts";
+import type { BatonSessionId, IdSource } from "../shared/ids.ts";
+import type { Logger } from "../shared/log.ts";
+
+export interface LedgerPort {
+  /** Stamps and writes the line (survives a process crash), then broadcasts. Throws on I/O failure. */
+  append(draft: EventDraft): AnyEvent;
+  /** Makes everything appended so far durable (fdatasync) — before any external side effect. */
+  sync(): Promise<void>;
+}
+
+export interface MetaPort {
+  read(): SessionMeta;
+  update(change: (meta: SessionMeta) => SessionMeta): void;
+}
+
+export interface ControllerSettings {
+  readonly mentionBudgetChars: number;
+  readonly cancelGraceMs: number;
+  readonly stallNoticeMs: number;
+}
+
+export const DEFAULT_CONTROLLER_SETTINGS: ControllerSettings = {
+  mentionBudgetChars: 4096,
+  cancelGraceMs: 10_000,
+  stallNoticeMs: 90_000,
+};
+
+export interface ControllerDeps {
+  readonly sessionId: BatonSessionId;
+  readonly cwd: string;
+  readonly ledger: LedgerPort;
+  readonly meta: MetaPort;
+  readonly ids: IdSource;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly env: Readonly<Record<string, string>>;
+  readonly settings: ControllerSettings;
+  /** Events already in the ledger when the controller starts (replayed into the projection). */
+  readonly initialEvents?: Iterable<AnyEvent>;
+}
+
+export function setHarnessSession(meta: SessionMeta, targetId: string, patch: Partial<HarnessSessionMeta> & Pick<HarnessSessionMeta, "harness">): SessionMeta {
+  const current = meta.harnessSessions[targetId];
+  const next: HarnessSessionMeta = { ...current, ...patch, harnessTargetId: targetId };
+  return { ...meta, harnessSessions: { ...meta.harnessSessions, [targetId]: next } };
+}

@@ -1,0 +1,76 @@
+/**
+ * Recovery on open (ATT-04, IX-05, TURN-02): what a dead process left running is closed — never re-sent.
+ * Attempts: prepared-only → not_accepted; a harness terminal in the ledger → finalized; else → uncertain.
+ * Pending harness/Baton interactions → cancelled/recovery; plugin ones stay pending.
+ */
+import { buildTurnSummary, type ProjectionState } from "../projection/index.ts";
+import { tableGet, tableValues } from "../projection/table.ts";
+import type { Clock } from "../shared/clock.ts";
+import { outcomeOf } from "./attempts.ts";
+import type { AppendFn } from "./pipeline.ts";
+
+export const RECOVERY_NOTICE = "Baton exited while this turn was running; the turn was closed when the session was reopened";
+
+export interface RecoveryReport {
+  readonly turnsClosed: number;
+  readonly attemptsSettled: number;
+  readonly interactionsCancelled: number;
+}
+
+export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, clock: Clock): RecoveryReport {
+  const state = current();
+  let attemptsSettled = 0;
+  let interactionsCancelled = 0;
+  const openTurns = Object.values(state.activeTurns);
+
+  for (const interactionId of state.pendingInteractionIds) {
+    const interaction = tableGet(state.interactions, interactionId);
+    if (!interaction || interaction.requester.type === "plugin") continue;
+    append({
+      kind: "interaction.resolved",
+      payload: { interactionId, resolution: { outcome: "cancelled", reason: "recovery" } },
+      source: { type: "baton" },
+      ...(interaction.turnId ? { turnId: interaction.turnId as never } : {}),
+      ...(interaction.harnessTargetId ? { harnessTargetId: interaction.harnessTargetId } : {}),
+    });
+    interactionsCancelled++;
+  }
+
+  for (const attempt of tableValues(state.attempts)) {
+    if (attempt.phase === "finalized") continue;
+    const base = {
+      source: { type: "baton" } as const,
+      ...(attempt.turnId ? { turnId: attempt.turnId as never } : {}),
+      ...(attempt.harnessTargetId ? { harnessTargetId: attempt.harnessTargetId } : {}),
+    };
+    const turnClosed = attempt.turnId !== null && tableGet(state.stopReasons, attempt.turnId) !== undefined && !state.activeTurns[attempt.turnId];
+    if (attempt.phase === "prepared") {
+      append({ kind: "_baton_delivery_attempt_update", payload: { attemptId: attempt.attemptId, phase: "finalized", outcome: "not_accepted", detail: "Baton exited before dispatch began" }, ...base });
+    } else if (turnClosed && attempt.turnId !== null) {
+      const stopReason = tableGet(state.stopReasons, attempt.turnId) ?? undefined;
+      append({ kind: "_baton_delivery_attempt_update", payload: { attemptId: attempt.attemptId, phase: "finalized", outcome: outcomeOf(stopReason), detail: "terminal found in the ledger" }, ...base });
+    } else if (attempt.phase !== "uncertain") {
+      append({ kind: "_baton_delivery_attempt_update", payload: { attemptId: attempt.attemptId, phase: "uncertain", detail: "Baton exited after dispatch; whether the harness finished the turn is unknown" }, ...base });
+    } else {
+      continue;
+    }
+    attemptsSettled++;
+  }
+
+  for (const turn of openTurns) {
+    const coordinates = {
+      source: { type: "baton" } as const,
+      turnId: turn.turnId as never,
+      ...(turn.harnessTargetId ? { harnessTargetId: turn.harnessTargetId } : {}),
+    };
+    append({ kind: "_baton_notice", payload: { level: "warning", title: RECOVERY_NOTICE }, ...coordinates });
+    append({ kind: "state_update", payload: { state: "idle", stopReason: "unknown" }, ...coordinates });
+    append({
+      kind: "_baton_turn_summary",
+      payload: buildTurnSummary(current(), turn.turnId, "unknown", new Date(clock.now()).toISOString()),
+      ...coordinates,
+    });
+  }
+  return { turnsClosed: openTurns.length, attemptsSettled, interactionsCancelled };
+}
+

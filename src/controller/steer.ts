@@ -1,0 +1,62 @@
+/**
+ * Steering (IN-05): a prompt for the target of the active driven turn goes to that turn when the harness
+ * takes it; a rejection or failure degrades to exactly one queued follow-up.
+ */
+import type { PromptInputRecord, SubmitOutcome } from "../input/input.ts";
+import type { InputQueue } from "../input/queue.ts";
+import { BatonError, describeError } from "../shared/errors.ts";
+import type { IdSource } from "../shared/ids.ts";
+import type { HarnessBinding } from "./binding.ts";
+import type { AppendFn } from "./pipeline.ts";
+import type { TurnRecord } from "./turn-record.ts";
+
+export interface SteerDeps {
+  readonly driven: TurnRecord | undefined;
+  readonly queueLength: number;
+  readonly binding: (targetId: string) => HarnessBinding | undefined;
+  readonly ids: IdSource;
+  readonly append: AppendFn;
+  readonly queue: InputQueue;
+  readonly notify: (level: "info" | "warning", text: string) => void;
+}
+
+/** IN-05 preconditions: nothing queued, an active driven prompt turn of the same target, harness ready. */
+export function canSteer(deps: SteerDeps, targetId: string): boolean {
+  const active = deps.driven;
+  if (deps.queueLength > 0 || !active || !active.input || active.finalized || active.phase !== "dispatched") return false;
+  return active.targetId === targetId && deps.binding(targetId)?.handle !== undefined;
+}
+
+/** Resolves the steer's outcome when it was accepted; undefined means "queue it". */
+export async function trySteer(deps: SteerDeps, submission: PromptInputRecord["submission"]): Promise<SubmitOutcome | undefined> {
+  const active = deps.driven;
+  const binding = deps.binding(submission.targetId);
+  if (!canSteer(deps, submission.targetId) || !active || !binding?.handle) return undefined;
+  const messageId = deps.ids.mint("message");
+  let reason: string;
+  try {
+    const result = await binding.adapter.sendTurn(binding.handle, { turnId: active.turnId, messageId, blocks: submission.blocks });
+    if (result.accepted && result.effective === "steer") {
+      deps.append({
+        kind: "user_message",
+        payload: { messageId, content: [...submission.blocks], delivery: "steer" },
+        source: { type: "user" },
+        turnId: active.turnId,
+        harnessTargetId: submission.targetId,
+      });
+      active.steers.push(messageId);
+      deps.notify("info", `steering ${submission.targetId} — applies at the next safe point`);
+      const record: PromptInputRecord = { messageId, turnId: active.turnId, submission, state: "accepted_steer", delivery: "prompt" };
+      return await deps.queue.attach(record);
+    }
+    if (result.accepted) {
+      throw new BatonError("contract_violation", `${submission.targetId} started a new turn while one was active`);
+    }
+    reason = result.reason ?? "the harness cannot take it mid-turn";
+  } catch (error) {
+    if (error instanceof BatonError && error.code === "contract_violation") throw error;
+    reason = describeError(error);
+  }
+  deps.notify("info", `queued as a follow-up (${reason})`);
+  return undefined;
+}

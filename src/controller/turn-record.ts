@@ -1,0 +1,25 @@
+/** The controller's turn ledger entry (§3.5 "Turn (controller ledger)"): live bookkeeping for one turn. */
+import type { AttemptId, TurnId } from "../shared/ids.ts";
+import type { TimerHandle } from "../shared/clock.ts";
+import type { PromptInputRecord } from "../input/input.ts";
+import type { AttemptPhase } from "../event/kinds.ts";
+
+export interface TurnRecord {
+  readonly turnId: TurnId;
+  readonly role: "driven" | "observed";
+  readonly targetId: string;
+  /** The admitted input of a driven prompt turn (absent for control and observed turns). */
+  readonly input?: PromptInputRecord;
+  /** Compaction control turn (TURN-10). */
+  readonly compact?: boolean;
+  readonly steers: string[];
+  /** preparing: nothing dispatched yet (cancel closes it at once); dispatched: the harness has it. */
+  phase: "preparing" | "dispatched";
+  attemptId?: AttemptId;
+  attemptPhase?: AttemptPhase;
+  cancelRequested: boolean;
+  graceTimer?: TimerHandle;
+  /** Set when admission or startup failed: the submitter's promise rejects with it. */
+  failure?: Error;
+  finalized: boolean;
+}

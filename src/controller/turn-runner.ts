@@ -1,0 +1,151 @@
+/**
+ * Running one admitted driven turn: cold start (TURN-04), context delivery (CTX-03), the Delivery
+ * Attempt (ATT-01/02) and dispatch. Failures become events (TURN-06) through `fail`.
+ */
+import { canCompact, canSyncContext, supportedPromptBlocks } from "../harness/capabilities.ts";
+import type { HarnessHandle, SendTurnResult } from "../harness/contract.ts";
+import { unsupportedBlocks } from "../harness/contract.ts";
+import type { ProjectionState } from "../projection/index.ts";
+import { BatonError, isBatonError } from "../shared/errors.ts";
+import type { IdSource } from "../shared/ids.ts";
+import type { Logger } from "../shared/log.ts";
+import { recordAttempt } from "./attempts.ts";
+import type { HarnessBinding } from "./binding.ts";
+import { appendReceipt, applyDelivery, planDelivery, type PlannedDelivery } from "./context-delivery.ts";
+import type { AppendFn } from "./pipeline.ts";
+import type { ControllerSettings } from "./ports.ts";
+import type { TurnRecord } from "./turn-record.ts";
+
+export interface RunnerDeps {
+  readonly sessionId: string;
+  readonly append: AppendFn;
+  readonly sync: () => Promise<void>;
+  readonly state: () => ProjectionState;
+  readonly ids: IdSource;
+  readonly log: Logger;
+  readonly settings: ControllerSettings;
+  readonly binding: (targetId: string) => HarnessBinding;
+  readonly fail: (record: TurnRecord, error: unknown) => void;
+  readonly label: (targetId: string) => string;
+}
+
+export class TurnRunner {
+  constructor(private readonly deps: RunnerDeps) {}
+
+  async run(record: TurnRecord): Promise<void> {
+    try {
+      await this.dispatch(record, true);
+    } catch (error) {
+      this.deps.log.log("warn", `turn ${record.turnId} failed to start`, { error, turnId: record.turnId });
+      this.deps.fail(record, error);
+    }
+  }
+
+  private async dispatch(record: TurnRecord, mayRetry: boolean): Promise<void> {
+    const binding = this.deps.binding(record.targetId);
+    const handle = await this.open(record, binding);
+    if (record.finalized) return; // cancelled while starting: the binding stays open for the next turn
+    const blocks = record.input?.submission.blocks ?? [];
+    const unsupported = unsupportedBlocks(blocks, supportedPromptBlocks(binding.adapter.capabilities));
+    if (unsupported.length > 0) {
+      throw new BatonError("prompt_unsupported", `${record.targetId} does not accept ${unsupported.join(", ")} blocks`);
+    }
+    const delivery = record.compact ? undefined : planDelivery(this.deliveryDeps(), this.deps.state(), binding, record.turnId);
+
+    record.attemptId = this.deps.ids.mint("attempt");
+    delete record.attemptPhase;
+    recordAttempt(this.deps.append, record, "prepared", {
+      ...(record.input ? { inputId: record.input.messageId } : {}),
+      launchSnapshot: binding.launchSnapshot(),
+    });
+    // Facts before effects: the user message and `prepared` are on disk before the harness sees anything.
+    await this.deps.sync();
+    if (record.finalized) return;
+    recordAttempt(this.deps.append, record, "dispatching");
+    record.phase = "dispatched";
+
+    let result: SendTurnResult;
+    try {
+      if (delivery?.transport === "sync_context" && canSyncContext(binding.adapter)) {
+        await binding.adapter.syncContext(handle, [{ type: "text", text: delivery.text }]);
+        appendReceipt(this.deps.append, delivery, record.turnId, record.targetId);
+      }
+      result = await this.send(record, binding, handle, delivery);
+    } catch (error) {
+      if (record.attemptPhase === "dispatching") {
+        recordAttempt(this.deps.append, record, "finalized", { outcome: "not_accepted", detail: describe(error) });
+      }
+      if (mayRetry && isBatonError(error, "harness_dead") && !record.finalized) {
+        // The harness died before accepting: start a fresh process, resume, and make a new attempt.
+        record.phase = "preparing";
+        await binding.reset();
+        return this.dispatch(record, false);
+      }
+      throw error;
+    }
+    if (!result.accepted) {
+      recordAttempt(this.deps.append, record, "finalized", { outcome: "not_accepted", detail: result.reason ?? "rejected" });
+      throw new BatonError("harness_start_failed", `${record.targetId} did not accept the turn${result.reason ? `: ${result.reason}` : ""}`);
+    }
+    if (result.effective !== "new_turn") {
+      throw new BatonError("contract_violation", `${record.targetId} answered a new turn with '${result.effective}'`);
+    }
+    if (record.attemptPhase === "dispatching") recordAttempt(this.deps.append, record, "accepted");
+    binding.markUsed();
+    if (delivery && delivery.transport !== "sync_context") appendReceipt(this.deps.append, delivery, record.turnId, record.targetId);
+  }
+
+  private async open(record: TurnRecord, binding: HarnessBinding): Promise<HarnessHandle> {
+    if (binding.handle) return binding.handle;
+    this.deps.append({
+      kind: "_baton_run_status",
+      payload: { phase: "starting", title: `Starting ${this.deps.label(record.targetId)}…` },
+      source: { type: "baton" },
+      turnId: record.turnId,
+      harnessTargetId: record.targetId,
+    });
+    try {
+      return await binding.ensureOpen();
+    } finally {
+      if (!record.finalized) {
+        this.deps.append({
+          kind: "_baton_run_status",
+          payload: { phase: null },
+          source: { type: "baton" },
+          turnId: record.turnId,
+          harnessTargetId: record.targetId,
+        });
+      }
+    }
+  }
+
+  private send(record: TurnRecord, binding: HarnessBinding, handle: HarnessHandle, delivery: PlannedDelivery | undefined): Promise<SendTurnResult> {
+    if (record.compact) {
+      if (!canCompact(binding.adapter)) throw new BatonError("prompt_unsupported", `${record.targetId} cannot compact its context`);
+      return binding.adapter.compactContext(handle, record.turnId);
+    }
+    const input = record.input;
+    if (!input) throw new BatonError("internal", `turn ${record.turnId} has no input`);
+    const prompt = applyDelivery(input.submission.blocks, delivery);
+    return binding.adapter.sendTurn(handle, {
+      turnId: record.turnId,
+      messageId: input.messageId,
+      blocks: prompt.blocks,
+      ...(prompt.syncBlocks ? { syncBlocks: prompt.syncBlocks } : {}),
+    });
+  }
+
+  private deliveryDeps() {
+    return {
+      append: this.deps.append,
+      ids: this.deps.ids,
+      sessionId: this.deps.sessionId,
+      budgetChars: this.deps.settings.mentionBudgetChars,
+      label: this.deps.label,
+    };
+  }
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

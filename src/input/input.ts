@@ -1,0 +1,41 @@
+/**
+ * The Input family (architecture §1): stimuli entering Baton. Prompts carry their identity from the
+ * moment they are queued (IN-01): the messageId is the input identity, the turnId is fixed then too.
+ */
+import type { PromptBlock } from "../event/content.ts";
+import type { InteractionResolution } from "../event/interaction-types.ts";
+import type { MessageId, TurnId } from "../shared/ids.ts";
+
+export type InputSource = { readonly type: "user" } | { readonly type: "plugin"; readonly pluginInstanceId: string };
+
+export interface PromptSubmission {
+  readonly kind: "prompt";
+  readonly source: InputSource;
+  readonly targetId: string;
+  readonly blocks: readonly PromptBlock[];
+  /** What the user typed, before any @-expansion (previews, history). */
+  readonly displayText: string;
+}
+
+export interface InteractionAnswer {
+  readonly kind: "interaction";
+  readonly interactionId: string;
+  readonly resolution: InteractionResolution;
+}
+
+export type ControlInput = { readonly kind: "interrupt" } | { readonly kind: "compact"; readonly targetId: string };
+
+/** IN-02: queued → admitted → finalized | interrupted; queued → recalled; accepted_steer → finalized | interrupted. */
+export type InputState = "queued" | "admitted" | "accepted_steer" | "finalized" | "interrupted" | "recalled";
+
+export type SubmitOutcome = "completed" | "recalled" | "interrupted" | "failed";
+
+export interface PromptInputRecord {
+  readonly messageId: MessageId;
+  readonly turnId: TurnId;
+  readonly submission: PromptSubmission;
+  state: InputState;
+  readonly delivery: "prompt" | "follow_up";
+  /** A control turn (TURN-10 compaction) carries no user message. */
+  readonly control?: "compact";
+}

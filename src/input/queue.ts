@@ -1,0 +1,108 @@
+/**
+ * The driven-input queue (IN-02, IN-04, IN-06): FIFO across targets, recall of the latest not-yet-started
+ * input only. Terminal inputs are dropped from memory.
+ */
+import type { PromptInputRecord, SubmitOutcome } from "./input.ts";
+
+interface Waiter {
+  resolve(outcome: SubmitOutcome): void;
+  reject(error: Error): void;
+}
+
+export interface QueuedView {
+  readonly messageId: string;
+  readonly turnId: string;
+  readonly targetId: string;
+  readonly text: string;
+}
+
+export class InputQueue {
+  private readonly queued: PromptInputRecord[] = [];
+  private readonly live = new Map<string, PromptInputRecord>();
+  private readonly waiters = new Map<string, Waiter>();
+
+  /** Enqueue and return a promise settled when the input reaches a terminal state. */
+  enqueue(record: PromptInputRecord): Promise<SubmitOutcome> {
+    record.state = "queued";
+    this.queued.push(record);
+    this.live.set(record.messageId, record);
+    return new Promise<SubmitOutcome>((resolve, reject) => this.waiters.set(record.messageId, { resolve, reject }));
+  }
+
+  /** Track an input that skipped the queue (an accepted steer); its promise settles with its turn. */
+  attach(record: PromptInputRecord): Promise<SubmitOutcome> {
+    this.live.set(record.messageId, record);
+    return new Promise<SubmitOutcome>((resolve, reject) => this.waiters.set(record.messageId, { resolve, reject }));
+  }
+
+  get length(): number {
+    return this.queued.length;
+  }
+
+  peek(): PromptInputRecord | undefined {
+    return this.queued[0];
+  }
+
+  /** Pop the next input and mark it admitted. */
+  admitNext(): PromptInputRecord | undefined {
+    const next = this.queued.shift();
+    if (next) next.state = "admitted";
+    return next;
+  }
+
+  /** IN-06: only the latest not-yet-started input can be recalled. */
+  recallLatest(): PromptInputRecord | undefined {
+    const latest = this.queued.pop();
+    if (!latest) return undefined;
+    latest.state = "recalled";
+    this.settle(latest, "recalled");
+    return latest;
+  }
+
+  /** Finish an admitted or steered input. */
+  finish(messageId: string, state: "finalized" | "interrupted", outcome: SubmitOutcome): void {
+    const record = this.live.get(messageId);
+    if (!record) return;
+    record.state = state;
+    this.settle(record, outcome);
+  }
+
+  fail(messageId: string, error: Error): void {
+    const record = this.live.get(messageId);
+    if (!record) return;
+    record.state = "finalized";
+    this.live.delete(messageId);
+    const index = this.queued.indexOf(record);
+    if (index >= 0) this.queued.splice(index, 1);
+    const waiter = this.waiters.get(messageId);
+    this.waiters.delete(messageId);
+    waiter?.reject(error);
+  }
+
+  /** Inputs still in memory (never terminal ones: IN-02). */
+  snapshot(): readonly PromptInputRecord[] {
+    return [...this.live.values()];
+  }
+
+  queuedView(): QueuedView[] {
+    return this.queued.map((record) => ({
+      messageId: record.messageId,
+      turnId: record.turnId,
+      targetId: record.submission.targetId,
+      text: record.submission.displayText,
+    }));
+  }
+
+  /** Shutdown: everything still waiting settles as interrupted. */
+  drainAll(): void {
+    for (const record of [...this.live.values()]) this.settle(record, "interrupted");
+    this.queued.length = 0;
+  }
+
+  private settle(record: PromptInputRecord, outcome: SubmitOutcome): void {
+    this.live.delete(record.messageId);
+    const waiter = this.waiters.get(record.messageId);
+    this.waiters.delete(record.messageId);
+    waiter?.resolve(outcome);
+  }
+}

@@ -1,0 +1,77 @@
+/** Opens real sessions (temp BATON_HOME, real store) with fake harnesses for controller tests. */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openSession, type OpenedSession, type SessionChoice } from "../../src/app/open-session.ts";
+import { DEFAULT_CONTROLLER_SETTINGS, type ControllerSettings } from "../../src/controller/ports.ts";
+import type { HarnessDefinition } from "../../src/harness/definition.ts";
+import { HarnessRegistry, type TargetConfigInput } from "../../src/harness/registry.ts";
+import { createSessionStore, readLedgerFile, type SessionStore } from "../../src/store/index.ts";
+import { systemClock, type Clock } from "../../src/shared/clock.ts";
+import { createUlidSource } from "../../src/shared/ids.ts";
+import type { AnyEvent } from "../../src/event/envelope.ts";
+
+export interface TestHome {
+  readonly home: string;
+  readonly cwd: string;
+  readonly store: SessionStore;
+  cleanup(): void;
+}
+
+export function makeTestHome(clock: Clock = systemClock): TestHome {
+  const base = mkdtempSync(path.join(os.tmpdir(), "baton-test-"));
+  const home = path.join(base, "baton-home");
+  const cwd = path.join(base, "project");
+  require("node:fs").mkdirSync(cwd, { recursive: true });
+  const store = createSessionStore({ home, clock, ids: createUlidSource(() => clock.now()) });
+  return { home, cwd, store, cleanup: () => rmSync(base, { recursive: true, force: true }) };
+}
+
+export interface HostOptions {
+  readonly definitions: readonly HarnessDefinition[];
+  readonly config?: TargetConfigInput;
+  readonly choice?: SessionChoice;
+  readonly clock?: Clock;
+  readonly settings?: Partial<ControllerSettings>;
+}
+
+export async function openTestSession(home: TestHome, options: HostOptions): Promise<OpenedSession> {
+  const clock = options.clock ?? systemClock;
+  return openSession({
+    store: home.store,
+    registry: new HarnessRegistry(options.definitions, options.config),
+    cwd: home.cwd,
+    choice: options.choice ?? { kind: "new" },
+    clock,
+    ids: createUlidSource(() => clock.now()),
+    env: { PATH: process.env["PATH"] ?? "" },
+    settings: { ...DEFAULT_CONTROLLER_SETTINGS, ...options.settings },
+    logLevel: "debug",
+  });
+}
+
+export function ledgerOf(session: OpenedSession): AnyEvent[] {
+  return readLedgerFile(session.ref.paths.ledger);
+}
+
+/** `kind` or `kind:detail` per event, for readable sequence assertions. */
+export function kindsOf(events: readonly AnyEvent[], filter?: (event: AnyEvent) => boolean): string[] {
+  return events.filter(filter ?? (() => true)).map((event) => {
+    const payload = event.payload as Record<string, unknown>;
+    if (event.kind === "state_update") return `state:${String(payload["state"])}${payload["stopReason"] ? `(${String(payload["stopReason"])})` : ""}`;
+    if (event.kind === "_baton_delivery_attempt_update") return `attempt:${String(payload["phase"])}${payload["outcome"] ? `(${String(payload["outcome"])})` : ""}`;
+    if (event.kind === "interaction.resolved") {
+      const resolution = payload["resolution"] as Record<string, unknown>;
+      return `resolved:${String(resolution["outcome"])}${resolution["reason"] ? `/${String(resolution["reason"])}` : ""}`;
+    }
+    return event.kind;
+  });
+}
+
+export async function waitFor(predicate: () => boolean, timeoutMs = 5000, what = "condition"): Promise<void> {
+  const start = Date.now();
+  while (!predicate()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * Import directions (style.md), no console.* in src/ outside src/app, and a file-size limit that may
+ * shrink but never grow. One line per bad edge, e.g. `src/tui/x.tsx → src/store/y.ts (tui may not import store)`.
+ */
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dir, "../..");
+const transpiler = new Bun.Transpiler({ loader: "tsx" });
+
+function walk(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) out.push(...walk(full));
+    else if (/\.(ts|tsx)$/.test(name)) out.push(full);
+  }
+  return out;
+}
+
+const sourceFiles = [...walk(path.join(root, "src")), ...walk(path.join(root, "packages"))];
+
+/** The layer of a file: `harness/codex` for concrete adapters, else the first folder under src/. */
+function layerOf(file: string): string {
+  const rel = path.relative(root, file).split(path.sep);
+  if (rel[0] === "packages") return `packages/${rel[1] ?? ""}`;
+  if (rel[0] !== "src") return "outside";
+  if (rel[1] === "harness" && rel.length > 3) return `harness/${rel[2]}`;
+  return rel[1] ?? "outside";
+}
+
+const NODE_IO = /^(node:)?(fs|fs\/promises|child_process|net|http|https|os|readline|worker_threads)$/;
+
+/** What each layer may import from src/ (by layer) and from outside. */
+const RULES: Record<string, { may: readonly string[]; io: boolean; ui: boolean }> = {
+  shared: { may: ["shared"], io: false, ui: false },
+  event: { may: ["shared", "event"], io: false, ui: false },
+  projection: { may: ["shared", "event", "projection"], io: false, ui: false },
+  store: { may: ["shared", "event", "store"], io: true, ui: false },
+  config: { may: ["shared", "config"], io: true, ui: false },
+  input: { may: ["shared", "event", "input"], io: false, ui: false },
+  interaction: { may: ["shared", "event", "interaction"], io: false, ui: false },
+  context: { may: ["shared", "event", "projection", "store", "context"], io: false, ui: false },
+  harness: { may: ["shared", "event", "harness"], io: false, ui: false },
+  controller: { may: ["shared", "event", "store", "projection", "context", "input", "interaction", "harness", "controller"], io: false, ui: false },
+  tui: { may: ["shared", "projection", "controller", "tui", "packages/chat-tui", "event", "input", "harness"], io: false, ui: true },
+  app: { may: ["*"], io: true, ui: true },
+};
+
+function concreteHarnessRule(layer: string): { may: readonly string[]; io: boolean; ui: boolean } {
+  return { may: ["shared", "event", "harness", layer], io: true, ui: false };
+}
+
+function violations(): string[] {
+  const problems: string[] = [];
+  for (const file of sourceFiles) {
+    const from = layerOf(file);
+    const rel = path.relative(root, file);
+    const code = readFileSync(file, "utf8");
+    let imports: { path: string }[];
+    try {
+      imports = transpiler.scanImports(code);
+    } catch (error) {
+      problems.push(`${rel}: cannot scan imports (${(error as Error).message})`);
+      continue;
+    }
+    const rule = from.startsWith("harness/") ? concreteHarnessRule(from) : from.startsWith("packages/") ? { may: [from], io: false, ui: true } : RULES[from];
+    if (!rule) {
+      problems.push(`${rel}: unknown layer '${from}' (add it to the import rules)`);
+      continue;
+    }
+    for (const { path: spec } of imports) {
+      if (spec.startsWith(".")) {
+        const target = path.resolve(path.dirname(file), spec);
+        const to = layerOf(target);
+        const relTarget = path.relative(root, target);
+        if (to === "outside") continue;
+        if (from.startsWith("packages/") && !to.startsWith(from)) {
+          problems.push(`${rel} → ${relTarget} (${from} may not import ${to})`);
+          continue;
+        }
+        if (rule.may.includes("*") || rule.may.includes(to)) continue;
+        problems.push(`${rel} → ${relTarget} (${from} may not import ${to})`);
+        continue;
+      }
+      if (NODE_IO.test(spec) && !rule.io) problems.push(`${rel} → ${spec} (${from} may not do I/O)`);
+      if (/^(react|@opentui\/)/.test(spec) && !rule.ui) problems.push(`${rel} → ${spec} (${from} may not import UI libraries)`);
+    }
+  }
+  return problems;
+}
+
+/** Files allowed over the soft limit, with their current size; the list may shrink but never grow. */
+const SIZE_ALLOWLIST: Record<string, number> = {};
+const HARD_LIMIT = 800;
+const SOFT_LIMIT = 400;
+
+describe("architecture", () => {
+  test("imports follow the layer directions", () => {
+    expect(violations()).toEqual([]);
+  });
+
+  test("no console.* in src/ outside src/app", () => {
+    const offenders: string[] = [];
+    for (const file of sourceFiles) {
+      const rel = path.relative(root, file);
+      if (rel.startsWith(`src${path.sep}app${path.sep}`) || rel.startsWith("packages")) continue;
+      readFileSync(file, "utf8")
+        .split("\n")
+        .forEach((line, index) => {
+          if (/\bconsole\.(log|error|warn|info|debug|trace)\(/.test(line)) offenders.push(`${rel}:${index + 1}`);
+        });
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  test("files stay small (soft 400 lines unless allow-listed, hard 800)", () => {
+    const offenders: string[] = [];
+    for (const file of sourceFiles) {
+      const rel = path.relative(root, file);
+      if (rel.endsWith(".gen.ts") || rel.includes(`${path.sep}protocol${path.sep}`)) continue;
+      const lines = readFileSync(file, "utf8").split("\n").length;
+      const allowed = SIZE_ALLOWLIST[rel];
+      if (lines > HARD_LIMIT) offenders.push(`${rel}: ${lines} lines (hard limit ${HARD_LIMIT})`);
+      else if (lines > (allowed ?? SOFT_LIMIT)) offenders.push(`${rel}: ${lines} lines (limit ${allowed ?? SOFT_LIMIT}; split it by concern)`);
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  test("no harness names in the core", () => {
+    const core = ["store", "projection", "controller", "tui", "event", "input", "context"];
+    const offenders: string[] = [];
+    for (const file of sourceFiles) {
+      if (!core.includes(layerOf(file))) continue;
+      const rel = path.relative(root, file);
+      readFileSync(file, "utf8")
+        .split("\n")
+        .forEach((line, index) => {
+          const code = line.replace(/\/\/.*$/, "").replace(/^\s*\*.*$/, "");
+          if (/["'`](codex|claude|claude-code|cx|cc)["'`]/i.test(code)) offenders.push(`${rel}:${index + 1}: ${line.trim()}`);
+        });
+    }
+    expect(offenders).toEqual([]);
+  });
+});
