@@ -1,0 +1,226 @@
+/** Steering, interactions, context delivery, recovery, stall watch and compaction against the fake adapter. */
+import { afterEach, describe, expect, test } from "bun:test";
+import { fakeDefinition } from "../support/fake-adapter.ts";
+import { kindsOf, ledgerOf, makeTestHome, openTestSession, waitFor, type TestHome } from "../support/session-host.ts";
+import type { OpenedSession } from "../../src/app/open-session.ts";
+import { ManualClock } from "../../src/shared/clock.ts";
+import { SUPPORTED } from "../../src/harness/capabilities.ts";
+import { RECOVERY_NOTICE } from "../../src/controller/recovery.ts";
+
+const text = (value: string) => [{ type: "text" as const, text: value }];
+let home: TestHome;
+let sessions: OpenedSession[] = [];
+
+afterEach(async () => {
+  for (const s of sessions) await s.close();
+  sessions = [];
+  home?.cleanup();
+});
+
+async function open(definitions: Parameters<typeof openTestSession>[1]["definitions"], extra: Partial<Parameters<typeof openTestSession>[1]> = {}, reuseHome = false) {
+  if (!reuseHome) home = makeTestHome(extra.clock);
+  const s = await openTestSession(home, { definitions, ...extra });
+  sessions.push(s);
+  return s;
+}
+
+describe("steer", () => {
+  test("a second prompt during a turn of the same target becomes a steer on the active turn", async () => {
+    const fake = fakeDefinition({ steer: "steer", turns: [[{ type: "text", text: "a" }, { type: "wait", ms: 80 }, { type: "text", text: "b" }]] });
+    const s = await open([fake]);
+    const first = s.controller.submit("fake", text("start"));
+    await waitFor(() => kindsOf(ledgerOf(s)).includes("agent_message"));
+    const steer = s.controller.submit("fake", text("also do this"));
+    expect(await first).toBe("completed");
+    expect(await steer).toBe("completed");
+    const events = ledgerOf(s);
+    const users = events.filter((e) => e.kind === "user_message");
+    expect(users.map((e) => (e.payload as { delivery?: string }).delivery)).toEqual(["prompt", "steer"]);
+    expect(users[1]?.turnId).toBe(users[0]?.turnId);
+    expect(kindsOf(events).filter((k) => k === "state:running").length).toBe(1);
+  });
+
+  test("a rejected steer degrades to exactly one queued follow-up", async () => {
+    const fake = fakeDefinition({ steer: "reject", turns: [[{ type: "text", text: "a" }, { type: "wait", ms: 60 }], [{ type: "text", text: "follow" }]] });
+    const s = await open([fake]);
+    const notices: string[] = [];
+    s.controller.onNotice((n) => notices.push(n.text));
+    const first = s.controller.submit("fake", text("start"));
+    await waitFor(() => kindsOf(ledgerOf(s)).includes("agent_message"));
+    const second = s.controller.submit("fake", text("more"));
+    await Promise.all([first, second]);
+    const users = ledgerOf(s).filter((e) => e.kind === "user_message");
+    expect(users.map((e) => (e.payload as { delivery?: string }).delivery)).toEqual(["prompt", "follow_up"]);
+    expect(users[1]?.turnId).not.toBe(users[0]?.turnId);
+    expect(notices.some((n) => n.startsWith("queued as a follow-up"))).toBe(true);
+  });
+});
+
+describe("interactions", () => {
+  test("permission: opened then exactly one resolved; a stale answer writes nothing", async () => {
+    const fake = fakeDefinition({ turns: [[{ type: "permission", title: "rm -rf build" }, { type: "text", text: "done" }]] });
+    const s = await open([fake]);
+    const done = s.controller.submit("fake", text("clean"));
+    await waitFor(() => s.controller.pendingInteractions().length === 1);
+    expect(s.controller.state.runState).toBe("requires_action");
+    const [pending] = s.controller.pendingInteractions();
+    await s.controller.resolveInteraction(pending!.interactionId, { outcome: "selected", optionId: "allow" });
+    await done;
+    const before = ledgerOf(s).length;
+    await expect(s.controller.resolveInteraction(pending!.interactionId, { outcome: "selected", optionId: "deny" })).rejects.toThrow(/no longer pending/);
+    expect(ledgerOf(s).length).toBe(before);
+    expect(fake.adapters[0]?.record.answers).toEqual([{ outcome: "selected", optionId: "allow" }]);
+    const kinds = kindsOf(ledgerOf(s));
+    expect(kinds.filter((k) => k === "interaction.opened").length).toBe(1);
+    expect(kinds.filter((k) => k.startsWith("resolved:")).length).toBe(1);
+  });
+
+  test("Esc on a pending permission cancels it and interrupts the turn (no dangling requires_action)", async () => {
+    const fake = fakeDefinition({ turns: [[{ type: "permission", title: "deploy" }, { type: "waitForCancel" }]] });
+    const s = await open([fake]);
+    const done = s.controller.submit("fake", text("ship it"));
+    await waitFor(() => s.controller.pendingInteractions().length === 1);
+    const [pending] = s.controller.pendingInteractions();
+    await s.controller.resolveInteraction(pending!.interactionId, { outcome: "cancelled", reason: "user" });
+    expect(await done).toBe("interrupted");
+    expect(s.controller.state.runState).toBe("idle");
+    expect(kindsOf(ledgerOf(s))).toContain("resolved:cancelled/user");
+  });
+
+  test("a non-interactive policy answers without a person and the resolution says so", async () => {
+    const fake = fakeDefinition({ turns: [[{ type: "permission", title: "touch x" }]] });
+    const s = await open([fake]);
+    s.controller.setInteractionPolicy(() => ({ outcome: "selected", optionId: "deny", answeredBy: "cli-policy:deny" }));
+    await s.controller.submit("fake", text("go"));
+    const resolved = ledgerOf(s).find((e) => e.kind === "interaction.resolved");
+    expect(resolved?.payload).toMatchObject({ resolution: { outcome: "selected", optionId: "deny", answeredBy: "cli-policy:deny" } });
+    const tool = ledgerOf(s).filter((e) => e.kind === "tool_call_update").at(-1);
+    expect((tool?.payload as { status?: string }).status).toBe("declined");
+  });
+});
+
+describe("context delivery", () => {
+  test("switching target delivers the other agent's turns (side channel), receipt after acceptance, clean user message", async () => {
+    const a = fakeDefinition({ turns: [[{ type: "text", text: "answer from alpha" }]] }, "alpha");
+    const b = fakeDefinition({ turns: [[{ type: "text", text: "beta here" }], [{ type: "text", text: "again" }]] }, "beta");
+    const s = await open([a, b]);
+    await s.controller.submit("alpha", text("question one"));
+    await s.controller.submit("beta", text("question two"));
+    const prompt = b.adapters[0]?.record.prompts[0];
+    const sync = prompt?.syncBlocks?.[0];
+    expect(sync?.type === "text" && sync.text).toContain("<baton-sync>");
+    expect(sync?.type === "text" && sync.text).toContain("question one");
+    expect(sync?.type === "text" && sync.text).toContain("answer from alpha");
+    expect(prompt?.blocks).toEqual(text("question two"));
+    const kinds = kindsOf(ledgerOf(s));
+    expect(kinds.indexOf("_baton_context_snapshot")).toBeLessThan(kinds.indexOf("_baton_context_delivery_receipt"));
+    expect(kinds.lastIndexOf("attempt:accepted")).toBeLessThan(kinds.indexOf("_baton_context_delivery_receipt"));
+    for (const user of ledgerOf(s).filter((e) => e.kind === "user_message")) expect(JSON.stringify(user.payload)).not.toContain("baton-sync");
+    // a second beta turn: nothing new from others → no snapshot
+    await s.controller.submit("beta", text("question three"));
+    expect(b.adapters[0]?.record.prompts[1]?.syncBlocks).toBeUndefined();
+    expect(kindsOf(ledgerOf(s)).filter((k) => k === "_baton_context_snapshot").length).toBe(1);
+  });
+
+  test("switching back sends only the turns the target has not seen; prompt_prepend without the sync capability", async () => {
+    const a = fakeDefinition({ capabilities: {}, turns: [[{ type: "text", text: "A1" }], [{ type: "text", text: "A2" }]] }, "alpha");
+    const b = fakeDefinition({ capabilities: {}, turns: [[{ type: "text", text: "B1" }]] }, "beta");
+    const s = await open([a, b]);
+    await s.controller.submit("alpha", text("first"));
+    await s.controller.submit("beta", text("second"));
+    await s.controller.submit("alpha", text("third"));
+    const back = a.adapters[0]?.record.prompts[1]?.blocks[0];
+    const prepended = back?.type === "text" ? back.text : "";
+    expect(prepended).toContain("<baton-sync>");
+    expect(prepended).toContain("B1");
+    expect(prepended).not.toContain("A1");
+    expect(a.adapters[0]?.record.prompts[1]?.blocks[1]).toEqual({ type: "text", text: "third" });
+  });
+
+  test("a snapshot without a receipt is delivered again on the next turn", async () => {
+    const a = fakeDefinition({ turns: [[{ type: "text", text: "alpha said" }]] }, "alpha");
+    const b = fakeDefinition({ sendError: "refused", turns: [] }, "beta");
+    const s = await open([a, b]);
+    await s.controller.submit("alpha", text("hi"));
+    await expect(s.controller.submit("beta", text("switch"))).rejects.toThrow(/refused/);
+    expect(kindsOf(ledgerOf(s))).not.toContain("_baton_context_delivery_receipt");
+    const firstSnapshot = ledgerOf(s).find((e) => e.kind === "_baton_context_snapshot")?.payload as { afterSeq: number; throughSeq: number };
+    await expect(s.controller.submit("beta", text("switch again"))).rejects.toThrow(/refused/);
+    const snapshots = ledgerOf(s).filter((e) => e.kind === "_baton_context_snapshot").map((e) => e.payload as { afterSeq: number; throughSeq: number });
+    expect(snapshots.length).toBe(2);
+    expect(snapshots[1]?.afterSeq).toBe(firstSnapshot.afterSeq);
+  });
+
+  test("observed (harness-initiated) turns are summarized and never touch the queue", async () => {
+    const fake = fakeDefinition({ observedAfterTurn: [{ type: "text", text: "background result" }], turns: [[{ type: "text", text: "main" }]] });
+    const s = await open([fake]);
+    await s.controller.submit("fake", text("kick off"));
+    await waitFor(() => ledgerOf(s).filter((e) => e.kind === "_baton_turn_summary").length === 2);
+    const running = ledgerOf(s).filter((e) => e.kind === "state_update" && (e.payload as { state: string }).state === "running");
+    expect(running.map((e) => e.source.type)).toEqual(["baton", "harness"]);
+    const summaries = ledgerOf(s).filter((e) => e.kind === "_baton_turn_summary").map((e) => e.payload as { role?: string; agentText?: string });
+    expect(summaries[1]?.agentText).toBe("background result");
+    expect(s.controller.busy).toBe(false);
+  });
+});
+
+describe("recovery", () => {
+  test("a turn left running by a dead process is closed on reopen; the attempt is uncertain; a pending card is cancelled", async () => {
+    const fake = fakeDefinition({ turns: [[{ type: "permission", title: "risky" }]] });
+    const first = await open([fake]);
+    void first.controller.submit("fake", text("interrupted by a crash"));
+    await waitFor(() => first.controller.pendingInteractions().length === 1);
+    // Simulate kill -9: drop the lock and open again without a clean shutdown.
+    first.lock.release();
+    sessions = [];
+    const reopened = await open([fakeDefinition({ turns: [[{ type: "text", text: "fine" }]] })], { choice: { kind: "id", id: first.ref.batonSessionId } }, true);
+    expect(reopened.recovery).toEqual({ turnsClosed: 1, attemptsSettled: 1, interactionsCancelled: 1 });
+    const kinds = kindsOf(ledgerOf(reopened));
+    expect(kinds).toContain("resolved:cancelled/recovery");
+    expect(kinds).toContain("attempt:uncertain");
+    expect(kinds.slice(-3)).toEqual(["_baton_notice", "state:idle(unknown)", "_baton_turn_summary"]);
+    const notice = ledgerOf(reopened).filter((e) => e.kind === "_baton_notice").at(-1);
+    expect((notice?.payload as { title: string }).title).toBe(RECOVERY_NOTICE);
+    expect(reopened.controller.state.runState).toBe("idle");
+    expect(await reopened.controller.submit("fake", text("next"))).toBe("completed");
+    // Never re-sent by itself: the new adapter saw only the new prompt.
+    expect(reopened.controller.registry.hasTarget("fake")).toBe(true);
+  });
+});
+
+describe("stall watch", () => {
+  test("a silent turn gets a notice; reconcile idle closes it through the normal append path", async () => {
+    const clock = new ManualClock();
+    const fake = fakeDefinition({ reconcile: "idle", capabilities: { reconcile: SUPPORTED }, turns: [[{ type: "hang" }]] });
+    const s = await open([fake], { clock, settings: { stallNoticeMs: 1000 } });
+    const done = s.controller.submit("fake", text("quiet"));
+    await waitFor(() => kindsOf(ledgerOf(s)).includes("attempt:accepted"));
+    clock.advance(1500);
+    expect(await done).toBe("failed");
+    const stalls = ledgerOf(s).filter((e) => e.kind === "_baton_stall_notice").map((e) => e.payload as { level: string; verdict?: string });
+    expect(stalls).toEqual([expect.objectContaining({ level: "L1" }), expect.objectContaining({ level: "L2", verdict: "idle" })]);
+  });
+
+  test("unknown from reconcile leaves the turn running", async () => {
+    const clock = new ManualClock();
+    const fake = fakeDefinition({ reconcile: "unknown", capabilities: { reconcile: SUPPORTED }, turns: [[{ type: "waitForCancel" }]] });
+    const s = await open([fake], { clock, settings: { stallNoticeMs: 1000 } });
+    void s.controller.submit("fake", text("quiet"));
+    await waitFor(() => kindsOf(ledgerOf(s)).includes("attempt:accepted"));
+    clock.advance(1500);
+    await waitFor(() => ledgerOf(s).filter((e) => e.kind === "_baton_stall_notice").length === 2);
+    expect(s.controller.state.runState).toBe("running");
+  });
+});
+
+describe("compact", () => {
+  test("a control turn with no user message, closed like any turn", async () => {
+    const fake = fakeDefinition({ turns: [] });
+    const s = await open([fake]);
+    expect(await s.controller.compact("fake")).toBe("completed");
+    const kinds = kindsOf(ledgerOf(s));
+    expect(kinds).not.toContain("user_message");
+    expect(kinds).toContain("state:running");
+    expect(kinds).toContain("state:idle(end_turn)");
+  });
+});
