@@ -1,0 +1,30 @@
+/** Public surface of the projection: the pure fold, its state, selectors and helpers. */
+export { checkAttemptTransition, type AttemptTransitionVerdict } from "./attempts.ts";
+export { displayUserText, stripInjectedContext } from "./display-text.ts";
+export { errorIdOf, noticeIdOf } from "./notices.ts";
+export { emptyList, listAt, listSlice, listToArray, PAGE_SIZE, type PagedList } from "./paged-list.ts";
+export { reduce, replay } from "./reduce.ts";
+export {
+  createTranscriptSelector,
+  resolveTimelineItem,
+  selectTranscript,
+  selectTranscriptWindow,
+  type TranscriptEntry,
+  type TranscriptSelector,
+} from "./select-transcript.ts";
+export {
+  selectActivity,
+  selectFooter,
+  selectPendingInteractions,
+  selectTargetPlan,
+  type Activity,
+  type ActivityTool,
+  type ActivityTurn,
+  type Footer,
+  type TargetPlan,
+} from "./selectors.ts";
+export * from "./state.ts";
+export { buildTurnSummary } from "./summary.ts";
+export { emptyTable, tableGet, tableHas, tableToRecord, tableValues, TABLE_BUCKETS, type Table } from "./table.ts";
+export { deriveRunState } from "./turns.ts";
+export { plainState, type PlainState } from "./plain.ts";

@@ -1,0 +1,112 @@
+/**
+ * Messages (EV-05): upsert by messageId. Chunks append (adjacent text merges) and mark agent/thought
+ * messages in progress; a full `agent_message`/`agent_thought` replaces the accumulated content (when it
+ * carries content) and marks the message completed. A chunk arriving after its message completed is a
+ * stale re-delivery and is ignored, so reordered streams are healed by the completed item.
+ */
+import type { ContentBlock } from "../event/content.ts";
+import type { AnyEvent, EventOf } from "../event/envelope.ts";
+import { appendBlock } from "./blocks.ts";
+import { jsonEqual } from "./json-equal.ts";
+import type { MessageItem, MessageRole, MessageStatus, ProjectionState } from "./state.ts";
+import { tableGet, tableSet } from "./table.ts";
+import { pushTimeline } from "./timeline.ts";
+import { noteAgentMessage, noteUserMessage, withTurnData } from "./turn-data.ts";
+import { clearRetrying } from "./turns.ts";
+
+type ChunkEvent = EventOf<"user_message_chunk"> | EventOf<"agent_message_chunk"> | EventOf<"agent_thought_chunk">;
+type FullEvent = EventOf<"agent_message"> | EventOf<"agent_thought">;
+
+function createMessage(
+  event: AnyEvent,
+  messageId: string,
+  role: MessageRole,
+  content: readonly ContentBlock[],
+  status: MessageStatus,
+): MessageItem {
+  return {
+    messageId,
+    role,
+    content,
+    status,
+    delivery: null,
+    turnId: event.turnId ?? null,
+    harnessTargetId: event.harnessTargetId ?? null,
+    firstSeq: event.seq,
+    ts: event.ts,
+  };
+}
+
+/** Stores `message`, adds it to the timeline on first sight and to its turn's summary data. */
+function commitMessage(
+  state: ProjectionState,
+  existing: MessageItem | undefined,
+  message: MessageItem,
+  event: AnyEvent,
+): ProjectionState {
+  if (message === existing) return state;
+  let next: ProjectionState = { ...state, messages: tableSet(state.messages, message.messageId, message) };
+  if (existing === undefined) next = pushTimeline(next, "message", message.messageId);
+  const joinedTurn = message.turnId !== null && existing?.turnId !== message.turnId;
+  if (joinedTurn) {
+    if (message.role === "user") next = withTurnData(next, message.turnId, (d) => noteUserMessage(d, message.messageId));
+    if (message.role === "agent") next = withTurnData(next, message.turnId, (d) => noteAgentMessage(d, message.messageId));
+  }
+  if (message.role !== "user") next = clearRetrying(next, event.turnId ?? null);
+  return next;
+}
+
+function patched(
+  existing: MessageItem,
+  event: AnyEvent,
+  content: readonly ContentBlock[],
+  status: MessageStatus,
+  delivery: MessageItem["delivery"],
+): MessageItem {
+  const turnId = existing.turnId ?? event.turnId ?? null;
+  if (
+    content === existing.content &&
+    status === existing.status &&
+    delivery === existing.delivery &&
+    turnId === existing.turnId
+  ) {
+    return existing;
+  }
+  return { ...existing, content, status, delivery, turnId };
+}
+
+function replaceContent(existing: readonly ContentBlock[], incoming: readonly ContentBlock[] | undefined): readonly ContentBlock[] {
+  if (incoming === undefined || jsonEqual(existing, incoming)) return existing;
+  return incoming;
+}
+
+export function reduceUserMessage(state: ProjectionState, event: EventOf<"user_message">): ProjectionState {
+  const { messageId, content, delivery } = event.payload;
+  const existing = tableGet(state.messages, messageId);
+  const message =
+    existing === undefined
+      ? { ...createMessage(event, messageId, "user", content ?? [], "completed"), delivery: delivery ?? null }
+      : patched(existing, event, replaceContent(existing.content, content), "completed", delivery ?? existing.delivery);
+  return commitMessage(state, existing, message, event);
+}
+
+export function reduceMessageChunk(state: ProjectionState, event: ChunkEvent, role: MessageRole): ProjectionState {
+  const { messageId, content: block } = event.payload;
+  const existing = tableGet(state.messages, messageId);
+  if (existing?.status === "completed") return state;
+  const message =
+    existing === undefined
+      ? createMessage(event, messageId, role, appendBlock([], block), "in_progress")
+      : patched(existing, event, appendBlock(existing.content, block), "in_progress", existing.delivery);
+  return commitMessage(state, existing, message, event);
+}
+
+export function reduceFullMessage(state: ProjectionState, event: FullEvent, role: MessageRole): ProjectionState {
+  const { messageId, content } = event.payload;
+  const existing = tableGet(state.messages, messageId);
+  const message =
+    existing === undefined
+      ? createMessage(event, messageId, role, content ?? [], "completed")
+      : patched(existing, event, replaceContent(existing.content, content), "completed", existing.delivery);
+  return commitMessage(state, existing, message, event);
+}

@@ -1,0 +1,104 @@
+/**
+ * The projection fold: `reduce(state, event) → state`, used identically live, on reopen and for
+ * checkpoints. Pure: no I/O, no clock, no id minting.
+ *
+ * - Unknown kinds (not in the registry) return the same state (EV-08).
+ * - An event whose seq is not above `lastSeq` was already folded in and returns the same state.
+ * - An event that changes nothing returns the same state object; `lastSeq` only moves when something
+ *   changed, so replaying the events after a checkpoint's `lastSeq` is always safe.
+ * - Structural sharing: unchanged sub-trees keep their identity.
+ */
+import { isKnownEvent, type AnyEvent, type KnownEvent } from "../event/envelope.ts";
+import { assertNever } from "../shared/assert.ts";
+import { reduceAttemptUpdate } from "./attempts.ts";
+import { reduceContextReceipt, reduceContextSnapshot } from "./context.ts";
+import { reduceInteractionOpened, reduceInteractionResolved } from "./interactions.ts";
+import { reduceFullMessage, reduceMessageChunk, reduceUserMessage } from "./messages.ts";
+import { reduceError, reduceNotice, reduceStallNotice } from "./notices.ts";
+import { reducePlanImplementationStarted, reducePlanUpdate, reduceProposedPlan } from "./plans.ts";
+import { reduceApprovalReview } from "./reviews.ts";
+import { initialState, type ProjectionState } from "./state.ts";
+import { reduceTurnSummary } from "./summary.ts";
+import { reduceAvailableCommands, reduceConfigOptions, reduceContextUsage } from "./targets.ts";
+import { reduceTaskUpdate } from "./tasks.ts";
+import { reduceToolCallUpdate, reduceToolContentChunk } from "./tools.ts";
+import { reduceRunStatus, reduceStateUpdate } from "./turns.ts";
+import { reduceUsage } from "./usage.ts";
+
+function reduceKnown(state: ProjectionState, event: KnownEvent): ProjectionState {
+  switch (event.kind) {
+    case "state_update":
+      return reduceStateUpdate(state, event);
+    case "user_message":
+      return reduceUserMessage(state, event);
+    case "user_message_chunk":
+      return reduceMessageChunk(state, event, "user");
+    case "agent_message_chunk":
+      return reduceMessageChunk(state, event, "agent");
+    case "agent_thought_chunk":
+      return reduceMessageChunk(state, event, "thought");
+    case "agent_message":
+      return reduceFullMessage(state, event, "agent");
+    case "agent_thought":
+      return reduceFullMessage(state, event, "thought");
+    case "tool_call_update":
+      return reduceToolCallUpdate(state, event);
+    case "tool_call_content_chunk":
+      return reduceToolContentChunk(state, event);
+    case "plan_update":
+      return reducePlanUpdate(state, event);
+    case "proposed_plan":
+      return reduceProposedPlan(state, event);
+    case "proposed_plan_implementation_started":
+      return reducePlanImplementationStarted(state, event);
+    case "task_update":
+      return reduceTaskUpdate(state, event);
+    case "interaction.opened":
+      return reduceInteractionOpened(state, event);
+    case "interaction.resolved":
+      return reduceInteractionResolved(state, event);
+    case "approval_review_update":
+      return reduceApprovalReview(state, event);
+    case "usage_update":
+      return reduceUsage(state, event);
+    case "context_usage_update":
+      return reduceContextUsage(state, event);
+    case "available_commands_update":
+      return reduceAvailableCommands(state, event);
+    case "config_option_update":
+      return reduceConfigOptions(state, event);
+    case "_baton_error_update":
+      return reduceError(state, event);
+    case "_baton_notice":
+      return reduceNotice(state, event);
+    case "_baton_run_status":
+      return reduceRunStatus(state, event);
+    case "_baton_stall_notice":
+      return reduceStallNotice(state, event);
+    case "_baton_context_snapshot":
+      return reduceContextSnapshot(state, event);
+    case "_baton_context_delivery_receipt":
+      return reduceContextReceipt(state, event);
+    case "_baton_delivery_attempt_update":
+      return reduceAttemptUpdate(state, event);
+    case "_baton_turn_summary":
+      return reduceTurnSummary(state, event);
+    default:
+      return assertNever(event, "event kind");
+  }
+}
+
+export function reduce(state: ProjectionState, event: AnyEvent): ProjectionState {
+  if (event.seq <= state.lastSeq || !isKnownEvent(event)) return state;
+  const next = reduceKnown(state, event);
+  if (next === state) return state;
+  const batonSessionId = next.batonSessionId ?? event.scope?.batonSessionId ?? null;
+  return { ...next, lastSeq: event.seq, batonSessionId };
+}
+
+/** Folds `events` onto `from` (default: a fresh state). */
+export function replay(events: Iterable<AnyEvent>, from: ProjectionState = initialState()): ProjectionState {
+  let state = from;
+  for (const event of events) state = reduce(state, event);
+  return state;
+}

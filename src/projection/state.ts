@@ -1,0 +1,337 @@
+/**
+ * The projection state: plain JSON data only (objects, arrays, strings, numbers, booleans, null), because
+ * the store serializes it as a checkpoint. Collections that grow with the session are `Table`s (hashed
+ * buckets) or `PagedList`s so that one update stays cheap and leaves unrelated sub-trees identical.
+ * Absent values are `null`, never `undefined`.
+ */
+import type { ContentBlock } from "../event/content.ts";
+import type { InteractionDraft, InteractionResolution, Requester } from "../event/interaction-types.ts";
+import type { AttemptOutcome, AttemptPhase, LaunchSnapshot, PayloadOf } from "../event/kinds.ts";
+import { emptyList, type PagedList } from "./paged-list.ts";
+import { emptyTable, type Table } from "./table.ts";
+
+/**
+ * Bump whenever the state shape or the meaning of a field changes: checkpoints written under another
+ * version are discarded and the ledger is replayed.
+ */
+export const PROJECTION_VERSION = "projection-1";
+
+export type SessionRunState = "idle" | "running" | "requires_action";
+export type TurnRole = "driven" | "observed";
+export type TimelineItemType =
+  | "message"
+  | "tool_call"
+  | "plan"
+  | "proposed_plan"
+  | "task"
+  | "notice"
+  | "approval_review"
+  | "error"
+  | "interaction";
+
+export interface TimelineItem {
+  readonly type: TimelineItemType;
+  readonly id: string;
+}
+
+export type MessageRole = "user" | "agent" | "thought";
+export type MessageStatus = "in_progress" | "completed";
+
+export interface MessageItem {
+  readonly messageId: string;
+  readonly role: MessageRole;
+  readonly content: readonly ContentBlock[];
+  readonly status: MessageStatus;
+  readonly delivery: "prompt" | "steer" | "follow_up" | null;
+  readonly turnId: string | null;
+  readonly harnessTargetId: string | null;
+  readonly firstSeq: number;
+  readonly ts: string;
+}
+
+export type ToolLocation = NonNullable<PayloadOf<"tool_call_update">["locations"]>[number];
+
+export interface ToolCallItem {
+  readonly toolCallId: string;
+  readonly title: string | null;
+  /** An open string: known values are `TOOL_KINDS`; unknown ones are kept for display fallback. */
+  readonly kind: string | null;
+  /** An open string: known values are `TOOL_STATUSES`; starts as `pending`. */
+  readonly status: string;
+  readonly content: readonly ContentBlock[];
+  readonly locations: readonly ToolLocation[];
+  readonly rawInput: unknown;
+  readonly rawOutput: unknown;
+  readonly turnId: string | null;
+  readonly harnessTargetId: string | null;
+  readonly firstSeq: number;
+}
+
+export type PlanEntry = PayloadOf<"plan_update">["entries"][number];
+
+export interface PlanItem {
+  readonly planId: string;
+  readonly entries: readonly PlanEntry[];
+  readonly turnId: string | null;
+  readonly harnessTargetId: string | null;
+  readonly firstSeq: number;
+}
+
+export interface ProposedPlanItem {
+  readonly planId: string;
+  readonly content: string;
+  readonly implementationTurnId: string | null;
+  readonly turnId: string | null;
+  readonly harnessTargetId: string | null;
+  readonly firstSeq: number;
+}
+
+export type TaskUsage = NonNullable<PayloadOf<"task_update">["usage"]>;
+
+export interface TaskItem {
+  readonly taskId: string;
+  readonly status: PayloadOf<"task_update">["status"];
+  readonly title: string | null;
+  readonly taskType: string | null;
+  readonly summary: string | null;
+  readonly lastToolName: string | null;
+  readonly usage: TaskUsage | null;
+  readonly skipTranscript: boolean;
+  readonly turnId: string | null;
+  readonly harnessTargetId: string | null;
+  readonly firstSeq: number;
+}
+
+export interface InteractionItem {
+  readonly interactionId: string;
+  readonly requester: Requester;
+  readonly draft: InteractionDraft;
+  readonly status: "pending" | "resolved";
+  readonly resolution: InteractionResolution | null;
+  readonly turnId: string | null;
+  readonly harnessTargetId: string | null;
+  readonly openedSeq: number;
+  readonly openedAt: string;
+  readonly resolvedSeq: number | null;
+}
+
+export interface ApprovalReviewItem {
+  readonly reviewId: string;
+  readonly decision: "approved" | "denied" | "aborted";
+  readonly toolCallId: string | null;
+  readonly riskLevel: string | null;
+  readonly userAuthorization: string | null;
+  readonly rationale: string | null;
+  readonly actionType: string | null;
+  readonly turnId: string | null;
+  readonly harnessTargetId: string | null;
+  readonly firstSeq: number;
+}
+
+export interface ErrorItem {
+  /** `err_<seq>` */
+  readonly id: string;
+  readonly message: string;
+  readonly code: string | null;
+  readonly retryable: boolean | null;
+  readonly willRetry: boolean | null;
+  readonly turnId: string | null;
+  readonly harnessTargetId: string | null;
+  readonly seq: number;
+  readonly ts: string;
+}
+
+export interface StallInfo {
+  readonly silentMs: number;
+  readonly level: "L1" | "L2";
+  readonly verdict: string | null;
+}
+
+export interface NoticeItem {
+  /** `n_<seq>` */
+  readonly id: string;
+  readonly level: "info" | "warning" | "error";
+  readonly title: string;
+  readonly detail: string | null;
+  /** Set for `_baton_stall_notice`. */
+  readonly stall: StallInfo | null;
+  readonly turnId: string | null;
+  readonly harnessTargetId: string | null;
+  readonly seq: number;
+  readonly ts: string;
+}
+
+export interface UsageTotals {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheReadTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly reasoningTokens: number;
+  readonly isEstimated: boolean;
+}
+
+export interface ActiveTurn {
+  readonly turnId: string;
+  readonly role: TurnRole;
+  /** Derived: `requires_action` if the harness said so or an interaction of this turn is pending. */
+  readonly state: "running" | "requires_action";
+  /** What the last state_update for this turn said. */
+  readonly nativeState: "running" | "requires_action";
+  readonly startedAt: string;
+  readonly startedSeq: number;
+  readonly harnessTargetId: string | null;
+  readonly phase: string | null;
+  readonly phaseTitle: string | null;
+  /** The last error of this turn said `willRetry` and no output followed yet. */
+  readonly retrying: boolean;
+}
+
+/** What a turn summary needs, kept in memory until that turn's summary is reduced. */
+export interface TurnData {
+  readonly turnId: string;
+  readonly role: TurnRole | null;
+  readonly harnessTargetId: string | null;
+  readonly startedAt: string | null;
+  readonly userMessageId: string | null;
+  readonly agentMessageIds: readonly string[];
+  readonly toolCallIds: readonly string[];
+  readonly usage: UsageTotals;
+}
+
+export type ContextUsage = PayloadOf<"context_usage_update">;
+export type AvailableCommand = PayloadOf<"available_commands_update">["commands"][number];
+export type ConfigOption = PayloadOf<"config_option_update">["options"][number];
+
+/** Everything keyed by a concrete HarnessTarget id (never by harness name). */
+export interface TargetState {
+  readonly harnessTargetId: string;
+  readonly harness: string | null;
+  readonly contextUsage: ContextUsage | null;
+  readonly commands: readonly AvailableCommand[] | null;
+  readonly configOptions: readonly ConfigOption[] | null;
+  readonly lastPlanId: string | null;
+  /** The epoch of the last receipted context delivery to this target. */
+  readonly contextEpochId: string | null;
+}
+
+export interface ContextSnapshotItem {
+  readonly snapshotId: string;
+  readonly source: PayloadOf<"_baton_context_snapshot">["source"];
+  readonly targetId: string | null;
+  readonly afterSeq: number;
+  readonly throughSeq: number;
+  readonly textChars: number;
+  readonly seq: number;
+  readonly receipt: { readonly contextEpochId: string; readonly transport: string; readonly seq: number } | null;
+}
+
+export interface ContextEpoch {
+  readonly contextEpochId: string;
+  readonly targetId: string | null;
+  /** Highest snapshot throughSeq receipted in this epoch; never moves backwards. */
+  readonly throughSeq: number;
+  readonly lastSnapshotId: string;
+}
+
+export interface AttemptItem {
+  readonly attemptId: string;
+  readonly phase: AttemptPhase;
+  /** Became true at `accepted` and survives `uncertain`. */
+  readonly accepted: boolean;
+  readonly inputId: string | null;
+  readonly launchSnapshot: LaunchSnapshot | null;
+  readonly outcome: AttemptOutcome | null;
+  readonly detail: string | null;
+  readonly turnId: string | null;
+  readonly harnessTargetId: string | null;
+  readonly preparedSeq: number;
+  readonly updatedSeq: number;
+}
+
+/** An attempt update the reducer ignored because the transition is not allowed (§3.5). */
+export interface AttemptAnomaly {
+  readonly seq: number;
+  readonly attemptId: string;
+  readonly from: AttemptPhase | null;
+  readonly to: AttemptPhase;
+}
+
+export type TurnSummaryEntry = PayloadOf<"_baton_turn_summary"> & {
+  readonly seq: number;
+  readonly harnessTargetId: string | null;
+};
+
+export interface ProjectionState {
+  readonly batonSessionId: string | null;
+  /** Seq of the last event that changed the projection (no-op and unknown events leave it). */
+  readonly lastSeq: number;
+  readonly runState: SessionRunState;
+  readonly activeTurns: Readonly<Record<string, ActiveTurn>>;
+  /** Per-turn summary data, kept until that turn's summary is reduced. */
+  readonly turnData: Table<TurnData>;
+  /** turnId → stopReason of its first terminal (null when the idle carried none). */
+  readonly stopReasons: Table<string | null>;
+  readonly timeline: PagedList<TimelineItem>;
+  readonly messages: Table<MessageItem>;
+  readonly toolCalls: Table<ToolCallItem>;
+  readonly plans: Table<PlanItem>;
+  readonly proposedPlans: Table<ProposedPlanItem>;
+  readonly tasks: Table<TaskItem>;
+  readonly interactions: Table<InteractionItem>;
+  /** Pending interaction ids in the order they opened. */
+  readonly pendingInteractionIds: readonly string[];
+  readonly approvalReviews: Table<ApprovalReviewItem>;
+  readonly errors: Table<ErrorItem>;
+  readonly notices: Table<NoticeItem>;
+  readonly lastError: ErrorItem | null;
+  readonly usage: UsageTotals;
+  readonly perTarget: Readonly<Record<string, TargetState>>;
+  readonly contextSnapshots: Table<ContextSnapshotItem>;
+  readonly contextEpochs: Readonly<Record<string, ContextEpoch>>;
+  readonly attempts: Table<AttemptItem>;
+  readonly attemptAnomalies: readonly AttemptAnomaly[];
+  /** In seq order; one per turn (first wins). */
+  readonly turnSummaries: readonly TurnSummaryEntry[];
+  /** turnId → index in `turnSummaries`. */
+  readonly summaryIndex: Table<number>;
+}
+
+export const ZERO_USAGE: UsageTotals = {
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  reasoningTokens: 0,
+  isEstimated: false,
+};
+
+export function initialState(batonSessionId?: string): ProjectionState {
+  return {
+    batonSessionId: batonSessionId ?? null,
+    lastSeq: 0,
+    runState: "idle",
+    activeTurns: {},
+    turnData: emptyTable(),
+    stopReasons: emptyTable(),
+    timeline: emptyList(),
+    messages: emptyTable(),
+    toolCalls: emptyTable(),
+    plans: emptyTable(),
+    proposedPlans: emptyTable(),
+    tasks: emptyTable(),
+    interactions: emptyTable(),
+    pendingInteractionIds: [],
+    approvalReviews: emptyTable(),
+    errors: emptyTable(),
+    notices: emptyTable(),
+    lastError: null,
+    usage: ZERO_USAGE,
+    perTarget: {},
+    contextSnapshots: emptyTable(),
+    contextEpochs: {},
+    attempts: emptyTable(),
+    attemptAnomalies: [],
+    turnSummaries: [],
+    summaryIndex: emptyTable(),
+  };
+}

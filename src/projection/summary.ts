@@ -1,0 +1,89 @@
+/**
+ * Turn summaries (EV-09). `buildTurnSummary` builds the `_baton_turn_summary` payload from the in-memory
+ * per-turn data (O(turn), no ledger re-read); reducing a summary appends it once per turn (first wins)
+ * and drops that turn's per-turn data.
+ */
+import { textOf } from "../event/content.ts";
+import type { EventOf } from "../event/envelope.ts";
+import type { TurnSummaryPayload } from "../event/kinds.ts";
+import { displayUserText } from "./display-text.ts";
+import type { ProjectionState, TurnSummaryEntry, UsageTotals } from "./state.ts";
+import { tableDelete, tableGet, tableHas, tableSet } from "./table.ts";
+
+type SummaryUsage = NonNullable<TurnSummaryPayload["usage"]>;
+type SummaryToolCall = TurnSummaryPayload["toolCalls"][number];
+
+function summaryUsage(usage: UsageTotals): SummaryUsage | undefined {
+  if (usage.inputTokens === 0 && usage.outputTokens === 0) return undefined;
+  const out: { -readonly [K in keyof SummaryUsage]: SummaryUsage[K] } = {
+    inputTokens: usage.inputTokens,
+    outputTokens: usage.outputTokens,
+  };
+  if (usage.cacheReadTokens !== 0) out.cacheReadTokens = usage.cacheReadTokens;
+  if (usage.cacheWriteTokens !== 0) out.cacheWriteTokens = usage.cacheWriteTokens;
+  if (usage.reasoningTokens !== 0) out.reasoningTokens = usage.reasoningTokens;
+  if (usage.isEstimated) out.isEstimated = true;
+  return out;
+}
+
+/**
+ * The summary payload for `turnId` from the projection alone. `stopReason` falls back to the one its
+ * idle recorded. Usage is included only when input or output tokens are non-zero.
+ */
+export function buildTurnSummary(
+  state: ProjectionState,
+  turnId: string,
+  stopReason: string | null | undefined,
+  endedAt: string | null | undefined,
+): TurnSummaryPayload {
+  const summary: { -readonly [K in keyof TurnSummaryPayload]: TurnSummaryPayload[K] } = { turnId, toolCalls: [] };
+  const data = tableGet(state.turnData, turnId);
+  const reason = stopReason ?? tableGet(state.stopReasons, turnId) ?? null;
+  if (data?.role) summary.role = data.role;
+  if (reason !== null) summary.stopReason = reason;
+  if (data !== undefined) {
+    const userMessage = data.userMessageId === null ? undefined : tableGet(state.messages, data.userMessageId);
+    const userText = userMessage === undefined ? "" : displayUserText(userMessage.content).trim();
+    if (userText !== "") summary.userText = userText;
+    const parts: string[] = [];
+    for (const id of data.agentMessageIds) {
+      const text = textOf(tableGet(state.messages, id)?.content).trim();
+      if (text !== "") parts.push(text);
+    }
+    if (parts.length > 0) summary.agentText = parts.join("\n\n");
+    const toolCalls: SummaryToolCall[] = [];
+    for (const id of data.toolCallIds) {
+      const tool = tableGet(state.toolCalls, id);
+      if (tool === undefined) continue;
+      toolCalls.push({ toolCallId: tool.toolCallId, title: tool.title ?? "", kind: tool.kind ?? "other", status: tool.status });
+    }
+    summary.toolCalls = toolCalls;
+    const usage = summaryUsage(data.usage);
+    if (usage !== undefined) summary.usage = usage;
+    if (data.startedAt !== null) summary.startedAt = data.startedAt;
+  }
+  if (endedAt !== null && endedAt !== undefined) summary.endedAt = endedAt;
+  return summary;
+}
+
+/** Copies the payload without `undefined` values so the entry stays plain JSON. */
+function entryOf(event: EventOf<"_baton_turn_summary">, harnessTargetId: string | null): TurnSummaryEntry {
+  const entry: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(event.payload)) if (value !== undefined) entry[key] = value;
+  entry["seq"] = event.seq;
+  entry["harnessTargetId"] = harnessTargetId;
+  return entry as TurnSummaryEntry;
+}
+
+export function reduceTurnSummary(state: ProjectionState, event: EventOf<"_baton_turn_summary">): ProjectionState {
+  const turnId = event.payload.turnId;
+  if (tableHas(state.summaryIndex, turnId)) return state;
+  const data = tableGet(state.turnData, turnId);
+  const entry = entryOf(event, event.harnessTargetId ?? data?.harnessTargetId ?? null);
+  return {
+    ...state,
+    turnSummaries: [...state.turnSummaries, entry],
+    summaryIndex: tableSet(state.summaryIndex, turnId, state.turnSummaries.length),
+    turnData: tableDelete(state.turnData, turnId),
+  };
+}

@@ -1,0 +1,443 @@
+/**
+ * Given/when/then for every event kind of the registry: the `CASES` table is typed over `EventKind`, so a
+ * new kind does not compile until it has at least one reduce case here.
+ */
+import { describe, expect, test } from "bun:test";
+import type { AnyEvent, EventOf } from "../../src/event/envelope.ts";
+import type { EventKind } from "../../src/event/kinds.ts";
+import {
+  initialState,
+  listToArray,
+  reduce,
+  replay,
+  tableGet,
+  type ProjectionState,
+} from "../../src/projection/index.ts";
+import { createEventFactory, textBlock, type EventFactory } from "../support/events.ts";
+
+interface Case<K extends EventKind> {
+  readonly name: string;
+  readonly given?: (f: EventFactory) => AnyEvent[];
+  readonly when: (f: EventFactory) => EventOf<K>;
+  readonly then: (after: ProjectionState, before: ProjectionState) => void;
+}
+
+type CaseTable = { readonly [K in EventKind]: readonly Case<K>[] };
+
+const running = (f: EventFactory, turn = "t_1", target = "codex") =>
+  f.make("state_update", { state: "running" }, { turn, target, source: "baton" });
+const timelineOf = (s: ProjectionState) => listToArray(s.timeline);
+
+const CASES: CaseTable = {
+  state_update: [
+    {
+      name: "running opens a driven turn with startedAt and target from the first running",
+      when: (f) => running(f, "t_1", "codex"),
+      then: (s) => {
+        expect(s.activeTurns["t_1"]).toMatchObject({ role: "driven", state: "running", harnessTargetId: "codex" });
+        expect(s.activeTurns["t_1"]?.startedAt).toBe("2025-01-01T12:00:00.000Z");
+        expect(s.runState).toBe("running");
+      },
+    },
+    {
+      name: "idle with turnId removes that turn and records its stopReason",
+      given: (f) => [running(f)],
+      when: (f) => f.make("state_update", { state: "idle", stopReason: "end_turn" }, { turn: "t_1", target: "codex" }),
+      then: (s) => {
+        expect(s.activeTurns).toEqual({});
+        expect(tableGet(s.stopReasons, "t_1")).toBe("end_turn");
+        expect(s.runState).toBe("idle");
+      },
+    },
+  ],
+  user_message: [
+    {
+      name: "upserts a user message, stored as given, on the timeline",
+      when: (f) =>
+        f.make("user_message", { messageId: "m_1", content: [textBlock("hi")], delivery: "prompt" }, { turn: "t_1", source: "user" }),
+      then: (s) => {
+        expect(tableGet(s.messages, "m_1")).toMatchObject({ role: "user", status: "completed", delivery: "prompt", turnId: "t_1" });
+        expect(tableGet(s.messages, "m_1")?.content).toEqual([textBlock("hi")]);
+        expect(timelineOf(s)).toEqual([{ type: "message", id: "m_1" }]);
+      },
+    },
+  ],
+  user_message_chunk: [
+    {
+      name: "appends to a user message being echoed",
+      given: (f) => [f.make("user_message_chunk", { messageId: "m_1", content: textBlock("he") }, { target: "claude" })],
+      when: (f) => f.make("user_message_chunk", { messageId: "m_1", content: textBlock("llo") }, { target: "claude" }),
+      then: (s) => expect(tableGet(s.messages, "m_1")?.content).toEqual([textBlock("hello")]),
+    },
+  ],
+  agent_message_chunk: [
+    {
+      name: "appends, merging adjacent text, and marks the message in progress",
+      given: (f) => [f.make("agent_message_chunk", { messageId: "m_a", content: textBlock("Hel") }, { turn: "t_1", target: "codex" })],
+      when: (f) => f.make("agent_message_chunk", { messageId: "m_a", content: textBlock("lo") }, { turn: "t_1", target: "codex" }),
+      then: (s) => {
+        expect(tableGet(s.messages, "m_a")).toMatchObject({ role: "agent", status: "in_progress" });
+        expect(tableGet(s.messages, "m_a")?.content).toEqual([textBlock("Hello")]);
+      },
+    },
+  ],
+  agent_thought_chunk: [
+    {
+      name: "creates a thought in progress",
+      when: (f) => f.make("agent_thought_chunk", { messageId: "m_t", content: textBlock("hmm") }, { turn: "t_1", target: "codex" }),
+      then: (s) => expect(tableGet(s.messages, "m_t")).toMatchObject({ role: "thought", status: "in_progress" }),
+    },
+  ],
+  agent_message: [
+    {
+      name: "a full message replaces the accumulated chunks and marks it completed (EV-05)",
+      given: (f) => [
+        f.make("agent_message_chunk", { messageId: "m_a", content: textBlock("Hel") }, { target: "codex" }),
+        f.make("agent_message_chunk", { messageId: "m_a", content: textBlock("lo wrld") }, { target: "codex" }),
+      ],
+      when: (f) => f.make("agent_message", { messageId: "m_a", content: [textBlock("Hello world")] }, { target: "codex" }),
+      then: (s) => {
+        expect(tableGet(s.messages, "m_a")?.content).toEqual([textBlock("Hello world")]);
+        expect(tableGet(s.messages, "m_a")?.status).toBe("completed");
+      },
+    },
+    {
+      name: "without content keeps the accumulated content and completes it",
+      given: (f) => [f.make("agent_message_chunk", { messageId: "m_a", content: textBlock("kept") }, { target: "codex" })],
+      when: (f) => f.make("agent_message", { messageId: "m_a" }, { target: "codex" }),
+      then: (s) => expect(tableGet(s.messages, "m_a")).toMatchObject({ content: [textBlock("kept")], status: "completed" }),
+    },
+  ],
+  agent_thought: [
+    {
+      name: "replaces a thought and marks it completed",
+      given: (f) => [f.make("agent_thought_chunk", { messageId: "m_t", content: textBlock("x") }, { target: "codex" })],
+      when: (f) => f.make("agent_thought", { messageId: "m_t", content: [textBlock("**Plan** think")] }, { target: "codex" }),
+      then: (s) => expect(tableGet(s.messages, "m_t")).toMatchObject({ role: "thought", status: "completed", content: [textBlock("**Plan** think")] }),
+    },
+  ],
+  tool_call_update: [
+    {
+      name: "omitted = unchanged, null = cleared, value = replaced, null status ignored",
+      given: (f) => [
+        f.make(
+          "tool_call_update",
+          { toolCallId: "call_1", title: "ls", kind: "execute", status: "in_progress", locations: [{ path: "/a" }] },
+          { turn: "t_1", target: "codex" },
+        ),
+      ],
+      when: (f) => f.make("tool_call_update", { toolCallId: "call_1", title: null, status: null, rawOutput: { code: 0 } }, { target: "codex" }),
+      then: (s) =>
+        expect(tableGet(s.toolCalls, "call_1")).toMatchObject({
+          title: null,
+          kind: "execute",
+          status: "in_progress",
+          locations: [{ path: "/a" }],
+          rawOutput: { code: 0 },
+        }),
+    },
+  ],
+  tool_call_content_chunk: [
+    {
+      name: "appends streamed output to the tool's content",
+      given: (f) => [f.make("tool_call_update", { toolCallId: "call_1", status: "in_progress", content: [textBlock("a\n")] }, { target: "codex" })],
+      when: (f) => f.make("tool_call_content_chunk", { toolCallId: "call_1", content: textBlock("b\n") }, { target: "codex" }),
+      then: (s) => expect(tableGet(s.toolCalls, "call_1")?.content).toEqual([textBlock("a\nb\n")]),
+    },
+  ],
+  plan_update: [
+    {
+      name: "replaces entries and becomes the target's last plan",
+      given: (f) => [f.make("plan_update", { planId: "pl_1", entries: [{ content: "a", status: "pending" }] }, { target: "codex" })],
+      when: (f) => f.make("plan_update", { planId: "pl_1", entries: [{ content: "a", status: "completed" }] }, { target: "codex" }),
+      then: (s) => {
+        expect(tableGet(s.plans, "pl_1")?.entries).toEqual([{ content: "a", status: "completed" }]);
+        expect(s.perTarget["codex"]?.lastPlanId).toBe("pl_1");
+        expect(timelineOf(s)).toEqual([{ type: "plan", id: "pl_1" }]);
+      },
+    },
+  ],
+  proposed_plan: [
+    {
+      name: "first write wins",
+      given: (f) => [f.make("proposed_plan", { planId: "pl_p", content: "first" }, { target: "claude" })],
+      when: (f) => f.make("proposed_plan", { planId: "pl_p", content: "second" }, { target: "claude" }),
+      then: (after, before) => {
+        expect(after).toBe(before);
+        expect(tableGet(after.proposedPlans, "pl_p")?.content).toBe("first");
+      },
+    },
+  ],
+  proposed_plan_implementation_started: [
+    {
+      name: "links once",
+      given: (f) => [
+        f.make("proposed_plan", { planId: "pl_p", content: "do it" }, { target: "claude" }),
+        f.make("proposed_plan_implementation_started", { planId: "pl_p", implementationTurnId: "t_2" }),
+      ],
+      when: (f) => f.make("proposed_plan_implementation_started", { planId: "pl_p", implementationTurnId: "t_3" }),
+      then: (after, before) => {
+        expect(after).toBe(before);
+        expect(tableGet(after.proposedPlans, "pl_p")?.implementationTurnId).toBe("t_2");
+      },
+    },
+  ],
+  task_update: [
+    {
+      name: "defined fields upsert, absent fields keep their value",
+      given: (f) => [f.make("task_update", { taskId: "task_1", status: "in_progress", title: "Explore", lastToolName: "Read" })],
+      when: (f) => f.make("task_update", { taskId: "task_1", status: "completed", summary: "done" }),
+      then: (s) =>
+        expect(tableGet(s.tasks, "task_1")).toMatchObject({ status: "completed", title: "Explore", lastToolName: "Read", summary: "done" }),
+    },
+  ],
+  "interaction.opened": [
+    {
+      name: "pending, flips its turn and the session to requires_action",
+      given: (f) => [running(f)],
+      when: (f) =>
+        f.make(
+          "interaction.opened",
+          {
+            interactionId: "ix_1",
+            requester: { type: "harness", harnessTargetId: "codex" },
+            draft: { type: "permission", title: "Run ls", options: [] },
+          },
+          { turn: "t_1", target: "codex" },
+        ),
+      then: (s) => {
+        expect(tableGet(s.interactions, "ix_1")?.status).toBe("pending");
+        expect(s.pendingInteractionIds).toEqual(["ix_1"]);
+        expect(s.activeTurns["t_1"]?.state).toBe("requires_action");
+        expect(s.runState).toBe("requires_action");
+      },
+    },
+  ],
+  "interaction.resolved": [
+    {
+      name: "resolving the last pending interaction returns the turn to running",
+      given: (f) => [
+        running(f),
+        f.make(
+          "interaction.opened",
+          { interactionId: "ix_1", requester: { type: "baton" }, draft: { type: "permission", title: "x", options: [] } },
+          { turn: "t_1" },
+        ),
+      ],
+      when: (f) => f.make("interaction.resolved", { interactionId: "ix_1", resolution: { outcome: "selected", optionId: "allow" } }, { source: "user" }),
+      then: (s) => {
+        expect(tableGet(s.interactions, "ix_1")).toMatchObject({ status: "resolved", resolution: { outcome: "selected", optionId: "allow" } });
+        expect(s.pendingInteractionIds).toEqual([]);
+        expect(s.activeTurns["t_1"]?.state).toBe("running");
+        expect(s.runState).toBe("running");
+      },
+    },
+  ],
+  approval_review_update: [
+    {
+      name: "keyed by reviewId, a timeline item, never requires action",
+      given: (f) => [running(f)],
+      when: (f) =>
+        f.make("approval_review_update", { reviewId: "arv_1", decision: "approved", riskLevel: "low", toolCallId: "call_1" }, { turn: "t_1", target: "codex" }),
+      then: (s) => {
+        expect(tableGet(s.approvalReviews, "arv_1")).toMatchObject({ decision: "approved", riskLevel: "low", toolCallId: "call_1" });
+        expect(timelineOf(s)).toEqual([{ type: "approval_review", id: "arv_1" }]);
+        expect(s.runState).toBe("running");
+      },
+    },
+  ],
+  usage_update: [
+    {
+      name: "accumulates deltas (two of 10 make 20)",
+      given: (f) => [f.make("usage_update", { inputTokens: 10, outputTokens: 1 }, { target: "codex" })],
+      when: (f) => f.make("usage_update", { inputTokens: 10, outputTokens: 2 }, { target: "codex" }),
+      then: (s) => expect(s.usage).toMatchObject({ inputTokens: 20, outputTokens: 3 }),
+    },
+  ],
+  context_usage_update: [
+    {
+      name: "replaces the target's snapshot (only the latest remains)",
+      given: (f) => [f.make("context_usage_update", { model: "gpt", contextUsed: 10, contextSize: 100 }, { target: "codex" })],
+      when: (f) => f.make("context_usage_update", { contextUsed: 20 }, { target: "codex" }),
+      then: (s) => expect(s.perTarget["codex"]?.contextUsage).toEqual({ contextUsed: 20 }),
+    },
+  ],
+  available_commands_update: [
+    {
+      name: "replaces the target's command list",
+      given: (f) => [f.make("available_commands_update", { commands: [{ name: "a" }, { name: "b" }] }, { target: "claude" })],
+      when: (f) => f.make("available_commands_update", { commands: [{ name: "c" }] }, { target: "claude" }),
+      then: (s) => expect(s.perTarget["claude"]?.commands).toEqual([{ name: "c" }]),
+    },
+  ],
+  config_option_update: [
+    {
+      name: "replaces the target's config snapshot",
+      when: (f) =>
+        f.make("config_option_update", { options: [{ id: "model", name: "Model", type: "select", value: "gpt-5" }] }, { target: "codex" }),
+      then: (s) => expect(s.perTarget["codex"]?.configOptions).toEqual([{ id: "model", name: "Model", type: "select", value: "gpt-5" }]),
+    },
+  ],
+  _baton_error_update: [
+    {
+      name: "appends an error item err_<seq>, on the timeline, and sets lastError",
+      when: (f) => f.make("_baton_error_update", { message: "boom", code: "harness_dead", retryable: false }, { turn: "t_1" }),
+      then: (s) => {
+        expect(tableGet(s.errors, "err_1")).toMatchObject({ message: "boom", code: "harness_dead", retryable: false, willRetry: null });
+        expect(s.lastError?.id).toBe("err_1");
+        expect(timelineOf(s)).toEqual([{ type: "error", id: "err_1" }]);
+      },
+    },
+  ],
+  _baton_notice: [
+    {
+      name: "appends a notice n_<seq> on the timeline",
+      given: (f) => [running(f)],
+      when: (f) => f.make("_baton_notice", { level: "warning", title: "Approval bypassed by harness-side policy" }, { turn: "t_1" }),
+      then: (s) => {
+        expect(tableGet(s.notices, "n_2")).toMatchObject({ level: "warning", title: "Approval bypassed by harness-side policy", detail: null });
+        expect(timelineOf(s)).toEqual([{ type: "notice", id: "n_2" }]);
+      },
+    },
+  ],
+  _baton_run_status: [
+    {
+      name: "sets the turn's phase",
+      given: (f) => [running(f)],
+      when: (f) => f.make("_baton_run_status", { phase: "starting", title: "Starting codex…" }, { turn: "t_1" }),
+      then: (s) => expect(s.activeTurns["t_1"]).toMatchObject({ phase: "starting", phaseTitle: "Starting codex…" }),
+    },
+    {
+      name: "null clears the phase",
+      given: (f) => [running(f), f.make("_baton_run_status", { phase: "starting", title: "Starting codex…" }, { turn: "t_1" })],
+      when: (f) => f.make("_baton_run_status", { phase: null }, { turn: "t_1" }),
+      then: (s) => expect(s.activeTurns["t_1"]).toMatchObject({ phase: null, phaseTitle: null }),
+    },
+    {
+      name: "dropped when the turn is not active",
+      when: (f) => f.make("_baton_run_status", { phase: "starting" }, { turn: "t_9" }),
+      then: (after, before) => expect(after).toBe(before),
+    },
+  ],
+  _baton_stall_notice: [
+    {
+      name: "becomes a warning notice on the timeline",
+      given: (f) => [running(f)],
+      when: (f) => f.make("_baton_stall_notice", { silentMs: 120_000, level: "L1" }, { turn: "t_1", target: "codex" }),
+      then: (s) => {
+        expect(tableGet(s.notices, "n_2")).toMatchObject({ level: "warning", title: "No output for 120s", stall: { silentMs: 120_000, level: "L1", verdict: null } });
+        expect(timelineOf(s)).toEqual([{ type: "notice", id: "n_2" }]);
+      },
+    },
+  ],
+  _baton_context_snapshot: [
+    {
+      name: "records the snapshot (not its text) and does not advance anything",
+      when: (f) =>
+        f.make(
+          "_baton_context_snapshot",
+          { snapshotId: "ctx_1", source: { kind: "session_history", owner: "bs_1", key: "history" }, afterSeq: 0, throughSeq: 7, text: "<baton-sync>…</baton-sync>" },
+          { target: "claude" },
+        ),
+      then: (s) => {
+        expect(tableGet(s.contextSnapshots, "ctx_1")).toMatchObject({ targetId: "claude", throughSeq: 7, receipt: null });
+        expect(s.contextEpochs).toEqual({});
+        expect(timelineOf(s)).toEqual([]);
+      },
+    },
+  ],
+  _baton_context_delivery_receipt: [
+    {
+      name: "advances the target's epoch to the snapshot's throughSeq",
+      given: (f) => [
+        f.make(
+          "_baton_context_snapshot",
+          { snapshotId: "ctx_1", source: { kind: "session_history", owner: "bs_1", key: "history" }, afterSeq: 0, throughSeq: 7, text: "x" },
+          { target: "claude" },
+        ),
+      ],
+      when: (f) =>
+        f.make("_baton_context_delivery_receipt", { snapshotId: "ctx_1", contextEpochId: "ctxe_1", transport: "prompt_prepend", accepted: true }, { target: "claude" }),
+      then: (s) => {
+        expect(s.contextEpochs["ctxe_1"]).toMatchObject({ throughSeq: 7, targetId: "claude", lastSnapshotId: "ctx_1" });
+        expect(s.perTarget["claude"]?.contextEpochId).toBe("ctxe_1");
+        expect(tableGet(s.contextSnapshots, "ctx_1")?.receipt).toMatchObject({ contextEpochId: "ctxe_1", transport: "prompt_prepend" });
+      },
+    },
+  ],
+  _baton_delivery_attempt_update: [
+    {
+      name: "prepared records the attempt with its input and launch snapshot",
+      when: (f) =>
+        f.make(
+          "_baton_delivery_attempt_update",
+          {
+            attemptId: "att_1",
+            phase: "prepared",
+            inputId: "m_1",
+            launchSnapshot: { harnessTargetId: "codex", harness: "codex", harnessSessionKey: "k", cwd: "/w" },
+          },
+          { turn: "t_1", target: "codex" },
+        ),
+      then: (s) => expect(tableGet(s.attempts, "att_1")).toMatchObject({ phase: "prepared", inputId: "m_1", accepted: false, turnId: "t_1" }),
+    },
+  ],
+  _baton_turn_summary: [
+    {
+      name: "appends one summary per turn and drops that turn's per-turn data",
+      given: (f) => [
+        f.make("user_message", { messageId: "m_1", content: [textBlock("hi")] }, { turn: "t_1", source: "user" }),
+        running(f),
+        f.make("state_update", { state: "idle", stopReason: "end_turn" }, { turn: "t_1", target: "codex" }),
+      ],
+      when: (f) => f.make("_baton_turn_summary", { turnId: "t_1", stopReason: "end_turn", userText: "hi", toolCalls: [] }, { target: "codex" }),
+      then: (s, before) => {
+        expect(tableGet(before.turnData, "t_1")).toBeDefined();
+        expect(s.turnSummaries).toEqual([{ turnId: "t_1", stopReason: "end_turn", userText: "hi", toolCalls: [], seq: 4, harnessTargetId: "codex" }]);
+        expect(tableGet(s.turnData, "t_1")).toBeUndefined();
+      },
+    },
+  ],
+};
+
+describe("reduce: one given/when/then table per event kind", () => {
+  for (const [kind, cases] of Object.entries(CASES) as [EventKind, readonly Case<EventKind>[]][]) {
+    describe(kind, () => {
+      for (const c of cases) {
+        test(c.name, () => {
+          const f = createEventFactory();
+          const before = replay(c.given?.(f) ?? [], initialState(f.sessionId));
+          const event = c.when(f);
+          expect(event.kind).toBe(kind);
+          c.then(reduce(before, event), before);
+        });
+      }
+    });
+  }
+});
+
+describe("reduce: forward compatibility and re-delivery", () => {
+  test("an unknown kind returns the same state object (EV-08)", () => {
+    const f = createEventFactory();
+    const state = replay([running(f)]);
+    expect(reduce(state, f.any("future_kind_v9", { anything: 1 }, { turn: "t_1" }))).toBe(state);
+  });
+
+  test("an event at or below lastSeq was already folded in and changes nothing", () => {
+    const f = createEventFactory();
+    const chunk = f.make("agent_message_chunk", { messageId: "m_a", content: textBlock("x") }, { target: "codex" });
+    const state = reduce(initialState(), chunk);
+    expect(reduce(state, chunk)).toBe(state);
+    expect(tableGet(state.messages, "m_a")?.content).toEqual([textBlock("x")]);
+  });
+
+  test("lastSeq follows changes and the session id comes from the first event's scope", () => {
+    const f = createEventFactory({ sessionId: "bs_X" });
+    const s1 = reduce(initialState(), running(f));
+    expect(s1.lastSeq).toBe(1);
+    expect(s1.batonSessionId).toBe("bs_X");
+    const s2 = reduce(s1, f.make("_baton_run_status", { phase: "x" }, { turn: "t_other" }));
+    expect(s2).toBe(s1);
+    expect(s2.lastSeq).toBe(1);
+  });
+});
