@@ -1,0 +1,139 @@
+/** The Claude Code adapter (inventory §2.12): one ClaudeSession per handle; capabilities compact, config, textgen. */
+import { query as sdkQuery, type ModelInfo, type SettingSource } from "@anthropic-ai/claude-agent-sdk";
+import {
+  SUPPORTED,
+  supportedPromptBlocks,
+  type Capabilities,
+  type Compactable,
+  type Configurable,
+  type SessionConfigOption,
+  type TextGenerating,
+  type TextGenRequest,
+} from "../capabilities.ts";
+import { unsupportedBlocks, type BindingSink, type EventSink, type HarnessAdapter, type HarnessHandle, type HarnessOpenOptions, type PromptInput, type SendTurnResult } from "../contract.ts";
+import type { HandleId, TurnId } from "../../shared/ids.ts";
+import { silentLogger, type Logger } from "../../shared/log.ts";
+import { BatonError } from "../../shared/errors.ts";
+import { buildConfigOptions, isEffort, toBatonMode, type ClaudeConfigState } from "./config.ts";
+import { resolveClaudeExecutable } from "./executable.ts";
+import { ClaudeSession, type ClaudeTrace } from "./session.ts";
+import { generateStructured } from "./textgen.ts";
+
+export interface ClaudeAdapterOptions {
+  /** The target's settings: `executable`, `settingSources` (default user, project, local). */
+  readonly settings?: Readonly<Record<string, unknown>>;
+  /** Environment for work without a session (textgen); sessions use HarnessOpenOptions.env. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly log?: Logger;
+  /** Raw SDK traffic: "in" = SDK messages, "out" = pushed user messages and control calls. */
+  readonly trace?: ClaudeTrace;
+  /** The SDK's query(), replaceable for tests. */
+  readonly queryFn?: typeof sdkQuery;
+}
+
+const ALL_SETTING_SOURCES: SettingSource[] = ["user", "project", "local"];
+
+function settingSourcesOf(value: unknown): SettingSource[] {
+  if (!Array.isArray(value)) return ALL_SETTING_SOURCES;
+  return value.filter((v): v is SettingSource => v === "user" || v === "project" || v === "local");
+}
+
+export class ClaudeAdapter implements HarnessAdapter, Compactable, Configurable, TextGenerating {
+  readonly capabilities: Capabilities = {
+    compact: SUPPORTED,
+    config: SUPPORTED,
+    textgen: SUPPORTED,
+    interactions: { permission: SUPPORTED, question: SUPPORTED },
+  };
+  private readonly sessions = new Map<HandleId, ClaudeSession>();
+  private readonly settings: Readonly<Record<string, unknown>>;
+  private readonly queryFn: typeof sdkQuery;
+  private readonly log: Logger;
+  private readonly defaults: ClaudeConfigState = { mode: "default" };
+  private models: ModelInfo[] | undefined;
+
+  constructor(private readonly options: ClaudeAdapterOptions = {}) {
+    this.settings = options.settings ?? {};
+    this.queryFn = options.queryFn ?? sdkQuery;
+    this.log = options.log ?? silentLogger;
+  }
+
+  async open(options: HarnessOpenOptions, sink: EventSink, binding: BindingSink): Promise<HarnessHandle> {
+    const executable = resolveClaudeExecutable(this.settings, options.env);
+    if (!executable.ok) throw new BatonError("harness_missing", "Claude Code executable not found", { hint: executable.hint });
+    const handle: HarnessHandle = { id: options.ids.mint("handle") };
+    const withDefaults: HarnessOpenOptions = {
+      ...options,
+      ...(options.model === undefined && this.defaults.model !== undefined ? { model: this.defaults.model } : {}),
+      ...(options.effort === undefined && this.defaults.effort !== undefined ? { effort: this.defaults.effort } : {}),
+      ...(options.mode === undefined ? { mode: this.defaults.mode } : {}),
+    };
+    const session = new ClaudeSession({
+      handle,
+      open: withDefaults,
+      sink,
+      binding,
+      settings: { executable: executable.path, settingSources: settingSourcesOf(this.settings["settingSources"]) },
+      queryFn: this.queryFn,
+      trace: this.options.trace,
+      onInitialization: (init) => {
+        if (init.models.length > 0) this.models = init.models;
+      },
+    });
+    this.sessions.set(handle.id, session);
+    return handle;
+  }
+
+  private session(handle: HarnessHandle): ClaudeSession {
+    const session = this.sessions.get(handle.id);
+    if (!session) throw new BatonError("contract_violation", `unknown Claude handle ${handle.id}`);
+    return session;
+  }
+
+  async sendTurn(handle: HarnessHandle, input: PromptInput): Promise<SendTurnResult> {
+    const session = this.session(handle);
+    const unsupported = unsupportedBlocks(input.blocks, supportedPromptBlocks(this.capabilities));
+    if (unsupported.length > 0) {
+      throw new BatonError("prompt_unsupported", `Claude does not accept ${unsupported.join(", ")} prompt blocks`);
+    }
+    const texts = input.blocks.flatMap((block) => (block.type === "text" ? [{ type: "text" as const, text: block.text }] : []));
+    const content = texts.length === 1 && texts[0] ? texts[0].text : texts;
+    return session.sendTurn(input, content);
+  }
+
+  async cancel(handle: HarnessHandle, turnId: TurnId): Promise<void> {
+    await this.sessions.get(handle.id)?.cancel(turnId);
+  }
+
+  async close(handle: HarnessHandle): Promise<void> {
+    const session = this.sessions.get(handle.id);
+    if (!session) return;
+    this.sessions.delete(handle.id);
+    await session.close();
+  }
+
+  async compactContext(handle: HarnessHandle, turnId: TurnId): Promise<SendTurnResult> {
+    return this.session(handle).compact(turnId);
+  }
+
+  async getConfig(handle: HarnessHandle | undefined): Promise<readonly SessionConfigOption[]> {
+    if (handle !== undefined) return this.session(handle).configOptions();
+    return buildConfigOptions(this.defaults, this.models, undefined);
+  }
+
+  async setConfig(handle: HarnessHandle | undefined, id: "model" | "effort" | "mode", value: string): Promise<void> {
+    if (handle !== undefined) return this.session(handle).setConfig(id, value);
+    if (id === "model") this.defaults.model = value === "default" ? undefined : value;
+    else if (id === "effort") {
+      if (value !== "default" && !isEffort(value)) throw new BatonError("usage", `unknown Claude effort '${value}'`);
+      this.defaults.effort = value === "default" ? undefined : value;
+    } else this.defaults.mode = toBatonMode(value);
+  }
+
+  async generateStructured(request: TextGenRequest): Promise<unknown> {
+    const env = this.options.env ?? {};
+    const executable = resolveClaudeExecutable(this.settings, env);
+    if (!executable.ok) throw new BatonError("harness_missing", "Claude Code executable not found", { hint: executable.hint });
+    return generateStructured(request, { env, executable: executable.path, queryFn: this.queryFn });
+  }
+}

@@ -1,0 +1,72 @@
+/** Claude's session config snapshot (CLA-09): model, effort and permission mode as SessionConfigOptions. */
+import type { EffortLevel, ModelInfo, PermissionMode } from "@anthropic-ai/claude-agent-sdk";
+import type { SessionConfigOption } from "../capabilities.ts";
+
+export interface ClaudeConfigState {
+  /** Explicit model override, undefined = Claude Code's default. */
+  model?: string | undefined;
+  effort?: EffortLevel | undefined;
+  mode: BatonClaudeMode;
+}
+
+/** The permission modes Baton offers (CLA-09); anything else Claude reports is shown as default. */
+export const CLAUDE_MODES = ["default", "plan"] as const;
+export type BatonClaudeMode = (typeof CLAUDE_MODES)[number];
+export const EFFORT_LEVELS: readonly EffortLevel[] = ["low", "medium", "high", "xhigh", "max"];
+type ModelChoice = Pick<ModelInfo, "value" | "displayName" | "description"> & { readonly supportedEffortLevels?: readonly string[] | undefined };
+
+export const FALLBACK_MODELS: readonly ModelChoice[] = [
+  { value: "default", displayName: "Default", description: "Claude Code's default model" },
+  { value: "sonnet", displayName: "Sonnet", description: "" },
+  { value: "opus", displayName: "Opus", description: "" },
+  { value: "haiku", displayName: "Haiku", description: "" },
+];
+
+export function isEffort(value: string): value is EffortLevel {
+  return (EFFORT_LEVELS as readonly string[]).includes(value);
+}
+
+export function toBatonMode(mode: PermissionMode | string | undefined): BatonClaudeMode {
+  return mode === "plan" ? "plan" : "default";
+}
+
+export function buildConfigOptions(
+  state: ClaudeConfigState,
+  models: readonly ModelChoice[] | undefined,
+  activeModel: string | undefined,
+): SessionConfigOption[] {
+  const list = models && models.length > 0 ? models : FALLBACK_MODELS;
+  const modelOptions = list.map((m) => ({ value: m.value, name: m.displayName, ...(m.description ? { description: m.description } : {}) }));
+  const selected = list.find((m) => m.value === (state.model ?? "default")) ?? list.find((m) => m.value === activeModel);
+  const supported: readonly string[] | undefined = selected?.supportedEffortLevels ?? undefined;
+  const efforts = EFFORT_LEVELS.filter((level) => supported === undefined || supported.includes(level));
+  return [
+    {
+      id: "model",
+      name: "Model",
+      type: "select",
+      category: "model",
+      value: state.model ?? "default",
+      options: modelOptions.some((o) => o.value === "default") ? modelOptions : [{ value: "default", name: "Default" }, ...modelOptions],
+    },
+    {
+      id: "effort",
+      name: "Effort",
+      type: "select",
+      category: "thought_level",
+      value: state.effort ?? "default",
+      options: [{ value: "default", name: "Default" }, ...efforts.map((level) => ({ value: level, name: level }))],
+    },
+    {
+      id: "mode",
+      name: "Mode",
+      type: "select",
+      category: "mode",
+      value: state.mode,
+      options: [
+        { value: "default", name: "Default", description: "Ask before edits and commands" },
+        { value: "plan", name: "Plan", description: "Plan first; Baton declines changes until the plan is approved" },
+      ],
+    },
+  ];
+}
