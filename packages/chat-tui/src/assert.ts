@@ -1,0 +1,4 @@
+/** Exhaustiveness guard for `switch` statements over closed unions. */
+export function assertNever(value: never): never {
+  throw new Error(`unexpected value: ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,26 @@
+import type { InteractionResponse } from "./types.ts";
+
+/** Everything the view reports upward. The caller decides what each intent means. */
+export type ChatIntent =
+  | { readonly type: "submit"; readonly text: string }
+  | { readonly type: "command"; readonly name: string; readonly args: string }
+  /** Esc with nothing else to close. */
+  | { readonly type: "cancel" }
+  | { readonly type: "cycleMode" }
+  | { readonly type: "exit" }
+  /** Ctrl+C cleared a non-empty draft. */
+  | { readonly type: "clearDraft" }
+  /** ↑ on an empty composer while inputs are queued: the latest queued input. */
+  | { readonly type: "recall"; readonly id: string }
+  | { readonly type: "resolveInteraction"; readonly id: string; readonly response: InteractionResponse }
+  | { readonly type: "pickerSelect"; readonly id: string; readonly itemId: string }
+  | { readonly type: "pickerCancel"; readonly id: string }
+  | { readonly type: "pickerQuery"; readonly id: string; readonly query: string }
+  /** Esc on the sidecar overlay. */
+  | { readonly type: "dismissSidecar" }
+  /** A `composer.draft` with mode "ifEmpty" arrived while the user had a draft. */
+  | { readonly type: "draftRejected"; readonly id: string };
+
+export type ChatIntentType = ChatIntent["type"];
+
+export type IntentHandler = (intent: ChatIntent) => void;

@@ -1,0 +1,17 @@
+import { createContext, useContext } from "react";
+
+/** Per-timeline display settings shared by all items (changes re-render items; items are memoised otherwise). */
+export interface TimelineView {
+  /** Ctrl+O: show clipped blocks in full. */
+  readonly expanded: boolean;
+  /** Columns available to item bodies. */
+  readonly width: number;
+  /** Visual rows of a clipped preview. */
+  readonly previewRows: number;
+}
+
+export const TimelineViewContext = createContext<TimelineView>({ expanded: false, width: 80, previewRows: 5 });
+
+export function useTimelineView(): TimelineView {
+  return useContext(TimelineViewContext);
+}

@@ -1,0 +1,97 @@
+import { memo, useMemo, useRef, useState, type ReactNode } from "react";
+import { TextAttributes, type ScrollBoxRenderable } from "@opentui/core";
+import { useTerminalDimensions } from "@opentui/react";
+import { useChat } from "../context.ts";
+import { isCtrl, isPlainKey, KeyLayer, useKeyLayer } from "../keys/key-layers.tsx";
+import type { TimelineHeader, TimelineItem } from "../types.ts";
+import { useChatState } from "../use-chat-state.ts";
+import { TimelineEntry } from "./timeline-item.tsx";
+import { TimelineViewContext, type TimelineView } from "./timeline-view.ts";
+
+export interface TimelineProps {
+  /** Items rendered at first; PageUp at the top loads this many more. */
+  readonly windowSize: number;
+}
+
+function Header(props: { readonly header: TimelineHeader }): ReactNode {
+  const { theme } = useChat();
+  return (
+    <box flexDirection="column" flexShrink={0} marginBottom={1}>
+      <text fg={theme.accent} attributes={TextAttributes.BOLD}>
+        {props.header.title}
+      </text>
+      {props.header.hint === undefined ? null : <text fg={theme.muted}>{props.header.hint}</text>}
+    </box>
+  );
+}
+
+/**
+ * The transcript: a sticky-bottom scrollbox over the last `windowSize` items (older ones are summarised by
+ * an "↑ N earlier items" marker). Ctrl+O toggles expansion of clipped blocks; PageUp/PageDown scroll.
+ */
+export const Timeline = memo(function Timeline(props: TimelineProps): ReactNode {
+  const { store, theme } = useChat();
+  const state = useChatState(store, "timeline");
+  const { width } = useTerminalDimensions();
+  const [expanded, setExpanded] = useState(false);
+  const [extra, setExtra] = useState(0);
+  const scroll = useRef<ScrollBoxRenderable>(null);
+
+  const showThoughts = state.showThoughts !== false;
+  const items = useMemo<readonly TimelineItem[]>(
+    () => (showThoughts ? state.items : state.items.filter((i) => i.kind !== "thought")),
+    [state.items, showThoughts],
+  );
+  const windowSize = props.windowSize + extra;
+  const visible = items.length > windowSize ? items.slice(items.length - windowSize) : items;
+  const earlier = items.length - visible.length;
+
+  const view = useMemo<TimelineView>(
+    () => ({ expanded, width: Math.max(10, width - 4), previewRows: 5 }),
+    [expanded, width],
+  );
+
+  useKeyLayer(KeyLayer.surface, (key) => {
+    if (isCtrl(key, "o")) {
+      setExpanded((e) => !e);
+      return "consume";
+    }
+    const box = scroll.current;
+    if (box === null) return "pass";
+    if (isPlainKey(key, "pageup")) {
+      if (box.scrollTop <= 0 && earlier > 0) setExtra((n) => n + props.windowSize);
+      else box.scrollBy(-1 / 2, "viewport");
+      return "consume";
+    }
+    if (isPlainKey(key, "pagedown")) {
+      box.scrollBy(1 / 2, "viewport");
+      return "consume";
+    }
+    return "pass";
+  });
+
+  return (
+    <TimelineViewContext.Provider value={view}>
+      <scrollbox
+        ref={scroll}
+        flexGrow={1}
+        flexShrink={1}
+        stickyScroll={true}
+        stickyStart="bottom"
+        viewportCulling={true}
+        paddingLeft={1}
+        paddingRight={1}
+      >
+        {state.header === undefined ? null : <Header header={state.header} />}
+        {earlier > 0 ? (
+          <text fg={theme.muted} attributes={TextAttributes.DIM} flexShrink={0}>
+            {`↑ ${earlier} earlier item${earlier === 1 ? "" : "s"} (PageUp to load more)`}
+          </text>
+        ) : null}
+        {visible.map((item, i) => (
+          <TimelineEntry key={item.id} item={item} first={i === 0 && earlier === 0} />
+        ))}
+      </scrollbox>
+    </TimelineViewContext.Provider>
+  );
+});
