@@ -54,6 +54,13 @@ test("Ctrl+J and Option+Enter insert a newline in a legacy terminal", async () =
   expect(mounted.intents).toEqual([]);
 });
 
+test("a bracketed multi-line paste stays in the draft", async () => {
+  mounted = await mountChat({ width: 60, height: 12 });
+  await mounted.keys((k) => k.pasteBracketedText("line one\nline two"));
+  expect(mounted.draft()).toBe("line one\nline two");
+  expect(mounted.intents).toEqual([]);
+});
+
 test("/ completion lists commands, Tab completes, Enter on an exact command emits command", async () => {
   mounted = await mountChat({ width: 60, height: 16 });
   await mounted.type("/");

@@ -83,6 +83,8 @@ test("while a card is open, typing goes to the card, never to the composer draft
   ]);
   await mounted.commit({ composer: {} });
   expect(mounted.draft()).toBe("draft");
+  await mounted.type("!");
+  expect(mounted.draft()).toBe("draft!");
 });
 
 const QUESTIONS: QuestionCard = {

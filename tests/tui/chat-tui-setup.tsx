@@ -11,6 +11,7 @@ import {
   type ChatStatePatch,
   type ChatStore,
   type ChatSurface,
+  type ChatTheme,
   type MentionQuery,
 } from "../../packages/chat-tui/src/index.ts";
 
@@ -51,6 +52,7 @@ export interface MountOptions {
   readonly clock?: TestClock;
   readonly kittyKeyboard?: boolean;
   readonly timelineWindow?: number;
+  readonly theme?: ChatTheme;
 }
 
 export interface Mounted {
@@ -87,6 +89,7 @@ export async function mountChat(options: MountOptions = {}): Promise<Mounted> {
       timelineWindow={options.timelineWindow ?? 100}
       onSurfaceRender={(s) => renders.push(s)}
       {...(options.onMentionQuery === undefined ? {} : { onMentionQuery: options.onMentionQuery })}
+      {...(options.theme === undefined ? {} : { theme: options.theme })}
     />,
     {
       width: options.width ?? 80,

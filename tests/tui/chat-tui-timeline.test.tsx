@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { rgbToHex } from "@opentui/core";
-import type { TimelineItem } from "../../packages/chat-tui/src/index.ts";
+import { createTheme, type TimelineItem } from "../../packages/chat-tui/src/index.ts";
 import { mountChat, tidy, type Mounted } from "./chat-tui-setup.tsx";
 
 let mounted: Mounted | undefined;
@@ -204,4 +204,29 @@ test("resize re-lays out every surface", async () => {
   expect(frame).toContain("cwd:/w");
   expect(frame).toContain("run the tests please");
   expect(frame).toMatchSnapshot();
+});
+
+test("author accents come from theme.authorColor", async () => {
+  const theme = createTheme({ authorColor: (key) => (key === "claude" ? "#d97757" : "#10a37f") });
+  mounted = await mountChat({
+    width: 60,
+    height: 12,
+    theme,
+    initial: {
+      timeline: {
+        items: [
+          { kind: "agent", id: "a1", author: "claude", authorKey: "claude", text: "from claude", format: "plain" },
+          { kind: "agent", id: "a2", author: "codex", authorKey: "codex", text: "from codex", format: "plain" },
+        ],
+      },
+    },
+  });
+  const colourOf = (needle: string): string | undefined => {
+    for (const line of mounted!.setup.captureSpans().lines) {
+      for (const span of line.spans) if (span.text.includes(needle)) return rgbToHex(span.fg);
+    }
+    return undefined;
+  };
+  expect(colourOf("claude")).toBe("#d97757");
+  expect(colourOf("codex")).toBe("#10a37f");
 });
