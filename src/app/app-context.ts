@@ -1,0 +1,60 @@
+/** Everything a command needs: BATON_HOME, the effective config, the store, the harness registry. */
+import os from "node:os";
+import path from "node:path";
+import { loadConfig, type LoadedConfig } from "../config/load.ts";
+import { DEFAULT_CONTROLLER_SETTINGS, type ControllerSettings } from "../controller/ports.ts";
+import { HarnessRegistry } from "../harness/registry.ts";
+import { createSessionStore, type SessionStore } from "../store/index.ts";
+import { systemClock, type Clock } from "../shared/clock.ts";
+import { createUlidSource, type IdSource } from "../shared/ids.ts";
+import type { CliIo } from "./io.ts";
+
+export interface AppContext {
+  readonly home: string;
+  readonly cwd: string;
+  readonly loaded: LoadedConfig;
+  readonly store: SessionStore;
+  readonly registry: HarnessRegistry;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly settings: ControllerSettings;
+  /** The environment handed to harness processes: the user's, unchanged. */
+  readonly childEnv: Readonly<Record<string, string>>;
+}
+
+export function batonHome(env: Readonly<Record<string, string | undefined>>, override?: string): string {
+  const chosen = override ?? env["BATON_HOME"];
+  if (chosen && chosen.length > 0) return path.resolve(chosen);
+  return path.join(env["HOME"] ?? os.homedir(), ".baton");
+}
+
+export function createAppContext(io: CliIo, options: { cwd?: string; home?: string } = {}): AppContext {
+  const home = batonHome(io.env, options.home);
+  const cwd = path.resolve(io.cwd, options.cwd ?? ".");
+  const loaded = loadConfig(home, io.env);
+  const config = loaded.config;
+  const registry = new HarnessRegistry(io.definitions, {
+    harnesses: config.harnesses as Record<string, Record<string, unknown>>,
+    targets: config.targets as Record<string, Record<string, unknown> & { harness: string }>,
+  });
+  const clock = systemClock;
+  const ids = createUlidSource(() => clock.now());
+  const childEnv: Record<string, string> = {};
+  for (const [key, value] of Object.entries(io.env)) if (value !== undefined) childEnv[key] = value;
+  return {
+    home,
+    cwd,
+    loaded,
+    store: createSessionStore({ home, clock, ids }),
+    registry,
+    clock,
+    ids,
+    settings: {
+      ...DEFAULT_CONTROLLER_SETTINGS,
+      mentionBudgetChars: config.mentionBudgetChars,
+      cancelGraceMs: config.cancelGraceSeconds * 1000,
+      stallNoticeMs: config.stallNoticeSeconds * 1000,
+    },
+    childEnv,
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * `baton doctor`: checks BATON_HOME, the config (and shows where each value came from), the harness
+ * executables, and every session's ledger. One line per problem with the file and what to do; exit 1
+ * if any problem was found. Warnings (e.g. a harness you may not use) do not fail it.
+ */
+import fs from "node:fs";
+import { formatProblem, loadConfig, type LoadedConfig } from "../../config/load.ts";
+import { HarnessRegistry } from "../../harness/registry.ts";
+import { createSessionStore, inspectLock, scanLedger } from "../../store/index.ts";
+import { BatonError, describeError } from "../../shared/errors.ts";
+import { systemClock } from "../../shared/clock.ts";
+import { createUlidSource } from "../../shared/ids.ts";
+import { batonHome } from "../app-context.ts";
+import type { CliIo } from "../io.ts";
+import { EXIT, parse, reportError } from "./shared.ts";
+
+interface Report {
+  problems: number;
+  warnings: number;
+}
+
+export async function runDoctor(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    parse(argv, {});
+  } catch (error) {
+    return reportError(io, error);
+  }
+  const report: Report = { problems: 0, warnings: 0 };
+  const ok = (text: string) => io.stdout.write(`  ok    ${text}\n`);
+  const warn = (text: string) => {
+    report.warnings++;
+    io.stdout.write(`  warn  ${text}\n`);
+  };
+  const problem = (text: string) => {
+    report.problems++;
+    io.stdout.write(`  FAIL  ${text}\n`);
+  };
+
+  const home = batonHome(io.env);
+  io.stdout.write(`Baton home: ${home}${io.env["BATON_HOME"] ? " (from BATON_HOME)" : " (default)"}\n`);
+  checkHome(home, { ok, warn, problem });
+
+  io.stdout.write("\nConfig:\n");
+  const loaded = checkConfig(home, io, { ok, warn, problem });
+
+  io.stdout.write("\nHarnesses:\n");
+  await checkHarnesses(io, loaded, { ok, warn, problem });
+
+  io.stdout.write("\nSessions:\n");
+  checkSessions(home, { ok, warn, problem });
+
+  io.stdout.write(`\n${report.problems} problem${report.problems === 1 ? "" : "s"}, ${report.warnings} warning${report.warnings === 1 ? "" : "s"}\n`);
+  return report.problems > 0 ? EXIT.failed : EXIT.ok;
+}
+
+interface Say {
+  ok(text: string): void;
+  warn(text: string): void;
+  problem(text: string): void;
+}
+
+function checkHome(home: string, say: Say): void {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(home);
+  } catch {
+    say.ok(`${home} does not exist yet; it is created on first use`);
+    return;
+  }
+  if (!stat.isDirectory()) return say.problem(`${home} is not a directory: move it away or set BATON_HOME to another directory`);
+  try {
+    fs.accessSync(home, fs.constants.W_OK | fs.constants.R_OK);
+  } catch {
+    return say.problem(`${home} is not readable and writable by you: fix its permissions (chmod 700 ${home})`);
+  }
+  if ((stat.mode & 0o077) !== 0) say.warn(`${home} is readable by others (mode ${(stat.mode & 0o777).toString(8)}): chmod 700 ${home}`);
+  else say.ok(`${home} is private and writable`);
+}
+
+function checkConfig(home: string, io: CliIo, say: Say): LoadedConfig | undefined {
+  let loaded: LoadedConfig;
+  try {
+    loaded = loadConfig(home, io.env);
+  } catch (error) {
+    for (const line of (error instanceof BatonError ? error.message : describeError(error)).split("\n")) say.problem(line);
+    say.problem("fix the value or remove the key to use its default (see README, Configuration)");
+    return undefined;
+  }
+  say.ok(loaded.exists ? `${loaded.path} parsed` : `${loaded.path} not present: defaults apply`);
+  for (const warning of loaded.warnings) say.warn(formatProblem(warning));
+  for (const [key, value] of Object.entries(loaded.config)) {
+    const origin = loaded.origins[key];
+    const from = origin?.kind === "file" ? `config.yaml:${origin.line}` : origin?.kind === "env" ? `env ${origin.name}` : "default";
+    io.stdout.write(`        ${key} = ${JSON.stringify(value)}  (${from})\n`);
+  }
+  return loaded;
+}
+
+async function checkHarnesses(io: CliIo, loaded: LoadedConfig | undefined, say: Say): Promise<void> {
+  let registry: HarnessRegistry;
+  try {
+    registry = new HarnessRegistry(io.definitions, {
+      harnesses: (loaded?.config.harnesses ?? {}) as Record<string, Record<string, unknown>>,
+      targets: (loaded?.config.targets ?? {}) as Record<string, Record<string, unknown> & { harness: string }>,
+    });
+  } catch (error) {
+    say.problem(describeError(error));
+    return;
+  }
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(io.env)) if (value !== undefined) env[key] = value;
+  for (const target of registry.listTargets()) {
+    const definition = registry.definitionOf(target);
+    try {
+      const found = await definition.probeExecutable(target, { ...env, ...target.env });
+      if (found.ok) say.ok(`${target.id}: ${found.argv.join(" ")}  (${found.source}${found.version ? `, ${found.version}` : ""})`);
+      else say.warn(`${target.id}: not found (searched ${found.searched.join(", ")}). ${found.hint}`);
+    } catch (error) {
+      say.warn(`${target.id}: could not check the executable: ${describeError(error)}`);
+    }
+  }
+}
+
+function checkSessions(home: string, say: Say): void {
+  const store = createSessionStore({ home, clock: systemClock, ids: createUlidSource() });
+  let listing;
+  try {
+    listing = store.listSessions({ all: true });
+  } catch (error) {
+    say.problem(`cannot list sessions: ${describeError(error)}`);
+    return;
+  }
+  for (const skipped of listing.problems) say.problem(`${skipped.path}: ${skipped.message} — the session is skipped; fix or move its meta.json`);
+  let clean = 0;
+  for (const ref of listing.sessions) {
+    const scan = scanLedger(ref.paths.ledger, ref.batonSessionId);
+    for (const found of scan.problems) {
+      const where = found.line === undefined ? scan.path : `${scan.path}:${found.line}`;
+      if (found.kind === "torn_tail") {
+        say.warn(`${where}: ${found.message} (repaired automatically on the next write; the fragment is kept beside the ledger)`);
+      } else {
+        say.problem(`${where}: ${found.message} — the session cannot be opened until this line is fixed or removed (back up the file first)`);
+      }
+    }
+    const lock = inspectLock(ref.paths.lock);
+    if (lock && !lock.alive) say.warn(`${ref.paths.lock}: stale lock from pid ${lock.owner.pid}; it is taken over on next open`);
+    if (scan.problems.length === 0) clean++;
+  }
+  say.ok(`${clean} of ${listing.sessions.length} session ledger${listing.sessions.length === 1 ? "" : "s"} clean`);
+}

@@ -1,0 +1,136 @@
+/**
+ * `baton exec`: one driven turn in a new or existing session, then exit. The interface scripts and CI
+ * depend on: exit 0 completed, 1 failed, 2 usage/config, 130 interrupted; `--json` prints every
+ * appended envelope exactly as stored.
+ */
+import type { InteractionPolicy } from "../../controller/interaction-broker.ts";
+import type { InteractionResolution } from "../../event/interaction-types.ts";
+import { setHarnessSession } from "../../controller/ports.ts";
+import { describeError } from "../../shared/errors.ts";
+import { createAppContext } from "../app-context.ts";
+import type { CliIo } from "../io.ts";
+import { openSession } from "../open-session.ts";
+import { StreamPrinter } from "../stream-printer.ts";
+import { EXIT, parse, reportError, sessionChoiceFrom, UsageError, type Parsed } from "./shared.ts";
+
+const OPTIONS = {
+  agent: { type: "string", short: "a" },
+  cwd: { type: "string" },
+  session: { type: "string", short: "s" },
+  continue: { type: "boolean", short: "c" },
+  approve: { type: "string" },
+  json: { type: "boolean" },
+  model: { type: "string" },
+  effort: { type: "string" },
+} as const;
+
+/** The non-interactive answer policy (`--approve deny|allow`). */
+export function approvalPolicy(mode: "deny" | "allow"): InteractionPolicy {
+  return (pending) => {
+    const draft = pending.draft;
+    if (draft.type === "permission") {
+      const wanted = mode === "allow" ? "allow" : "reject";
+      const option =
+        draft.options.find((o) => o.polarity === wanted && o.lifetime === "once") ?? draft.options.find((o) => o.polarity === wanted);
+      if (option) return { outcome: "selected", optionId: option.optionId, answeredBy: `cli-policy:${mode}` } satisfies InteractionResolution;
+      return { outcome: "cancelled", reason: "non-interactive" };
+    }
+    if (draft.type === "hook_trust") return { outcome: "skipped" };
+    return { outcome: "cancelled", reason: "non-interactive" };
+  };
+}
+
+export async function runExec(argv: readonly string[], io: CliIo): Promise<number> {
+  let values: Parsed<typeof OPTIONS>["values"];
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parse(argv, OPTIONS));
+  } catch (error) {
+    return reportError(io, error);
+  }
+  try {
+    const approve = values.approve ?? "deny";
+    if (approve !== "deny" && approve !== "allow") throw new UsageError(`--approve takes 'deny' or 'allow', not '${approve}'`);
+    const choice = sessionChoiceFrom(values);
+    let prompt = positionals.join(" ");
+    if (positionals.length === 1 && positionals[0] === "-") prompt = (await io.stdin.readAll()).replace(/\n$/, "");
+    if (prompt.trim().length === 0) throw new UsageError("exec needs a prompt: baton exec [options] [--] <prompt…>  (use - to read it from stdin)");
+    const ctx = createAppContext(io, values.cwd === undefined ? {} : { cwd: values.cwd });
+    for (const warning of ctx.loaded.warnings) io.stderr.write(`baton: ${warning.file}${warning.line ? `:${warning.line}` : ""}: ${warning.key}: ${warning.message}\n`);
+    const target = ctx.registry.resolve(values.agent ?? ctx.loaded.config.defaultAgent);
+    const session = await openSession({
+      store: ctx.store,
+      registry: ctx.registry,
+      cwd: ctx.cwd,
+      choice,
+      clock: ctx.clock,
+      ids: ctx.ids,
+      env: ctx.childEnv,
+      settings: ctx.settings,
+      logLevel: ctx.loaded.config.logLevel as "debug" | "info" | "warn" | "error",
+    });
+    try {
+      if (values.model !== undefined || values.effort !== undefined) {
+        ctx.store.updateMeta(session.ref, (meta) =>
+          setHarnessSession(meta, target.id, {
+            harness: target.harness,
+            ...(values.model === undefined ? {} : { model: values.model }),
+            ...(values.effort === undefined ? {} : { effort: values.effort }),
+          }),
+        );
+      }
+      return await runOneTurn(io, session, target.id, prompt, approve, values.json === true, ctx.loaded.config.showThoughts);
+    } finally {
+      await session.close();
+    }
+  } catch (error) {
+    return reportError(io, error);
+  }
+}
+
+async function runOneTurn(
+  io: CliIo,
+  session: Awaited<ReturnType<typeof openSession>>,
+  targetId: string,
+  prompt: string,
+  approve: "deny" | "allow",
+  json: boolean,
+  showThoughts: boolean,
+): Promise<number> {
+  const controller = session.controller;
+  controller.setInteractionPolicy(approvalPolicy(approve));
+  const printer = new StreamPrinter({ out: io.stdout, err: io.stderr, showThoughts });
+  let turnId: string | undefined;
+  let stopReason: string | undefined;
+  const unsubscribe = controller.subscribe((event) => {
+    if (json) io.stdout.write(`${JSON.stringify(event)}\n`);
+    else printer.handle(event);
+    if (turnId === undefined && event.kind === "state_update" && event.source.type === "baton" && event.turnId) turnId = event.turnId;
+    if (event.kind === "_baton_turn_summary" && event.turnId === turnId) {
+      stopReason = (event.payload as { stopReason?: string }).stopReason;
+    }
+  });
+  let interrupted = false;
+  const stopListening = io.onInterrupt(() => {
+    if (interrupted) return;
+    interrupted = true;
+    io.stderr.write("\nbaton: interrupting the turn…\n");
+    controller.interrupt();
+  });
+  let code: number;
+  try {
+    const outcome = await controller.submit(targetId, [{ type: "text", text: prompt }], { displayText: prompt });
+    code = outcome === "completed" ? EXIT.ok : outcome === "interrupted" ? EXIT.interrupted : EXIT.failed;
+  } catch (error) {
+    printer.endLine();
+    io.stderr.write(`baton: ${describeError(error)}\n`);
+    stopReason ??= "error";
+    code = EXIT.failed;
+  } finally {
+    stopListening();
+    unsubscribe();
+  }
+  printer.endLine();
+  io.stderr.write(`baton: session ${session.ref.batonSessionId} turn ${turnId ?? "-"} ${stopReason ?? "unknown"}\n`);
+  return code;
+}

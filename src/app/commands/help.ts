@@ -1,0 +1,55 @@
+/** `baton help` and `baton --version`. */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { CliIo } from "../io.ts";
+
+export function packageVersion(): string {
+  const file = path.resolve(import.meta.dir, "../../../package.json");
+  return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
+}
+
+export const HELP = `baton — one terminal workspace for Codex and Claude Code, with a session you own.
+
+Usage: baton [command] [options]
+
+Commands:
+  baton [--cwd DIR] [-c | -s <bs_id>]
+      Open the terminal UI (the default). -c continues the latest session of the directory,
+      -s opens a given session.
+  baton exec [--agent <target>] [--cwd DIR] [--session <bs_id> | --continue]
+             [--approve deny|allow] [--model M] [--effort E] [--json] [--] <prompt…>
+      Run one turn and exit: 0 completed, 1 failed, 2 usage/config error, 130 interrupted.
+      The prompt '-' is read from standard input. Approvals are answered by --approve
+      (default deny: the harness's reject-once option); questions are cancelled.
+      --json prints every appended ledger event as one JSON line.
+        baton exec --agent claude "explain src/app/main.ts"
+        git diff | baton exec --continue --agent codex -
+  baton repl [--agent <target>] [--cwd DIR] [--session <bs_id>]
+      A line-oriented loop: 'you> ' prompt, streamed answers, approvals by number,
+      /codex or /claude (or any target id or unique prefix) to switch, /exit to quit.
+        printf 'hello\\n/exit\\n' | baton repl --agent codex
+  baton sessions [--cwd DIR] [--all] [--json]
+      Sessions of this directory's project (all projects with --all), newest first.
+        baton sessions --json
+  baton export <bs_id> [--format md|json]
+      The session's transcript as Markdown (default) or its projection as JSON.
+        baton export bs_01J… > transcript.md
+  baton doctor
+      Check BATON_HOME, the config (and where each value came from), the harness executables
+      and every session's ledger. Exit 1 if a problem was found.
+  baton help | --help | -h        This text.
+  baton --version | -V            The version.
+
+Targets: codex (alias cx), claude (alias cc), and any defined under 'targets:' in config.yaml.
+Data lives in BATON_HOME (default ~/.baton). See the README for configuration.
+`;
+
+export function runHelp(io: CliIo): number {
+  io.stdout.write(HELP);
+  return 0;
+}
+
+export function runVersion(io: CliIo): number {
+  io.stdout.write(`baton ${packageVersion()}\n`);
+  return 0;
+}

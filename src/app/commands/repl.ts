@@ -1,0 +1,148 @@
+/**
+ * `baton repl`: a line-oriented loop for pipes and debugging. `you> ` prompt, streamed text, tool lines,
+ * approvals and questions answered inline by number, `/exit`, `/<target> [message]` to switch.
+ */
+import type { AnyEvent } from "../../event/envelope.ts";
+import type { InteractionDraft, InteractionResolution } from "../../event/interaction-types.ts";
+import { describeError } from "../../shared/errors.ts";
+import { createAppContext } from "../app-context.ts";
+import type { CliIo } from "../io.ts";
+import { openSession, type OpenedSession } from "../open-session.ts";
+import { StreamPrinter } from "../stream-printer.ts";
+import { EXIT, parse, reportError, sessionChoiceFrom } from "./shared.ts";
+
+const OPTIONS = { agent: { type: "string", short: "a" }, cwd: { type: "string" }, session: { type: "string", short: "s" } } as const;
+
+export async function runRepl(argv: readonly string[], io: CliIo): Promise<number> {
+  let session: OpenedSession | undefined;
+  try {
+    const { values } = parse(argv, OPTIONS);
+    const ctx = createAppContext(io, values.cwd === undefined ? {} : { cwd: values.cwd });
+    let target = ctx.registry.resolve(values.agent ?? ctx.loaded.config.defaultAgent);
+    session = await openSession({
+      store: ctx.store,
+      registry: ctx.registry,
+      cwd: ctx.cwd,
+      choice: sessionChoiceFrom(values),
+      clock: ctx.clock,
+      ids: ctx.ids,
+      env: ctx.childEnv,
+      settings: ctx.settings,
+      logLevel: ctx.loaded.config.logLevel as "debug" | "info" | "warn" | "error",
+    });
+    const opened = session;
+    const controller = opened.controller;
+    io.stdout.write(`baton repl — session ${opened.ref.batonSessionId}\nledger: ${opened.ref.paths.ledger}\ntarget: ${target.id}  (/<target> switches, /exit quits)\n`);
+    const printer = new StreamPrinter({ out: io.stdout, err: io.stderr, showThoughts: ctx.loaded.config.showThoughts });
+    let cards = Promise.resolve();
+    controller.subscribe((event) => {
+      printer.handle(event);
+      if (event.kind === "interaction.opened") {
+        cards = cards.then(() => answerCard(io, opened, event, printer)).catch((error) => {
+          io.stderr.write(`baton: ${describeError(error)}\n`);
+        });
+      }
+    });
+    const stopInterrupt = io.onInterrupt(() => {
+      if (controller.interrupt()) io.stderr.write("\nbaton: interrupting the turn…\n");
+    });
+    try {
+      for (;;) {
+        io.stdout.write("you> ");
+        const line = await io.stdin.next();
+        if (line === undefined || line.trim() === "/exit" || line.trim() === "/quit") break;
+        const trimmed = line.trim();
+        if (trimmed.length === 0) continue;
+        let prompt = line;
+        if (trimmed.startsWith("/")) {
+          const [word = "", ...rest] = trimmed.slice(1).split(/\s+/);
+          const match = ctx.registry.match(word);
+          if (match.kind === "match") {
+            target = ctx.registry.target(match.id);
+            io.stdout.write(`switched to ${target.id}\n`);
+            if (rest.length === 0) continue;
+            prompt = rest.join(" ");
+          } else if (match.kind === "ambiguous") {
+            io.stdout.write(`'/${word}' matches ${match.matches.join(", ")}; nothing was sent\n`);
+            continue;
+          }
+          // Anything else starting with / (a path, say) is an ordinary prompt.
+        }
+        await runTurn(io, opened, target.id, prompt, printer);
+        await cards;
+      }
+    } finally {
+      stopInterrupt();
+    }
+    io.stdout.write(`\nResume this session with: baton exec --session ${opened.ref.batonSessionId} "…"\n`);
+    return EXIT.ok;
+  } catch (error) {
+    return reportError(io, error);
+  } finally {
+    await session?.close();
+  }
+}
+
+async function runTurn(io: CliIo, session: OpenedSession, targetId: string, prompt: string, printer: StreamPrinter): Promise<void> {
+  let summary: { stopReason?: string; usage?: { inputTokens?: number; outputTokens?: number } } | undefined;
+  let turnId: string | undefined;
+  const unsubscribe = session.controller.subscribe((event) => {
+    if (turnId === undefined && event.kind === "state_update" && event.source.type === "baton") turnId = event.turnId;
+    if (event.kind === "_baton_turn_summary" && event.turnId === turnId) summary = event.payload as typeof summary;
+  });
+  try {
+    await session.controller.submit(targetId, [{ type: "text", text: prompt }], { displayText: prompt });
+  } catch (error) {
+    printer.endLine();
+    io.stderr.write(`baton: ${describeError(error)}\n`);
+  } finally {
+    unsubscribe();
+  }
+  printer.endLine();
+  const usage = summary?.usage ? `, in:${summary.usage.inputTokens ?? 0} out:${summary.usage.outputTokens ?? 0}` : "";
+  io.stdout.write(`— turn done (${summary?.stopReason ?? "error"}${usage})\n`);
+}
+
+async function answerCard(io: CliIo, session: OpenedSession, event: AnyEvent, printer: StreamPrinter): Promise<void> {
+  const { interactionId, draft } = event.payload as { interactionId: string; draft: InteractionDraft };
+  if (!session.controller.pendingInteractions().some((p) => p.interactionId === interactionId)) return;
+  printer.endLine();
+  const resolution = await askFor(io, draft);
+  try {
+    await session.controller.resolveInteraction(interactionId, resolution);
+  } catch (error) {
+    io.stderr.write(`baton: ${describeError(error)}\n`);
+  }
+}
+
+async function askFor(io: CliIo, draft: InteractionDraft): Promise<InteractionResolution> {
+  if (draft.type === "permission") {
+    io.stdout.write(`[approval] ${draft.title}\n${draft.description ? `  ${draft.description}\n` : ""}`);
+    draft.options.forEach((option, index) => io.stdout.write(`  ${index + 1}) ${option.name}\n`));
+    io.stdout.write(`choose 1-${draft.options.length} (empty cancels)> `);
+    const line = (await io.stdin.next())?.trim() ?? "";
+    const byNumber = draft.options[Number(line) - 1];
+    const byId = draft.options.find((o) => o.optionId === line);
+    const chosen = byNumber ?? byId;
+    return chosen ? { outcome: "selected", optionId: chosen.optionId } : { outcome: "cancelled", reason: "user" };
+  }
+  if (draft.type === "question") {
+    const answers: Record<string, string[]> = {};
+    for (const question of draft.questions) {
+      io.stdout.write(`[question] ${question.header ? `${question.header}: ` : ""}${question.question}\n`);
+      const options = question.options ?? [];
+      options.forEach((option, index) => io.stdout.write(`  ${index + 1}) ${option.label}${option.description ? ` — ${option.description}` : ""}\n`));
+      const how = options.length === 0 ? "type an answer" : question.multiSelect ? "numbers separated by commas" : "a number";
+      io.stdout.write(`${how}${question.allowOther !== false && options.length > 0 ? " or your own text" : ""} (empty cancels)> `);
+      const line = (await io.stdin.next())?.trim() ?? "";
+      if (line.length === 0) return { outcome: "cancelled", reason: "user" };
+      const picks = line.split(",").map((part) => part.trim());
+      const labels = picks.map((pick) => options[Number(pick) - 1]?.label ?? pick);
+      answers[question.questionId] = question.multiSelect ? labels : [labels.join(", ")];
+    }
+    return { outcome: "answered", answers };
+  }
+  io.stdout.write(`[hook trust] ${draft.harnessName}: ${draft.hooks.map((h) => h.command).join("; ")}\ntrust these hooks? y/N> `);
+  const line = (await io.stdin.next())?.trim().toLowerCase() ?? "";
+  return line === "y" || line === "yes" ? { outcome: "trusted" } : { outcome: "skipped" };
+}

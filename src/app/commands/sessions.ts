@@ -1,0 +1,49 @@
+/** `baton sessions [--cwd DIR] [--all] [--json]`: sessions of the cwd's project, newest first. */
+import path from "node:path";
+import { activityTime } from "../../store/index.ts";
+import { batonHome } from "../app-context.ts";
+import { createSessionStore } from "../../store/index.ts";
+import { systemClock } from "../../shared/clock.ts";
+import { createUlidSource } from "../../shared/ids.ts";
+import type { CliIo } from "../io.ts";
+import { displayTitle, targetsOf } from "../session-display.ts";
+import { EXIT, parse, reportError } from "./shared.ts";
+
+const OPTIONS = { cwd: { type: "string" }, all: { type: "boolean" }, json: { type: "boolean" } } as const;
+
+export async function runSessions(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    const { values } = parse(argv, OPTIONS);
+    const home = batonHome(io.env);
+    const cwd = path.resolve(io.cwd, values.cwd ?? ".");
+    const store = createSessionStore({ home, clock: systemClock, ids: createUlidSource() });
+    const listing = store.listSessions(values.all ? { all: true } : { cwd });
+    for (const problem of listing.problems) io.stderr.write(`baton: skipped ${problem.path}: ${problem.message}\n`);
+    const rows = listing.sessions.map((ref) => ({
+      id: ref.batonSessionId,
+      title: displayTitle(ref.meta),
+      preview: ref.meta.preview ?? null,
+      cwd: ref.meta.cwd,
+      createdAt: ref.meta.createdAt,
+      updatedAt: activityTime(ref.meta),
+      targets: targetsOf(ref.meta),
+      forkedFrom: ref.meta.forkedFrom?.batonSessionId ?? null,
+    }));
+    if (values.json) {
+      io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      return EXIT.ok;
+    }
+    if (rows.length === 0) {
+      io.stdout.write(values.all ? "No sessions yet.\n" : `No sessions for ${cwd} yet. Start one with: baton exec "…"  (or baton repl)\n`);
+      return EXIT.ok;
+    }
+    for (const row of rows) {
+      const where = values.all ? `  ${row.cwd}` : "";
+      io.stdout.write(`@${row.id}  [${row.targets.join(", ")}]  ${row.title}  (${row.createdAt})${where}\n`);
+    }
+    io.stdout.write(`\nReference one in a prompt with @session:<id>; continue it with: baton exec --session <id> "…"\n`);
+    return EXIT.ok;
+  } catch (error) {
+    return reportError(io, error);
+  }
+}

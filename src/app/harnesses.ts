@@ -1,0 +1,7 @@
+/** The composition root's choice of harnesses: the only place that names concrete adapters. */
+import { claudeDefinition } from "../harness/claude/definition.ts";
+import type { HarnessDefinition } from "../harness/definition.ts";
+
+export function builtinDefinitions(): HarnessDefinition[] {
+  return [claudeDefinition];
+}

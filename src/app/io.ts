@@ -1,0 +1,79 @@
+/** The CLI's view of the process: streams, environment, cwd, signals. Tests pass their own. */
+import type { HarnessDefinition } from "../harness/definition.ts";
+
+export interface OutStream {
+  write(text: string): void;
+  readonly isTTY?: boolean;
+}
+
+export interface CliIo {
+  readonly stdout: OutStream;
+  readonly stderr: OutStream;
+  /** Lines of standard input, read lazily (repl, `exec -`). */
+  readonly stdin: LineSource;
+  readonly stdinIsTTY: boolean;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  /** Subscribe to Ctrl+C / SIGINT; returns an unsubscribe function. */
+  onInterrupt(listener: () => void): () => void;
+  /** The harness definitions to register (the composition root's choice; tests pass fakes). */
+  readonly definitions: readonly HarnessDefinition[];
+}
+
+export interface LineSource {
+  /** The next line without its terminator, or undefined at end of input. */
+  next(): Promise<string | undefined>;
+  /** Everything that is left. */
+  readAll(): Promise<string>;
+}
+
+/** A LineSource over an async iterable of byte/string chunks. */
+export function lineSource(chunks: AsyncIterable<Uint8Array | string>): LineSource {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  let ended = false;
+  async function fill(): Promise<boolean> {
+    if (ended) return false;
+    const { value, done } = await iterator.next();
+    if (done) {
+      ended = true;
+      buffer += decoder.decode();
+      return false;
+    }
+    buffer += typeof value === "string" ? value : decoder.decode(value, { stream: true });
+    return true;
+  }
+  return {
+    async next() {
+      for (;;) {
+        const newline = buffer.indexOf("\n");
+        if (newline >= 0) {
+          const line = buffer.slice(0, newline).replace(/\r$/, "");
+          buffer = buffer.slice(newline + 1);
+          return line;
+        }
+        if (!(await fill())) {
+          if (buffer.length === 0) return undefined;
+          const line = buffer;
+          buffer = "";
+          return line;
+        }
+      }
+    },
+    async readAll() {
+      while (await fill()) {
+        // keep reading
+      }
+      const all = buffer;
+      buffer = "";
+      return all;
+    },
+  };
+}
+
+export function linesFrom(text: string): LineSource {
+  return lineSource((async function* () {
+    yield text;
+  })());
+}

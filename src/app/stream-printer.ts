@@ -1,0 +1,108 @@
+/**
+ * Human-readable streaming for `exec` and `repl`: agent text to stdout as it streams, tool, approval,
+ * error and notice lines to stderr. Reads appended events only (the single channel of truth).
+ */
+import type { AnyEvent } from "../event/envelope.ts";
+import { textOf, type ContentBlock } from "../event/content.ts";
+import type { OutStream } from "./io.ts";
+
+export interface PrinterOptions {
+  readonly out: OutStream;
+  readonly err: OutStream;
+  readonly showThoughts: boolean;
+}
+
+export class StreamPrinter {
+  /** messageId → text already printed (so a full message after chunks prints only what is new). */
+  private readonly printed = new Map<string, string>();
+  private readonly toolStatus = new Map<string, string>();
+  private readonly toolTitle = new Map<string, string>();
+  private atLineStart = true;
+
+  constructor(private readonly options: PrinterOptions) {}
+
+  handle(event: AnyEvent): void {
+    const payload = event.payload as Record<string, unknown>;
+    switch (event.kind) {
+      case "agent_message_chunk":
+        return this.streamText(String(payload["messageId"]), textOf([payload["content"] as ContentBlock]), false);
+      case "agent_message":
+        return this.streamText(String(payload["messageId"]), textOf(payload["content"] as ContentBlock[] | undefined), true);
+      case "agent_thought":
+        if (this.options.showThoughts) this.errLine(`[thought] ${firstLine(textOf(payload["content"] as ContentBlock[] | undefined))}`);
+        return;
+      case "tool_call_update":
+        return this.tool(payload);
+      case "interaction.resolved": {
+        const resolution = payload["resolution"] as { outcome: string; optionId?: string; reason?: string; answeredBy?: string };
+        const how = resolution.outcome === "selected" ? `chose ${resolution.optionId}` : resolution.outcome === "cancelled" ? `cancelled (${resolution.reason})` : resolution.outcome;
+        this.errLine(`[approval] ${how}${resolution.answeredBy ? ` by ${resolution.answeredBy}` : ""}`);
+        return;
+      }
+      case "approval_review_update":
+        this.errLine(`[review] ${String(payload["decision"])}${payload["riskLevel"] ? ` (risk: ${String(payload["riskLevel"])})` : ""}`);
+        return;
+      case "plan_update": {
+        const entries = payload["entries"] as { content: string; status: string }[];
+        this.errLine(`[plan] ${entries.map((e) => `${e.status === "completed" ? "✓" : e.status === "in_progress" ? "›" : "·"} ${e.content}`).join("  ")}`);
+        return;
+      }
+      case "_baton_error_update":
+        this.errLine(`[error] ${String(payload["message"])}`);
+        return;
+      case "_baton_notice":
+        this.errLine(`[${String(payload["level"])}] ${String(payload["title"])}${payload["detail"] ? ` — ${String(payload["detail"])}` : ""}`);
+        return;
+      case "_baton_stall_notice":
+        this.errLine(`[stall] ${String(payload["detail"] ?? `${payload["level"]} ${payload["verdict"] ?? ""}`)}`);
+        return;
+      case "_baton_run_status":
+        if (typeof payload["title"] === "string") this.errLine(`[status] ${payload["title"]}`);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** End the current stdout line if text was left open. */
+  endLine(): void {
+    if (!this.atLineStart) {
+      this.options.out.write("\n");
+      this.atLineStart = true;
+    }
+  }
+
+  private streamText(messageId: string, text: string, full: boolean): void {
+    const before = this.printed.get(messageId) ?? "";
+    let addition: string;
+    if (full) {
+      addition = text.startsWith(before) ? text.slice(before.length) : before.length === 0 ? text : `\n${text}`;
+    } else {
+      addition = text;
+    }
+    if (addition.length === 0) return;
+    this.printed.set(messageId, before + addition);
+    this.options.out.write(addition);
+    this.atLineStart = addition.endsWith("\n");
+    if (full) this.endLine();
+  }
+
+  private tool(payload: Record<string, unknown>): void {
+    const id = String(payload["toolCallId"]);
+    if (typeof payload["title"] === "string") this.toolTitle.set(id, payload["title"]);
+    const status = typeof payload["status"] === "string" ? payload["status"] : undefined;
+    if (!status || this.toolStatus.get(id) === status) return;
+    this.toolStatus.set(id, status);
+    this.errLine(`[tool:${status}] ${this.toolTitle.get(id) ?? id}`);
+  }
+
+  private errLine(text: string): void {
+    this.endLine();
+    this.options.err.write(`${text}\n`);
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.split("\n").find((l) => l.trim().length > 0) ?? "";
+  return line.length > 160 ? `${line.slice(0, 159)}…` : line;
+}

@@ -1,0 +1,97 @@
+/** `baton export --format md`: the reduced transcript for people. Thoughts are folded in <details>. */
+import { textOf, type ContentBlock } from "../event/content.ts";
+import { displayUserText, selectTranscript, type ProjectionState, type TranscriptEntry } from "../projection/index.ts";
+import { assertNever } from "../shared/assert.ts";
+
+export interface MarkdownHeader {
+  readonly title: string;
+  readonly batonSessionId: string;
+  readonly cwd: string;
+  readonly createdAt: string;
+}
+
+export function transcriptMarkdown(state: ProjectionState, header: MarkdownHeader): string {
+  const out: string[] = [`# ${header.title}`, "", `Session \`${header.batonSessionId}\` · ${header.cwd} · ${header.createdAt}`, ""];
+  for (const entry of selectTranscript(state)) {
+    const block = renderEntry(entry);
+    if (block) out.push(block, "");
+  }
+  return `${out.join("\n").trimEnd()}\n`;
+}
+
+function renderEntry(entry: TranscriptEntry): string | undefined {
+  switch (entry.type) {
+    case "message": {
+      const item = entry.item;
+      if (item.role === "user") {
+        const label = item.delivery === "steer" ? "User (steer)" : "User";
+        return `## ${label}\n\n${quote(displayUserText(item.content))}`;
+      }
+      const author = item.harnessTargetId ?? "agent";
+      if (item.role === "thought") {
+        return `<details><summary>${author} thought</summary>\n\n${textOf(item.content)}\n\n</details>`;
+      }
+      return `### ${author}\n\n${textOf(item.content)}`;
+    }
+    case "tool_call": {
+      const item = entry.item;
+      const output = contentText(item.content);
+      const head = `- **${item.kind ?? "tool"}** \`${item.title ?? item.toolCallId}\` — ${item.status}`;
+      return output ? `${head}\n\n\`\`\`\n${clip(output, 60)}\n\`\`\`` : head;
+    }
+    case "plan":
+      return ["**Plan**", ...entry.item.entries.map((e) => `- [${e.status === "completed" ? "x" : " "}] ${e.content}${e.status === "in_progress" ? " (in progress)" : ""}`)].join("\n");
+    case "proposed_plan":
+      return `**Proposed plan**\n\n${entry.item.content}`;
+    case "task":
+      return `- task ${entry.item.title ?? entry.item.taskId}: ${entry.item.status}${entry.item.summary ? ` — ${entry.item.summary}` : ""}`;
+    case "notice":
+      return `> **${entry.item.level}:** ${entry.item.title}${entry.item.detail ? ` — ${entry.item.detail}` : ""}`;
+    case "approval_review":
+      return `> **approval review:** ${entry.item.decision}${entry.item.riskLevel ? ` (risk: ${entry.item.riskLevel})` : ""}${entry.item.rationale ? ` — ${entry.item.rationale}` : ""}`;
+    case "error":
+      return `> **error:** ${entry.item.message}`;
+    case "interaction": {
+      const item = entry.item;
+      const title = item.draft.type === "permission" ? item.draft.title : item.draft.type === "question" ? item.draft.questions.map((q) => q.question).join(" / ") : "hook trust";
+      const resolution = item.resolution;
+      const answer = !resolution
+        ? "pending"
+        : resolution.outcome === "selected"
+          ? `chose ${optionName(item, resolution.optionId)}${resolution.answeredBy ? ` (${resolution.answeredBy})` : ""}`
+          : resolution.outcome === "cancelled"
+            ? `cancelled (${resolution.reason})`
+            : resolution.outcome === "answered"
+              ? `answered ${Object.values(resolution.answers).flat().join(", ")}`
+              : resolution.outcome;
+      return `> **${item.draft.type}:** ${title} → ${answer}`;
+    }
+    default:
+      return assertNever(entry, "transcript entry");
+  }
+}
+
+function optionName(item: Extract<TranscriptEntry, { type: "interaction" }>["item"], optionId: string): string {
+  if (item.draft.type !== "permission") return optionId;
+  return item.draft.options.find((o) => o.optionId === optionId)?.name ?? optionId;
+}
+
+function contentText(content: readonly ContentBlock[]): string {
+  return content
+    .map((block) => (block.type === "text" ? String(block["text"] ?? "") : block.type === "diff" ? String(block["patch"] ?? "") : ""))
+    .join("")
+    .trimEnd();
+}
+
+function clip(text: string, maxLines: number): string {
+  const lines = text.split("\n");
+  if (lines.length <= maxLines) return text;
+  return `${lines.slice(0, maxLines).join("\n")}\n… +${lines.length - maxLines} lines`;
+}
+
+function quote(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => `> ${line}`)
+    .join("\n");
+}

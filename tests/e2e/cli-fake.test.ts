@@ -1,0 +1,193 @@
+/** The CLI end to end (in-process) against the fake harness: exec, repl, sessions, export, doctor. */
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fakeDefinition, type FakeScript } from "../support/fake-adapter.ts";
+import { runCliOnce, ScriptedInput, startCli } from "../support/cli-runner.ts";
+import { waitFor } from "../support/session-host.ts";
+
+let base: string;
+let env: Record<string, string | undefined>;
+let cwd: string;
+
+beforeEach(() => {
+  base = mkdtempSync(path.join(os.tmpdir(), "baton-cli-"));
+  cwd = path.join(base, "project");
+  mkdirSync(cwd, { recursive: true });
+  env = { HOME: base, BATON_HOME: path.join(base, "home"), PATH: process.env["PATH"], BATON_DEFAULT_AGENT: "fake" };
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+const cli = (argv: string[], script: FakeScript | (() => FakeScript), extra: { stdin?: string } = {}) =>
+  runCliOnce(argv, { env, cwd, definitions: [fakeDefinition(script)], ...extra });
+
+describe("baton exec", () => {
+  test("completes a text turn: text on stdout, the closing line on stderr, exit 0", async () => {
+    const result = await cli(["exec", "say hello"], { turns: [[{ type: "text", text: "Hello, world." }]] });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("Hello, world.\n");
+    expect(result.stderr).toMatch(/^baton: session bs_\w+ turn t_\w+ end_turn$/m);
+  });
+
+  test("--json prints every appended envelope exactly as stored", async () => {
+    const result = await cli(["exec", "--json", "hi"], { turns: [[{ type: "text", text: "yo" }]] });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as { seq: number; kind: string; scope: { batonSessionId: string } });
+    expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
+    const ledger = readFileSync(
+      path.join(env["BATON_HOME"]!, "projects", readdirOne(path.join(env["BATON_HOME"]!, "projects")), "sessions", lines[0]!.scope.batonSessionId, "session.jsonl"),
+      "utf8",
+    );
+    expect(result.stdout).toBe(ledger);
+  });
+
+  test("--approve allow answers with the allow-once option; deny (default) with reject-once; the ledger says who answered", async () => {
+    const allow = await cli(["exec", "--approve", "allow", "--json", "touch x"], { turns: [[{ type: "permission", title: "touch x" }]] });
+    const resolvedAllow = allow.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.kind === "interaction.resolved");
+    expect(resolvedAllow.payload.resolution).toEqual({ outcome: "selected", optionId: "allow", answeredBy: "cli-policy:allow" });
+    const deny = await cli(["exec", "touch x"], { turns: [[{ type: "permission", title: "touch x" }]] });
+    expect(deny.stderr).toContain("[tool:declined] touch x");
+    expect(deny.stderr).toContain("[approval] chose deny by cli-policy:deny");
+  });
+
+  test("questions are cancelled as non-interactive", async () => {
+    const result = await cli(["exec", "--json", "ask me"], { turns: [[{ type: "question", question: "which?" }]] });
+    const resolved = result.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.kind === "interaction.resolved");
+    expect(resolved.payload.resolution).toEqual({ outcome: "cancelled", reason: "non-interactive" });
+  });
+
+  test("a failing harness exits 1 with the error; the prompt '-' reads stdin", async () => {
+    const result = await cli(["exec", "-"], { openError: "codex not found on PATH", turns: [] }, { stdin: "from stdin\n" });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("codex not found on PATH");
+    expect(result.stderr).toMatch(/turn t_\w+ error$/m);
+  });
+
+  test("SIGINT cancels the turn, waits for its terminal, exits 130", async () => {
+    const run = startCli(["exec", "long job"], { env, cwd, definitions: [fakeDefinition({ turns: [[{ type: "text", text: "working" }, { type: "waitForCancel" }]] })] });
+    await waitFor(() => run.stdout().includes("working"));
+    run.interrupt();
+    const result = await run.result;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/cancelled$/m);
+  });
+
+  test("usage errors exit 2: unknown target (listing the known ones), --session with --continue, no prompt", async () => {
+    const unknown = await cli(["exec", "--agent", "gpt", "hi"], { turns: [] });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown target 'gpt'. Known targets: fake (fx)");
+    expect((await cli(["exec", "--session", "bs_x", "--continue", "hi"], { turns: [] })).code).toBe(2);
+    expect((await cli(["exec"], { turns: [] })).code).toBe(2);
+    expect((await cli(["exec", "--approve", "maybe", "hi"], { turns: [] })).code).toBe(2);
+  });
+
+  test("--session continues the same session; seq continues", async () => {
+    const first = await cli(["exec", "--json", "one"], { turns: [[{ type: "text", text: "1" }]] });
+    const id = JSON.parse(first.stdout.split("\n")[0]!).scope.batonSessionId as string;
+    const second = await cli(["exec", "--json", "--session", id, "two"], { turns: [[{ type: "text", text: "2" }]] });
+    const firstSeqs = first.stdout.trim().split("\n").map((l) => JSON.parse(l).seq as number);
+    const secondSeq = JSON.parse(second.stdout.split("\n")[0]!).seq as number;
+    expect(secondSeq).toBe(Math.max(...firstSeqs) + 1);
+  });
+});
+
+describe("baton repl", () => {
+  test("prompt, streamed text, an approval answered by number, /exit", async () => {
+    const input = new ScriptedInput();
+    const definition = fakeDefinition({ turns: [[{ type: "permission", title: "rm tmp" }, { type: "text", text: "removed" }]] });
+    const run = startCli(["repl"], { env, cwd, definitions: [definition], stdin: input });
+    await waitFor(() => run.stdout().includes("you> "));
+    input.push("clean up");
+    await waitFor(() => run.stdout().includes("choose 1-2"));
+    input.push("1");
+    await waitFor(() => run.stdout().includes("— turn done (end_turn)"));
+    input.push("/exit");
+    const result = await run.result;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("[approval] rm tmp");
+    expect(result.stdout).toContain("removed");
+    expect(definition.adapters[0]?.record.answers).toEqual([{ outcome: "selected", optionId: "allow" }]);
+  });
+
+  test("/<target> switches; an ambiguous prefix sends nothing", async () => {
+    const a = fakeDefinition({ turns: [[{ type: "text", text: "from alpha" }]] }, "alpha");
+    const b = fakeDefinition({ turns: [[{ type: "text", text: "from alps" }]] }, "alps");
+    const result = await runCliOnce(["repl", "--agent", "alpha"], { env, cwd, definitions: [a, b], stdin: "/al hi\n/alps hello\n/exit\n" });
+    expect(result.stdout).toContain("'/al' matches alpha, alps; nothing was sent");
+    expect(result.stdout).toContain("switched to alps");
+    expect(result.stdout).toContain("from alps");
+    expect(a.adapters.length).toBe(0);
+  });
+});
+
+describe("sessions, export, doctor", () => {
+  test("sessions lists this project's sessions newest first; --json has the documented fields", async () => {
+    await cli(["exec", "first prompt"], { turns: [] });
+    await cli(["exec", "second prompt"], { turns: [] });
+    const listed = await cli(["sessions"], { turns: [] });
+    const lines = listed.stdout.split("\n").filter((l) => l.startsWith("@bs_"));
+    expect(lines.length).toBe(2);
+    expect(lines[0]).toContain("second prompt");
+    const json = JSON.parse((await cli(["sessions", "--json"], { turns: [] })).stdout) as Record<string, unknown>[];
+    expect(Object.keys(json[0]!)).toEqual(expect.arrayContaining(["id", "title", "preview", "cwd", "createdAt", "updatedAt", "targets"]));
+    expect(json[0]!["targets"]).toEqual(["fake"]);
+    const elsewhere = path.join(base, "other");
+    mkdirSync(elsewhere);
+    const other = await runCliOnce(["sessions"], { env, cwd: elsewhere, definitions: [] });
+    expect(other.stdout).toContain("No sessions");
+  });
+
+  test("export renders the transcript as Markdown and the projection as JSON", async () => {
+    const run = await cli(["exec", "--json", "explain"], { turns: [[{ type: "thought", text: "hmm" }, { type: "tool", id: "t1", title: "ls -la", output: "a\nb" }, { type: "text", text: "Here it is." }]] });
+    const id = JSON.parse(run.stdout.split("\n")[0]!).scope.batonSessionId as string;
+    const md = await cli(["export", id], { turns: [] });
+    expect(md.code).toBe(0);
+    expect(md.stdout).toContain("## User\n\n> explain");
+    expect(md.stdout).toContain("<details><summary>fake thought</summary>");
+    expect(md.stdout).toContain("`ls -la` — completed");
+    expect(md.stdout).toContain("Here it is.");
+    const json = JSON.parse((await cli(["export", id, "--format", "json"], { turns: [] })).stdout);
+    expect(json.projection.turnSummaries.length).toBe(1);
+    expect((await cli(["export", "bs_nope"], { turns: [] })).code).toBe(2);
+  });
+
+  test("doctor reports a corrupt ledger line with file and line, and exits 1", async () => {
+    const run = await cli(["exec", "--json", "x"], { turns: [[{ type: "text", text: "y" }]] });
+    const first = JSON.parse(run.stdout.split("\n")[0]!);
+    const project = readdirOne(path.join(env["BATON_HOME"]!, "projects"));
+    const ledger = path.join(env["BATON_HOME"]!, "projects", project, "sessions", first.scope.batonSessionId, "session.jsonl");
+    const lines = readFileSync(ledger, "utf8").split("\n");
+    lines[1] = "{not json";
+    writeFileSync(ledger, lines.join("\n"));
+    const doctor = await cli(["doctor"], { turns: [] });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toContain(`${ledger}:2:`);
+    const clean = await runCliOnce(["doctor"], { env: { ...env, BATON_HOME: path.join(base, "fresh") }, cwd, definitions: [fakeDefinition({ turns: [] })] });
+    expect(clean.code).toBe(0);
+    expect(clean.stdout).toContain("fake: fake  (built-in, fake 1.0)");
+  });
+
+  test("a malformed config is reported with file, line and key; nothing runs", async () => {
+    mkdirSync(env["BATON_HOME"]!, { recursive: true });
+    writeFileSync(path.join(env["BATON_HOME"]!, "config.yaml"), "showThoughts: true\nmentionBudgetChars: lots\n");
+    const result = await cli(["exec", "hi"], { turns: [] });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("config.yaml:2: mentionBudgetChars:");
+    writeFileSync(path.join(env["BATON_HOME"]!, "config.yaml"), "showThoughts: [unclosed\n");
+    expect((await cli(["exec", "hi"], { turns: [] })).stderr).toContain("malformed YAML");
+  });
+
+  test("unknown command prints help and exits 2; --version", async () => {
+    const unknown = await cli(["frobnicate"], { turns: [] });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("Usage: baton");
+    expect((await cli(["--version"], { turns: [] })).stdout).toMatch(/^baton \d+\.\d+\.\d+\n$/);
+  });
+});
+
+function readdirOne(dir: string): string {
+  const entries = require("node:fs").readdirSync(dir) as string[];
+  if (entries.length !== 1) throw new Error(`expected one entry in ${dir}, found ${entries.length}`);
+  return entries[0]!;
+}
