@@ -78,6 +78,10 @@ export class FakeAdapter implements HarnessAdapter {
   readonly capabilities: Capabilities;
   readonly record: FakeRecord = { opens: [], prompts: [], cancels: [], drafts: [], answers: [], closes: 0 };
   private turnIndex = 0;
+
+  get turnsPlayed(): number {
+    return this.turnIndex;
+  }
   private readonly lives = new Map<string, Live>();
 
   constructor(private readonly script: FakeScript) {
