@@ -9,7 +9,7 @@ import { ClaudeAdapter } from "../../src/harness/claude/adapter.ts";
 import { DECLINED_MESSAGE } from "../../src/harness/claude/permissions.ts";
 import type { HarnessHandle } from "../../src/harness/contract.ts";
 import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
-import { agentText, ClaudeHost } from "../support/claude-host.ts";
+import { agentText, ClaudeHost, claudeChildren } from "../support/claude-host.ts";
 import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { allMessageText, lastUserText, reply, toolResultsOf } from "../support/mock-anthropic/script.ts";
 
@@ -46,24 +46,6 @@ async function withRig(
     await adapter.close(handle);
     if (!options.env) env.cleanup();
   }
-}
-
-/** PIDs of Claude Code processes that are children of this test process. */
-function claudeChildren(): number[] {
-  const out: number[] = [];
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid !== process.pid) continue;
-      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
-      if (cmd.includes("claude-agent-sdk")) out.push(Number(entry));
-    } catch {
-      // the process went away while we looked
-    }
-  }
-  return out;
 }
 
 describe("ClaudeAdapter against the real Claude Code", () => {

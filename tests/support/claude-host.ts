@@ -2,6 +2,7 @@
  * A minimal host for driving a HarnessAdapter directly in tests: records every draft and published identity,
  * answers interactions from a script (honouring the adapter's abort signal), and waits for events.
  */
+import fs from "node:fs";
 import type { AdapterDraft } from "../../src/event/envelope.ts";
 import type { InteractionDraft, InteractionResolution } from "../../src/event/interaction-types.ts";
 import type {
@@ -143,4 +144,22 @@ export function agentText(host: ClaudeHost, turnId: TurnId): string {
     .filter((e) => e.kind === "agent_message")
     .map((e) => (e.payload.content ?? []).map((b) => (b.type === "text" ? String(b["text"]) : "")).join(""))
     .join("\n");
+}
+
+/** PIDs of Claude Code processes that are children of this test process. */
+export function claudeChildren(): number[] {
+  const out: number[] = [];
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid !== process.pid) continue;
+      const cmd = fs.readFileSync(`/proc/${entry}/cmdline`, "utf8");
+      if (cmd.includes("claude-agent-sdk")) out.push(Number(entry));
+    } catch {
+      // the process went away while we looked
+    }
+  }
+  return out;
 }

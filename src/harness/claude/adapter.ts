@@ -14,7 +14,7 @@ import { unsupportedBlocks, type BindingSink, type EventSink, type HarnessAdapte
 import type { HandleId, TurnId } from "../../shared/ids.ts";
 import { silentLogger, type Logger } from "../../shared/log.ts";
 import { BatonError } from "../../shared/errors.ts";
-import { buildConfigOptions, isEffort, toBatonMode, type ClaudeConfigState } from "./config.ts";
+import { buildConfigOptions, updateConfigState, type ClaudeConfigState } from "./config.ts";
 import { resolveClaudeExecutable } from "./executable.ts";
 import { ClaudeSession, type ClaudeTrace } from "./session.ts";
 import { generateStructured } from "./textgen.ts";
@@ -123,11 +123,7 @@ export class ClaudeAdapter implements HarnessAdapter, Compactable, Configurable,
 
   async setConfig(handle: HarnessHandle | undefined, id: "model" | "effort" | "mode", value: string): Promise<void> {
     if (handle !== undefined) return this.session(handle).setConfig(id, value);
-    if (id === "model") this.defaults.model = value === "default" ? undefined : value;
-    else if (id === "effort") {
-      if (value !== "default" && !isEffort(value)) throw new BatonError("usage", `unknown Claude effort '${value}'`);
-      this.defaults.effort = value === "default" ? undefined : value;
-    } else this.defaults.mode = toBatonMode(value);
+    updateConfigState(this.defaults, id, value);
   }
 
   async generateStructured(request: TextGenRequest): Promise<unknown> {

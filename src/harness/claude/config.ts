@@ -1,5 +1,6 @@
 /** Claude's session config snapshot (CLA-09): model, effort and permission mode as SessionConfigOptions. */
-import type { EffortLevel, ModelInfo, PermissionMode } from "@anthropic-ai/claude-agent-sdk";
+import type { EffortLevel, ModelInfo, PermissionMode, Query } from "@anthropic-ai/claude-agent-sdk";
+import { BatonError } from "../../shared/errors.ts";
 import type { SessionConfigOption } from "../capabilities.ts";
 
 export interface ClaudeConfigState {
@@ -69,4 +70,47 @@ export function buildConfigOptions(
       ],
     },
   ];
+}
+
+export type ConfigId = "model" | "effort" | "mode";
+
+export function parseEffort(value: string | undefined): EffortLevel | undefined {
+  return value !== undefined && isEffort(value) ? value : undefined;
+}
+
+/** Validate and record a config change (`default` clears the override); throws BatonError("usage") on bad values. */
+export function updateConfigState(state: ClaudeConfigState, id: ConfigId, value: string): void {
+  if (id === "model") {
+    state.model = value === "default" ? undefined : value;
+  } else if (id === "effort") {
+    if (value !== "default" && !isEffort(value)) throw new BatonError("usage", `unknown Claude effort '${value}' (use ${EFFORT_LEVELS.join(", ")} or default)`);
+    state.effort = parseEffort(value);
+  } else {
+    if (value !== "default" && value !== "plan") throw new BatonError("usage", `unknown Claude mode '${value}' (use default or plan)`);
+    state.mode = value;
+  }
+}
+
+/** Bring a live query to the desired config (between turns only): setModel, effort flag setting, permission mode. */
+export async function applyConfigToQuery(
+  query: Query,
+  desired: ClaudeConfigState,
+  applied: ClaudeConfigState,
+  trace?: (direction: "in" | "out", message: unknown) => void,
+): Promise<void> {
+  if (desired.model !== applied.model) {
+    trace?.("out", { control: "setModel", model: desired.model });
+    await query.setModel(desired.model);
+    applied.model = desired.model;
+  }
+  if (desired.effort !== applied.effort) {
+    trace?.("out", { control: "applyFlagSettings", effortLevel: desired.effort ?? null });
+    await query.applyFlagSettings({ effortLevel: desired.effort ?? null });
+    applied.effort = desired.effort;
+  }
+  if (desired.mode !== applied.mode) {
+    trace?.("out", { control: "setPermissionMode", mode: desired.mode });
+    const response = await query.setPermissionMode(desired.mode);
+    applied.mode = toBatonMode(response?.mode ?? desired.mode);
+  }
 }

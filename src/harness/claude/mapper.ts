@@ -227,6 +227,9 @@ export class ClaudeMapper {
         }
         return [];
       }
+      case "compact_boundary":
+        if (message.compact_metadata.post_tokens !== undefined) this.lastContext = message.compact_metadata.post_tokens;
+        return [];
       case "commands_changed":
         return [commandsDraft(message.commands, extra)];
       case "task_started":

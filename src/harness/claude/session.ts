@@ -12,7 +12,7 @@ import type { TurnId } from "../../shared/ids.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
 import { normalizeStopReason } from "../normalize.ts";
 import { PromptChannel } from "./channel.ts";
-import { buildConfigOptions, toBatonMode, type ClaudeConfigState } from "./config.ts";
+import { applyConfigToQuery, buildConfigOptions, parseEffort, toBatonMode, updateConfigState, type ClaudeConfigState, type ConfigId } from "./config.ts";
 import { adapterDraft } from "./drafts.ts";
 import { ClaudeMapper, commandNamesDraft } from "./mapper.ts";
 import { createCanUseTool } from "./permissions.ts";
@@ -70,11 +70,9 @@ export class ClaudeSession {
     const resumeId = open.resumeState?.version === 1 ? open.resumeState.data["sessionId"] : undefined;
     if (typeof resumeId === "string" && resumeId.length > 0 && !resumeId.startsWith("hs_")) this.sessionId = resumeId;
     this.mapper = new ClaudeMapper(open.cwd);
-    const model = open.model && open.model !== "default" ? open.model : undefined;
-    const effort = open.effort;
     this.desired = {
-      model,
-      effort: effort === "low" || effort === "medium" || effort === "high" || effort === "xhigh" || effort === "max" ? effort : undefined,
+      model: open.model && open.model !== "default" ? open.model : undefined,
+      effort: parseEffort(open.effort),
       mode: toBatonMode(open.mode),
     };
     this.applied = { ...this.desired };
@@ -176,38 +174,14 @@ export class ClaudeSession {
     return this.startTurn(turnId, "/compact");
   }
 
-  async setConfig(id: "model" | "effort" | "mode", value: string): Promise<void> {
-    if (id === "model") this.desired.model = value === "default" ? undefined : value;
-    else if (id === "effort") {
-      if (value !== "default" && value !== "low" && value !== "medium" && value !== "high" && value !== "xhigh" && value !== "max") {
-        throw new BatonError("usage", `unknown Claude effort '${value}'`);
-      }
-      this.desired.effort = value === "default" ? undefined : value;
-    } else {
-      if (value !== "default" && value !== "plan") throw new BatonError("usage", `unknown Claude mode '${value}' (use default or plan)`);
-      this.desired.mode = value;
-    }
+  async setConfig(id: ConfigId, value: string): Promise<void> {
+    updateConfigState(this.desired, id, value);
     if (this.run && !this.run.channel.closed && !this.turns.active()) await this.applyConfig(this.run);
     this.emit(adapterDraft("config_option_update", { options: this.configOptions() }));
   }
 
   private async applyConfig(run: QueryRun): Promise<void> {
-    const { desired, applied } = this;
-    if (desired.model !== applied.model) {
-      this.deps.trace?.("out", { control: "setModel", model: desired.model });
-      await run.query.setModel(desired.model);
-      applied.model = desired.model;
-    }
-    if (desired.effort !== applied.effort) {
-      this.deps.trace?.("out", { control: "applyFlagSettings", effortLevel: desired.effort ?? null });
-      await run.query.applyFlagSettings({ effortLevel: desired.effort ?? null });
-      applied.effort = desired.effort;
-    }
-    if (desired.mode !== applied.mode) {
-      this.deps.trace?.("out", { control: "setPermissionMode", mode: desired.mode });
-      const response = await run.query.setPermissionMode(desired.mode);
-      applied.mode = toBatonMode(response?.mode ?? desired.mode);
-    }
+    await applyConfigToQuery(run.query, this.desired, this.applied, this.deps.trace);
   }
 
   private push(run: QueryRun, turn: ClaudeTurn, content: string | { type: "text"; text: string }[]): void {
@@ -412,6 +386,5 @@ export class ClaudeSession {
 function stopReasonOf(result: SDKResultMessage): string {
   if (result.subtype === "error_max_turns") return "max_turn_requests";
   if (result.subtype !== "success") return "failed";
-  if (result.stop_reason === "max_tokens" || result.stop_reason === "refusal") return result.stop_reason;
-  return normalizeStopReason("end_turn");
+  return normalizeStopReason(result.stop_reason === "max_tokens" || result.stop_reason === "refusal" ? result.stop_reason : "end_turn");
 }
