@@ -50,7 +50,7 @@ export function loadConfig(batonHome: string, env: Readonly<Record<string, strin
   const problems: ConfigProblem[] = [];
   if (doc && doc.errors.length > 0) {
     for (const error of doc.errors) {
-      problems.push({ file, line: error.linePos?.[0].line, message: `malformed YAML: ${error.message.split("\n")[0]}` } as ConfigProblem);
+      problems.push({ file, line: lines.linePos(error.pos[0]).line, message: `malformed YAML: ${error.message.split("\n")[0]}` });
     }
     throw configError(problems);
   }

@@ -1,0 +1,53 @@
+/** Target ids, aliases, prefixes and configured targets (HAR-01..03). */
+import { describe, expect, test } from "bun:test";
+import { HarnessRegistry } from "../../src/harness/registry.ts";
+import { matchTargetRef } from "../../src/harness/ids.ts";
+import { fakeDefinition } from "../support/fake-adapter.ts";
+import { normalizeStopReason } from "../../src/harness/normalize.ts";
+
+const entries = [
+  { id: "codex", aliases: ["cx"] },
+  { id: "claude", aliases: ["cc"] },
+  { id: "codex-work", aliases: [] },
+];
+
+describe("target references", () => {
+  test("canonical ids and aliases, case-insensitive", () => {
+    expect(matchTargetRef("CC", entries)).toEqual({ kind: "match", id: "claude" });
+    expect(matchTargetRef("cx", entries)).toEqual({ kind: "match", id: "codex" });
+    expect(matchTargetRef("Codex", entries)).toEqual({ kind: "match", id: "codex" });
+  });
+
+  test("unique prefixes match; ambiguous ones list the matches; unknown is unknown", () => {
+    expect(matchTargetRef("cla", entries)).toEqual({ kind: "match", id: "claude" });
+    expect(matchTargetRef("codex-", entries)).toEqual({ kind: "match", id: "codex-work" });
+    expect(matchTargetRef("c", entries)).toEqual({ kind: "ambiguous", matches: ["claude", "codex", "codex-work"] });
+    expect(matchTargetRef("claude-code", entries)).toEqual({ kind: "unknown" });
+  });
+});
+
+describe("registry", () => {
+  test("default target per harness; configured targets get the harness settings plus their own", () => {
+    const registry = new HarnessRegistry([fakeDefinition({ turns: [] }, "codex")], {
+      harnesses: { codex: { approvalPolicy: "on-request", env: { A: "1" } } },
+      targets: { "codex-work": { harness: "codex", env: { CODEX_HOME: "/w" }, sandbox: "read-only" } },
+    });
+    expect(registry.target("codex")).toEqual({ id: "codex", harness: "codex", env: { A: "1" }, settings: { approvalPolicy: "on-request" } });
+    expect(registry.target("codex-work")).toEqual({ id: "codex-work", harness: "codex", env: { CODEX_HOME: "/w" }, settings: { approvalPolicy: "on-request", sandbox: "read-only" } });
+  });
+
+  test("unknown targets fail closed with the known ones listed", () => {
+    const registry = new HarnessRegistry([fakeDefinition({ turns: [] }, "codex")]);
+    expect(() => registry.resolve("gemini")).toThrow("unknown target 'gemini'. Known targets: codex (cx)");
+    expect(() => new HarnessRegistry([fakeDefinition({ turns: [] }, "codex")], { harnesses: {}, targets: { x: { harness: "nope" } } })).toThrow(/unknown harness 'nope'/);
+  });
+});
+
+describe("closed terminal vocabulary", () => {
+  test("unknown terminal strings are failed, never completed", () => {
+    expect(normalizeStopReason("end_turn")).toBe("end_turn");
+    expect(normalizeStopReason("weird")).toBe("failed");
+    expect(normalizeStopReason(undefined)).toBe("failed");
+    expect(normalizeStopReason("completed", { completed: "end_turn" })).toBe("end_turn");
+  });
+});
