@@ -15,7 +15,7 @@ import type { AnyEvent } from "../event/envelope.ts";
 import { describeError } from "../shared/errors.ts";
 import { isErrno, writeFileAtomic } from "./files.ts";
 import type { Ledger, LedgerPosition } from "./ledger.ts";
-import { stringifySliced } from "./sliced-json.ts";
+import { stringifyPieces } from "./sliced-json.ts";
 
 export const CHECKPOINT_FILE = "checkpoint.jsonl";
 const FORMAT = "baton-checkpoint/1";
@@ -164,9 +164,9 @@ export function writeCheckpoint<S>(
       byteOffset: position.byteOffset,
       eventId,
     };
-    const body = await stringifySliced(payload);
+    const body = await stringifyPieces(payload);
     if (body === undefined) return false;
-    await writeFileAtomic(file, `${JSON.stringify(header)}\n${body}\n`);
+    await writeFileAtomic(file, [`${JSON.stringify(header)}\n`, ...body, "\n"]);
     return true;
   });
   entry.chain = result.then(

@@ -51,17 +51,38 @@ export function writeFileAtomicSync(target: string, data: string | Uint8Array): 
   syncDirQuietly(path.dirname(target));
 }
 
-/** Async atomic replace (temp + rename, 0600) for large, rebuildable files such as checkpoints. */
-export async function writeFileAtomic(target: string, data: string): Promise<void> {
+/**
+ * Async atomic replace (temp + rename, 0600) for large, rebuildable files such as checkpoints.
+ * Pieces are encoded and written a batch at a time, so no single step holds the event loop long.
+ */
+export async function writeFileAtomic(target: string, pieces: readonly string[]): Promise<void> {
   const temp = tempPathFor(target);
+  let handle: fs.promises.FileHandle | undefined;
   try {
-    await fs.promises.writeFile(temp, data, { mode: FILE_MODE, flag: "wx" });
+    handle = await fs.promises.open(temp, "wx", FILE_MODE);
+    let batch: string[] = [];
+    let batchChars = 0;
+    for (const piece of pieces) {
+      batch.push(piece);
+      batchChars += piece.length;
+      if (batchChars >= WRITE_BATCH_CHARS) {
+        await handle.write(batch.join(""));
+        batch = [];
+        batchChars = 0;
+      }
+    }
+    if (batch.length > 0) await handle.write(batch.join(""));
+    await handle.close();
+    handle = undefined;
     await fs.promises.rename(temp, target);
   } catch (error) {
+    await handle?.close().catch(() => undefined);
     await fs.promises.unlink(temp).catch(() => undefined);
     throw error;
   }
 }
+
+const WRITE_BATCH_CHARS = 1024 * 1024;
 
 export function syncDirQuietly(dir: string): void {
   let fd: number | undefined;

@@ -45,34 +45,46 @@ function isBlank(text: string): boolean {
 /**
  * Complete lines in [from, to). `to` must be a line boundary (the ledger's good end); bytes after
  * the last `\n` before `to` are not returned. `firstLine` is the 1-based number of the line at `from`.
+ *
+ * Each chunk is decoded once (up to its last `\n`, so no UTF-8 sequence is cut) and split as a
+ * string; byte offsets come from a parallel memchr walk over the same newlines in the buffer.
  */
-export function* readLines(fd: number, from: number, to: number, firstLine?: number): Generator<RawLine> {
+export function* readLines(
+  fd: number,
+  from: number,
+  to: number,
+  firstLine?: number,
+  chunkBytes: number = READ_CHUNK,
+): Generator<RawLine> {
   let position = from;
   let lineNo = firstLine;
   let carry: Buffer | undefined;
-  let carryStart = from;
   while (position < to) {
-    const chunk = readAt(fd, position, Math.min(READ_CHUNK, to - position));
+    const chunk = readAt(fd, position, Math.min(chunkBytes, to - position));
     if (chunk.byteLength === 0) break;
-    position += chunk.byteLength;
     const buffer: Buffer = carry ? Buffer.concat([carry, chunk]) : chunk;
-    const base = carry ? carryStart : position - chunk.byteLength;
-    let lineStart = 0;
-    for (;;) {
-      const nl = buffer.indexOf(NEWLINE, lineStart);
-      if (nl === -1) break;
-      const text = decodeLine(buffer, lineStart, nl);
-      const line = lineNo;
+    const base = position - (carry?.byteLength ?? 0);
+    position += chunk.byteLength;
+    const lastNl = buffer.lastIndexOf(NEWLINE);
+    if (lastNl === -1) {
+      carry = buffer;
+      continue;
+    }
+    const text = buffer.toString("utf8", 0, lastNl + 1);
+    let byteStart = 0;
+    let charStart = 0;
+    while (byteStart <= lastNl) {
+      const charNl = text.indexOf("\n", charStart);
+      const byteNl = buffer.indexOf(NEWLINE, byteStart);
+      const end = charNl > charStart && text.charCodeAt(charNl - 1) === CR ? charNl - 1 : charNl;
+      const line = text.slice(charStart, end);
+      const number = lineNo;
       if (lineNo !== undefined) lineNo++;
-      if (!isBlank(text)) yield { text, start: base + lineStart, end: base + nl + 1, line };
-      lineStart = nl + 1;
+      if (!isBlank(line)) yield { text: line, start: base + byteStart, end: base + byteNl + 1, line: number };
+      byteStart = byteNl + 1;
+      charStart = charNl + 1;
     }
-    if (lineStart < buffer.byteLength) {
-      carry = buffer.subarray(lineStart);
-      carryStart = base + lineStart;
-    } else {
-      carry = undefined;
-    }
+    carry = lastNl + 1 < buffer.byteLength ? buffer.subarray(lastNl + 1) : undefined;
   }
 }
 

@@ -32,13 +32,14 @@ export type LedgerListener = (event: AnyEvent, position: LedgerPosition) => void
 
 /** The few syscalls append and sync make; tests replace them to inject ENOSPC and short writes. */
 export interface LedgerIo {
-  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
+  /** Write `data` at the end (O_APPEND); returns the bytes written, which may be fewer than asked. */
+  writeSync(fd: number, data: string | Uint8Array): number;
   ftruncateSync(fd: number, length: number): void;
   fdatasync(fd: number): Promise<void>;
 }
 
 export const nodeLedgerIo: LedgerIo = {
-  writeSync: (fd, buffer, offset, length) => fs.writeSync(fd, buffer, offset, length),
+  writeSync: (fd, data) => (typeof data === "string" ? fs.writeSync(fd, data) : fs.writeSync(fd, data, 0, data.byteLength)),
   ftruncateSync: (fd, length) => fs.ftruncateSync(fd, length),
   fdatasync: (fd) => new Promise((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve()))),
 };
@@ -126,10 +127,11 @@ export class Ledger {
     this.assertWritable();
     const event = this.stamp(draft);
     const line = serialize(event);
+    const bytes = Buffer.byteLength(line);
     this.prepareForWrite();
-    this.writeLine(line);
+    this.writeLine(line, bytes);
     this.seq = event.seq;
-    this.end += line.byteLength;
+    this.end += bytes;
     this.lastId = event.eventId;
     this.broadcast(event, this.position);
     return event as KnownEvent;
@@ -266,11 +268,13 @@ export class Ledger {
     });
   }
 
-  private writeLine(line: Buffer): void {
-    let written = 0;
+  /** One write syscall for the whole line in the normal case; a short write is completed from a Buffer. */
+  private writeLine(line: string, bytes: number): void {
     try {
-      while (written < line.byteLength) {
-        written += this.io.writeSync(this.fd, line, written, line.byteLength - written);
+      let written = this.io.writeSync(this.fd, line);
+      if (written < bytes) {
+        const buffer = Buffer.from(line);
+        while (written < bytes) written += this.io.writeSync(this.fd, buffer.subarray(written));
       }
     } catch (error) {
       this.dirty = true;
@@ -310,14 +314,14 @@ export class Ledger {
   }
 }
 
-function serialize(event: AnyEvent): Buffer {
+function serialize(event: AnyEvent): string {
   let json: string;
   try {
     json = JSON.stringify(event);
   } catch (error) {
     throw new BatonError("contract_violation", `${event.kind} draft cannot be serialized: ${describeError(error)}`);
   }
-  return Buffer.from(`${json}\n`);
+  return `${json}\n`;
 }
 
 function ioError(file: string, action: string, error: unknown): BatonError {

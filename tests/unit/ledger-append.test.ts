@@ -185,9 +185,9 @@ describe("ledger append (EV-01..EV-03)", () => {
     let full = false;
     const io: LedgerIo = {
       ...nodeLedgerIo,
-      writeSync(fd, buffer, offset, length) {
+      writeSync(fd, data) {
         if (full) throw errno("ENOSPC");
-        return nodeLedgerIo.writeSync(fd, buffer, offset, length);
+        return nodeLedgerIo.writeSync(fd, data);
       },
     };
     const ledger = openLedger(options(file, { io }));
@@ -216,13 +216,13 @@ describe("ledger append (EV-01..EV-03)", () => {
     let calls = 0;
     const io: LedgerIo = {
       ...nodeLedgerIo,
-      writeSync(fd, buffer, offset, length) {
+      writeSync(fd, data) {
         if (mode === "partial") {
           calls++;
-          if (calls === 1) return nodeLedgerIo.writeSync(fd, buffer, offset, Math.min(length, 10));
+          if (calls === 1) return nodeLedgerIo.writeSync(fd, Buffer.from(data).subarray(0, 10));
           throw errno("EIO");
         }
-        return nodeLedgerIo.writeSync(fd, buffer, offset, length);
+        return nodeLedgerIo.writeSync(fd, data);
       },
     };
     const ledger = openLedger(options(file, { io }));
@@ -234,6 +234,25 @@ describe("ledger append (EV-01..EV-03)", () => {
     mode = "ok";
     expect(ledger.append(chunk("c")).seq).toBe(2);
     expect(readLedgerFile(file).map((event) => (event.payload as { content: { text: string } }).content.text)).toEqual(["a", "c"]);
+  });
+
+  test("a short write without an error is completed, byte-exact even for multi-byte text", () => {
+    const file = tempLedgerPath();
+    const io: LedgerIo = {
+      ...nodeLedgerIo,
+      writeSync(fd, data) {
+        const bytes = typeof data === "string" ? Buffer.from(data) : data;
+        return nodeLedgerIo.writeSync(fd, bytes.subarray(0, Math.min(bytes.byteLength, 7)));
+      },
+    };
+    const ledger = openLedger(options(file, { io }));
+    ledger.append(chunk("héllo 🚀 wörld"));
+    ledger.append(chunk("second"));
+    expect(ledger.byteLength).toBe(fs.statSync(file).size);
+    expect(readLedgerFile(file).map((event) => (event.payload as { content: { text: string } }).content.text)).toEqual([
+      "héllo 🚀 wörld",
+      "second",
+    ]);
   });
 
   test("sync and appendDurable fdatasync; concurrent syncs share one call", async () => {

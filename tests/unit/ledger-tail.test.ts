@@ -8,6 +8,7 @@ import { ManualClock } from "../../src/shared/clock.ts";
 import { BatonError } from "../../src/shared/errors.ts";
 import { createSequentialIdSource, type BatonSessionId } from "../../src/shared/ids.ts";
 import { openLedger, type OpenLedgerOptions } from "../../src/store/ledger.ts";
+import { readLines } from "../../src/store/ledger-lines.ts";
 import { readLedgerFile, scanLedger } from "../../src/store/ledger-read.ts";
 
 const SESSION = "bs_00000000000000000000000001" as BatonSessionId;
@@ -212,5 +213,35 @@ describe("scanLedger (doctor)", () => {
     const { file } = writeLedger(1);
     expect(scanLedger(file, "bs_someone_else").problems.map((problem) => problem.kind)).toEqual(["foreign_scope"]);
     expect(scanLedger(path.join(tempDir(), "missing.jsonl")).problems.map((problem) => problem.kind)).toEqual(["unreadable"]);
+  });
+});
+
+describe("line splitter", () => {
+  test("property: any chunk size yields the same lines, byte offsets and line numbers as a naive split", () => {
+    const file = path.join(tempDir(), "lines.jsonl");
+    const lineArb = fc.oneof(fc.string({ maxLength: 12, unit: "grapheme" }), fc.constant(""), fc.constant("  "), fc.constant("x\r"));
+    fc.assert(
+      fc.property(fc.array(lineArb, { maxLength: 12 }), fc.integer({ min: 1, max: 40 }), fc.string({ maxLength: 5 }), (lines, chunk, torn) => {
+        const clean = lines.map((line) => line.replace(/\n/g, ""));
+        const body = clean.map((line) => `${line}\n`).join("");
+        const tail = torn.replace(/\n/g, "");
+        fs.writeFileSync(file, body + tail);
+        const expected: Array<{ text: string; start: number; end: number; line: number }> = [];
+        let offset = 0;
+        clean.forEach((line, index) => {
+          const bytes = Buffer.byteLength(line) + 1;
+          const text = line.endsWith("\r") ? line.slice(0, -1) : line;
+          if (text.trim().length > 0) expected.push({ text, start: offset, end: offset + bytes, line: index + 1 });
+          offset += bytes;
+        });
+        const fd = fs.openSync(file, "r");
+        try {
+          expect([...readLines(fd, 0, Buffer.byteLength(body), 1, chunk)]).toEqual(expected);
+        } finally {
+          fs.closeSync(fd);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

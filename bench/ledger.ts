@@ -1,0 +1,328 @@
+/**
+ * Ledger benchmark (architecture §8): `node_modules/.bin/bun bench/ledger.ts [--events N] [--keep]`.
+ *
+ * Builds a realistic ledger in a temp dir — 100,000 events over 200 turns, ~1 KB each with `raw`
+ * kept (~100 MB), ~92 % agent_message_chunk/agent_thought_chunk, the rest tool_call_update
+ * (200–2,000 char outputs), plan_update, usage_update, _baton_turn_summary and state_update — then
+ * measures, each open in a fresh child process so the build does not pollute its memory:
+ * open to a ready projection with a checkpoint and without, peak RSS, append per streamed event,
+ * first append after open, fsync'd durable append, and the background checkpoint write.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { EventDraft } from "../src/event/envelope.ts";
+import { initialState, PROJECTION_VERSION, reduce, type ProjectionState } from "../src/projection/index.ts";
+import { systemClock } from "../src/shared/clock.ts";
+import { createUlidSource, type BatonSessionId, type TurnId } from "../src/shared/ids.ts";
+import { LineFramer } from "../src/shared/jsonl.ts";
+import { loadState, writeCheckpoint, type StateFold } from "../src/store/checkpoint.ts";
+import { openLedger, type Ledger } from "../src/store/ledger.ts";
+import { readLines } from "../src/store/ledger-lines.ts";
+
+/** Switch to false to bench with a trivial fold instead of the real projection reducer. */
+const USE_REAL_REDUCER = true;
+
+const SESSION = "bs_01KBENCH0000000000000000000" as BatonSessionId;
+const EVENTS_PER_TURN = 500;
+
+interface CountState {
+  readonly lastSeq: number;
+  readonly count: number;
+}
+
+const projectionFold: StateFold<ProjectionState> = {
+  version: PROJECTION_VERSION,
+  initial: () => initialState(SESSION),
+  fold: reduce,
+};
+const countFold: StateFold<CountState> = {
+  version: "bench-count/1",
+  initial: () => ({ lastSeq: 0, count: 0 }),
+  fold: (state, event) => ({ lastSeq: event.seq, count: state.count + 1 }),
+};
+// Both folds are used through this one (structurally compatible) handle.
+const FOLD = (USE_REAL_REDUCER ? projectionFold : countFold) as StateFold<unknown>;
+
+// ---------- deterministic content ----------
+
+let seed = 42;
+function random(): number {
+  seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+  return seed / 0x7fffffff;
+}
+function between(min: number, max: number): number {
+  return Math.floor(min + random() * (max - min + 1));
+}
+const WORDS = "the of and to in is that for it as with was on be by this are from or an at which have not function const return value error file test build import export type state event ledger turn".split(" ");
+function prose(chars: number): string {
+  let out = "";
+  while (out.length < chars) out += `${WORDS[between(0, WORDS.length - 1)]} `;
+  return out.slice(0, chars);
+}
+
+const harness = { source: { type: "harness", harnessTargetId: "codex" }, harness: "codex", harnessTargetId: "codex", harnessSessionId: "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b" } as const;
+
+function chunkDraft(turn: number, turnId: TurnId, thought: boolean, item: number): EventDraft {
+  const text = prose(between(100, 300));
+  const messageId = `${thought ? "rs" : "msg"}_${turn}_${item}`;
+  return {
+    kind: thought ? "agent_thought_chunk" : "agent_message_chunk",
+    ...harness,
+    turnId,
+    payload: { messageId, content: { type: "text", text } },
+    raw: {
+      jsonrpc: "2.0",
+      method: thought ? "item/reasoning/summaryTextDelta" : "item/agentMessage/delta",
+      params: { threadId: harness.harnessSessionId, turnId: `turn-${turn}`, itemId: messageId, delta: text },
+    },
+  };
+}
+
+function* turnDrafts(turn: number): Generator<EventDraft> {
+  const turnId = `t_01KBENCHTURN${String(turn).padStart(14, "0")}` as TurnId;
+  const startedAt = new Date().toISOString();
+  yield { kind: "user_message", source: { type: "user" }, turnId, payload: { messageId: `m_user_${turn}`, content: [{ type: "text", text: prose(300) }], delivery: "prompt" } };
+  yield { kind: "state_update", source: { type: "baton" }, turnId, payload: { state: "running" } };
+  const toolCalls: Array<{ toolCallId: string; title: string; kind: string; status: string }> = [];
+  // 460 chunks in 8 messages (alternating thought / answer), 16 tool calls (start + completion),
+  // 2 plan updates, 2 usage updates: 1 + 1 + 460 + 32 + 2 + 2 + 1 + 1 = 500 events.
+  let tool = 0;
+  for (let block = 0; block < 8; block++) {
+    const thought = block % 2 === 0;
+    const chunks = block < 4 ? 58 : 57;
+    for (let c = 0; c < chunks; c++) yield chunkDraft(turn, turnId, thought, block);
+    for (let t = 0; t < 2; t++, tool++) {
+      const toolCallId = `call_${turn}_${tool}`;
+      const title = `Run ${WORDS[tool % WORDS.length]} check`;
+      yield { kind: "tool_call_update", ...harness, turnId, payload: { toolCallId, title, kind: "execute", status: "in_progress", rawInput: { command: ["bash", "-lc", `npm test -- ${tool}`] } }, raw: { method: "item/started", params: { itemId: toolCallId } } };
+      const output = prose(between(200, 2000));
+      yield { kind: "tool_call_update", ...harness, turnId, payload: { toolCallId, status: "completed", content: [{ type: "text", text: output }], rawOutput: { exitCode: 0 } }, raw: { method: "item/completed", params: { itemId: toolCallId, aggregatedOutput: output } } };
+      toolCalls.push({ toolCallId, title, kind: "execute", status: "completed" });
+    }
+    if (block === 1 || block === 5) {
+      yield { kind: "plan_update", ...harness, turnId, payload: { planId: `pl_${turn}`, entries: [{ content: "Read the code", priority: "high", status: "completed" }, { content: "Fix the bug", priority: "high", status: block === 5 ? "completed" : "in_progress" }, { content: "Run the tests", priority: "medium", status: "pending" }] } };
+    }
+    if (block === 3 || block === 7) {
+      yield { kind: "usage_update", ...harness, turnId, payload: { inputTokens: between(1000, 30000), outputTokens: between(100, 4000), cacheReadTokens: between(0, 20000) } };
+    }
+  }
+  yield { kind: "state_update", ...harness, turnId, payload: { state: "idle", stopReason: "end_turn" } };
+  yield { kind: "_baton_turn_summary", source: { type: "baton" }, turnId, payload: { turnId, role: "driven", stopReason: "end_turn", userText: prose(300), agentText: prose(2000), toolCalls, usage: { inputTokens: 30000, outputTokens: 4000 }, startedAt, endedAt: new Date().toISOString() } };
+}
+
+// ---------- measurement helpers ----------
+
+function peakRssMb(): number {
+  try {
+    const status = fs.readFileSync("/proc/self/status", "utf8");
+    const match = /VmHWM:\s+(\d+) kB/.exec(status);
+    if (match?.[1]) return Number(match[1]) / 1024;
+  } catch {
+    // not Linux
+  }
+  return process.resourceUsage().maxRSS / 1024;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+}
+
+function line(label: string, value: string, budget?: string, ok?: boolean): void {
+  const verdict = budget === undefined ? "(info)" : `budget ${budget}  ${ok ? "OK" : "OVER"}`;
+  console.log(`${label.padEnd(34)} ${value.padStart(12)}  ${verdict}`);
+}
+
+function open(file: string, readOnly = false): Ledger {
+  return openLedger({ path: file, batonSessionId: SESSION, clock: systemClock, ids: createUlidSource(), readOnly });
+}
+
+// ---------- child: open in a fresh process ----------
+
+interface OpenReport {
+  readonly openSeconds: number;
+  readonly fromCheckpoint: boolean;
+  readonly replayed: number;
+  readonly peakRssMb: number;
+  readonly baselineRssMb: number;
+  readonly firstAppendUs?: number;
+  readonly appendMeanUs?: number;
+  readonly appendP50Us?: number;
+  readonly appendP99Us?: number;
+  readonly durableMeanMs?: number;
+}
+
+async function child(mode: string, file: string): Promise<void> {
+  const turnId = "t_01KBENCHAPPEND00000000000000" as TurnId;
+  if (mode === "appends") {
+    // Warm the append path (JIT, schema compilation) on a scratch ledger, so the first append on
+    // the big one shows only what depends on the ledger: nothing is re-read.
+    const scratch = open(path.join(path.dirname(file), "scratch.jsonl"));
+    for (let i = 0; i < 5000; i++) scratch.append(chunkDraft(9998, turnId, i % 2 === 0, 0));
+    await scratch.close();
+  }
+  Bun.gc(true);
+  const baselineRssMb = peakRssMb();
+  const fold = mode === "full" ? { ...FOLD, version: "bench-no-checkpoint" } : FOLD;
+  const started = Bun.nanoseconds();
+  const ledger = open(file);
+  const loaded = loadState(ledger, fold);
+  const openSeconds = (Bun.nanoseconds() - started) / 1e9;
+  const peak = peakRssMb();
+  let t = Bun.nanoseconds();
+  ledger.append(chunkDraft(9999, turnId, false, 0));
+  const firstAppendUs = (Bun.nanoseconds() - t) / 1e3;
+  const report: OpenReport = { openSeconds, fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed, peakRssMb: peak, baselineRssMb, firstAppendUs };
+  if (mode !== "appends") {
+    console.log(JSON.stringify(report));
+    return;
+  }
+  // A stream of appends on the opened session, then durable ones.
+  const drafts = Array.from({ length: 20_000 }, (_, i) => chunkDraft(9999, turnId, i % 2 === 0, 1));
+  const samples = new Float64Array(drafts.length);
+  drafts.forEach((draft, i) => {
+    const before = Bun.nanoseconds();
+    ledger.append(draft);
+    samples[i] = (Bun.nanoseconds() - before) / 1e3;
+  });
+  samples.sort();
+  const appendMeanUs = samples.reduce((sum, value) => sum + value, 0) / samples.length;
+  let durable = 0;
+  for (let i = 0; i < 20; i++) {
+    t = Bun.nanoseconds();
+    await ledger.appendDurable(chunkDraft(9999, turnId, false, 2));
+    durable += (Bun.nanoseconds() - t) / 1e6;
+  }
+  await ledger.close();
+  console.log(
+    JSON.stringify({ ...report, appendMeanUs, appendP50Us: percentile(samples, 0.5), appendP99Us: percentile(samples, 0.99), durableMeanMs: durable / 20 }),
+  );
+}
+
+function runChild(mode: string, file: string): OpenReport {
+  const result = Bun.spawnSync([process.execPath, import.meta.path, "--child", mode, file], { stdout: "pipe", stderr: "inherit" });
+  if (result.exitCode !== 0) throw new Error(`child ${mode} failed with ${result.exitCode}`);
+  return JSON.parse(result.stdout.toString().trim().split("\n").at(-1) ?? "{}") as OpenReport;
+}
+
+// ---------- parent ----------
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const eventsArg = args.indexOf("--events");
+  const totalEvents = eventsArg === -1 ? 100_000 : Number(args[eventsArg + 1]);
+  const turns = Math.max(1, Math.round(totalEvents / EVENTS_PER_TURN));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-"));
+  const file = path.join(dir, "session.jsonl");
+  console.log(`fold: ${USE_REAL_REDUCER ? "real projection reducer (src/projection)" : "trivial count fold"}; dir ${dir}`);
+  try {
+    // Build through the real append path (no listeners), timing every append.
+    const ledger = open(file);
+    const samples = new Float64Array(turns * EVENTS_PER_TURN);
+    let n = 0;
+    const buildStart = Bun.nanoseconds();
+    for (let turn = 0; turn < turns; turn++) {
+      for (const draft of turnDrafts(turn)) {
+        const before = Bun.nanoseconds();
+        ledger.append(draft);
+        samples[n++] = (Bun.nanoseconds() - before) / 1e3;
+      }
+    }
+    const buildSeconds = (Bun.nanoseconds() - buildStart) / 1e9;
+    const built = samples.subarray(0, n).sort();
+    const mean = built.reduce((sum, value) => sum + value, 0) / n;
+    line("ledger built", `${n} events`, undefined);
+    line("ledger size", `${(ledger.byteLength / 1e6).toFixed(1)} MB`, undefined);
+    line("  bytes per event", `${Math.round(ledger.byteLength / n)}`, undefined);
+    line("  build wall time (incl. drafts)", `${buildSeconds.toFixed(2)} s`, undefined);
+    line("append during build (mean)", `${mean.toFixed(2)} µs`, "10 µs", mean <= 10);
+    line("append during build (p99)", `${percentile(built, 0.99).toFixed(2)} µs`, "10 µs", percentile(built, 0.99) <= 10);
+
+    // Line splitting: byte splitter used by the store vs. the shared LineFramer (decoded strings).
+    // Each runs three times, alternating, and the best run counts (JIT warm-up, a shared machine).
+    const fd = fs.openSync(file, "r");
+    const splitWithStore = (): number => {
+      let count = 0;
+      for (const raw of readLines(fd, 0, ledger.byteLength, 1)) count += raw.text.length > 0 ? 1 : 0;
+      return count;
+    };
+    const splitWithFramer = (): number => {
+      const framer = new LineFramer();
+      const buffer = Buffer.allocUnsafe(4 * 1024 * 1024);
+      let count = 0;
+      for (let position = 0; ; ) {
+        const got = fs.readSync(fd, buffer, 0, buffer.byteLength, position);
+        if (got === 0) break;
+        position += got;
+        count += framer.push(buffer.subarray(0, got)).length;
+      }
+      return count;
+    };
+    let bytesSplit = Infinity;
+    let framerSplit = Infinity;
+    for (let round = 0; round < 3; round++) {
+      let t = Bun.nanoseconds();
+      const count = splitWithStore();
+      bytesSplit = Math.min(bytesSplit, (Bun.nanoseconds() - t) / 1e9);
+      t = Bun.nanoseconds();
+      const framed = splitWithFramer();
+      framerSplit = Math.min(framerSplit, (Bun.nanoseconds() - t) / 1e9);
+      if (count !== framed) throw new Error(`splitters disagree: ${count} vs ${framed}`);
+    }
+    fs.closeSync(fd);
+    line("split lines: store (with offsets)", `${bytesSplit.toFixed(3)} s`, undefined);
+    line("split lines: LineFramer (no offsets)", `${framerSplit.toFixed(3)} s`, undefined);
+
+    // Fold everything once (as the live session would have), then write the checkpoint in the
+    // background while measuring the longest event-loop stall it causes.
+    let t = Bun.nanoseconds();
+    const loaded = loadState(ledger, FOLD);
+    line("full replay in the build process", `${((Bun.nanoseconds() - t) / 1e9).toFixed(3)} s`, undefined);
+    let longestGap = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 1);
+    t = Bun.nanoseconds();
+    await writeCheckpoint(ledger, FOLD, loaded.state, loaded.position);
+    const checkpointSeconds = (Bun.nanoseconds() - t) / 1e9;
+    clearInterval(ticker);
+    const checkpointBytes = fs.statSync(path.join(dir, "checkpoint.jsonl")).size;
+    line("checkpoint write (background)", `${checkpointSeconds.toFixed(3)} s`, undefined);
+    line("  checkpoint size", `${(checkpointBytes / 1e6).toFixed(1)} MB`, undefined);
+    line("  longest event-loop stall", `${longestGap.toFixed(1)} ms`, undefined);
+
+    // One more turn after the checkpoint, as after a normal turn end: the open replays this tail.
+    for (const draft of turnDrafts(turns)) ledger.append(draft);
+    await ledger.close();
+
+    const withCheckpoint = runChild("checkpoint", file);
+    if (!withCheckpoint.fromCheckpoint) throw new Error("the checkpoint was not used");
+    line("open (checkpoint)", `${withCheckpoint.openSeconds.toFixed(3)} s`, "0.2 s", withCheckpoint.openSeconds <= 0.2);
+    line("  tail events replayed", `${withCheckpoint.replayed}`, undefined);
+    line("peak RSS after open (checkpoint)", `${withCheckpoint.peakRssMb.toFixed(0)} MB`, "150 MB", withCheckpoint.peakRssMb <= 150);
+    line("  RSS of the bare process", `${withCheckpoint.baselineRssMb.toFixed(0)} MB`, undefined);
+    const full = runChild("full", file);
+    line("open (full replay, no checkpoint)", `${full.openSeconds.toFixed(3)} s`, undefined);
+    line("  peak RSS (full replay)", `${full.peakRssMb.toFixed(0)} MB`, undefined);
+
+    line("  first append, cold process", `${((withCheckpoint.firstAppendUs ?? 0) / 1000).toFixed(2)} ms`, undefined);
+    const appends = runChild("appends", file);
+    const firstUs = appends.firstAppendUs ?? 0;
+    line("first append after open (warm)", `${firstUs.toFixed(1)} µs`, "no re-read", firstUs < 1000);
+    line("append per streamed event (mean)", `${(appends.appendMeanUs ?? 0).toFixed(2)} µs`, "10 µs", (appends.appendMeanUs ?? 0) <= 10);
+    line("append per streamed event (p50)", `${(appends.appendP50Us ?? 0).toFixed(2)} µs`, "10 µs", (appends.appendP50Us ?? 0) <= 10);
+    line("append per streamed event (p99)", `${(appends.appendP99Us ?? 0).toFixed(2)} µs`, "10 µs", (appends.appendP99Us ?? 0) <= 10);
+    line("durable append (fdatasync)", `${(appends.durableMeanMs ?? 0).toFixed(2)} ms`, undefined);
+  } finally {
+    if (!args.includes("--keep")) fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === "--child") {
+  await child(process.argv[3] ?? "checkpoint", process.argv[4] ?? "");
+} else {
+  await main();
+}
