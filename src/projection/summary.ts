@@ -36,34 +36,34 @@ export function buildTurnSummary(
   stopReason: string | null | undefined,
   endedAt: string | null | undefined,
 ): TurnSummaryPayload {
-  const summary: { -readonly [K in keyof TurnSummaryPayload]: TurnSummaryPayload[K] } = { turnId, toolCalls: [] };
   const data = tableGet(state.turnData, turnId);
   const reason = stopReason ?? tableGet(state.stopReasons, turnId) ?? null;
-  if (data?.role) summary.role = data.role;
-  if (reason !== null) summary.stopReason = reason;
-  if (data !== undefined) {
-    const userMessage = data.userMessageId === null ? undefined : tableGet(state.messages, data.userMessageId);
-    const userText = userMessage === undefined ? "" : displayUserText(userMessage.content).trim();
-    if (userText !== "") summary.userText = userText;
-    const parts: string[] = [];
-    for (const id of data.agentMessageIds) {
-      const text = textOf(tableGet(state.messages, id)?.content).trim();
-      if (text !== "") parts.push(text);
-    }
-    if (parts.length > 0) summary.agentText = parts.join("\n\n");
-    const toolCalls: SummaryToolCall[] = [];
-    for (const id of data.toolCallIds) {
-      const tool = tableGet(state.toolCalls, id);
-      if (tool === undefined) continue;
-      toolCalls.push({ toolCallId: tool.toolCallId, title: tool.title ?? "", kind: tool.kind ?? "other", status: tool.status });
-    }
-    summary.toolCalls = toolCalls;
-    const usage = summaryUsage(data.usage);
-    if (usage !== undefined) summary.usage = usage;
-    if (data.startedAt !== null) summary.startedAt = data.startedAt;
+  const userMessage = data?.userMessageId ? tableGet(state.messages, data.userMessageId) : undefined;
+  const userText = userMessage === undefined ? "" : displayUserText(userMessage.content).trim();
+  const parts: string[] = [];
+  for (const id of data?.agentMessageIds ?? []) {
+    const text = textOf(tableGet(state.messages, id)?.content).trim();
+    if (text !== "") parts.push(text);
   }
-  if (endedAt !== null && endedAt !== undefined) summary.endedAt = endedAt;
-  return summary;
+  const toolCalls: SummaryToolCall[] = [];
+  for (const id of data?.toolCallIds ?? []) {
+    const tool = tableGet(state.toolCalls, id);
+    if (tool === undefined) continue;
+    toolCalls.push({ toolCallId: tool.toolCallId, title: tool.title ?? "", kind: tool.kind ?? "other", status: tool.status });
+  }
+  const usage = data === undefined ? undefined : summaryUsage(data.usage);
+  // Keys in the order of the event schema: the summary is written to the ledger as built here.
+  return {
+    turnId,
+    ...(data?.role ? { role: data.role } : {}),
+    ...(reason !== null ? { stopReason: reason } : {}),
+    ...(userText !== "" ? { userText } : {}),
+    ...(parts.length > 0 ? { agentText: parts.join("\n\n") } : {}),
+    toolCalls,
+    ...(usage !== undefined ? { usage } : {}),
+    ...(data?.startedAt ? { startedAt: data.startedAt } : {}),
+    ...(endedAt !== null && endedAt !== undefined ? { endedAt } : {}),
+  };
 }
 
 /** Copies the payload without `undefined` values so the entry stays plain JSON. */

@@ -1,0 +1,269 @@
+/**
+ * fast-check properties of the fold over random ledgers drawn from every event kind (plus unknown ones):
+ * replay is deterministic, live ≡ batch ≡ checkpoint-resume, re-delivered upserts are inert, an event
+ * that changes nothing returns the same object, and the derived fields stay consistent.
+ */
+import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import type { AnyEvent } from "../../src/event/envelope.ts";
+import type { EventKind, PayloadOf } from "../../src/event/kinds.ts";
+import {
+  deriveRunState,
+  initialState,
+  listToArray,
+  plainState,
+  reduce,
+  replay,
+  resolveTimelineItem,
+  tableGet,
+  tableHas,
+  tableValues,
+  type ProjectionState,
+} from "../../src/projection/index.ts";
+import { createEventFactory, type EventOptions } from "../support/events.ts";
+
+const opt = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+const turnId = fc.constantFrom("t_1", "t_2", "t_3");
+const messageId = fc.constantFrom("m_1", "m_2", "m_3");
+const toolCallId = fc.constantFrom("c_1", "c_2");
+const block = fc.oneof(
+  fc.constantFrom("a", "b", "", "cd").map((text) => ({ type: "text", text })),
+  fc.constant({ type: "image", mimeType: "image/png", data: "AA" }),
+);
+const blocks = fc.array(block, { maxLength: 2 });
+const textBlocks = fc.array(fc.constantFrom("x", "y").map((text) => ({ type: "text" as const, text })), { maxLength: 2 });
+
+/** Drop `undefined` values so payloads look like parsed JSON. */
+function defined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+const PAYLOADS: { [K in EventKind]: fc.Arbitrary<PayloadOf<K>> } = {
+  state_update: fc.record({ state: fc.constantFrom("running", "idle", "requires_action"), stopReason: opt(fc.constantFrom("end_turn", "cancelled")) }).map(defined),
+  user_message: fc.record({ messageId, content: opt(textBlocks), delivery: opt(fc.constantFrom("prompt", "steer", "follow_up")) }).map(defined),
+  user_message_chunk: fc.record({ messageId, content: block }),
+  agent_message_chunk: fc.record({ messageId, content: block }),
+  agent_thought_chunk: fc.record({ messageId, content: block }),
+  agent_message: fc.record({ messageId, content: opt(blocks) }).map(defined),
+  agent_thought: fc.record({ messageId, content: opt(blocks) }).map(defined),
+  tool_call_update: fc
+    .record({
+      toolCallId,
+      title: opt(fc.option(fc.constantFrom("ls", "cat"), { nil: null })),
+      kind: opt(fc.option(fc.constantFrom("read", "execute", "weird"), { nil: null })),
+      status: opt(fc.option(fc.constantFrom("pending", "in_progress", "completed", "failed", "declined"), { nil: null })),
+      content: opt(fc.option(blocks, { nil: null })),
+      locations: opt(fc.option(fc.array(fc.record({ path: fc.constantFrom("/a", "/b") }), { maxLength: 1 }), { nil: null })),
+      rawInput: opt(fc.option(fc.constantFrom({ cmd: "ls" }, "x"), { nil: null })),
+    })
+    .map(defined),
+  tool_call_content_chunk: fc.record({ toolCallId, content: block }),
+  plan_update: fc.record({
+    planId: fc.constantFrom("pl_1", "pl_2"),
+    entries: fc.array(fc.record({ content: fc.constantFrom("a", "b"), status: fc.constantFrom("pending", "completed") }), { maxLength: 2 }),
+  }),
+  proposed_plan: fc.record({ planId: fc.constantFrom("pp_1", "pp_2"), content: fc.constantFrom("plan A", "plan B") }),
+  proposed_plan_implementation_started: fc.record({ planId: fc.constantFrom("pp_1", "pp_2"), implementationTurnId: turnId }),
+  task_update: fc
+    .record({
+      taskId: fc.constantFrom("k_1", "k_2"),
+      status: fc.constantFrom("in_progress", "completed", "failed", "stopped"),
+      title: opt(fc.constantFrom("T1", "T2")),
+      summary: opt(fc.constantFrom("S")),
+      skipTranscript: opt(fc.boolean()),
+      usage: opt(fc.record({ totalTokens: fc.nat(9) })),
+    })
+    .map(defined),
+  "interaction.opened": fc.record({
+    interactionId: fc.constantFrom("ix_1", "ix_2"),
+    requester: fc.constant({ type: "baton" as const }),
+    draft: fc.constant({ type: "permission" as const, title: "ok?", options: [] }),
+  }),
+  "interaction.resolved": fc.record({
+    interactionId: fc.constantFrom("ix_1", "ix_2", "ix_9"),
+    resolution: fc.constantFrom(
+      { outcome: "selected" as const, optionId: "allow" },
+      { outcome: "cancelled" as const, reason: "turn" as const },
+    ),
+  }),
+  approval_review_update: fc
+    .record({ reviewId: fc.constantFrom("arv_1", "arv_2"), decision: fc.constantFrom("approved", "denied", "aborted"), riskLevel: opt(fc.constantFrom("low", "high")) })
+    .map(defined),
+  usage_update: fc.record({ inputTokens: opt(fc.nat(50)), outputTokens: opt(fc.nat(50)), isEstimated: opt(fc.boolean()) }).map(defined),
+  context_usage_update: fc.record({ contextUsed: opt(fc.nat(9)), contextSize: opt(fc.constant(10)) }).map(defined),
+  available_commands_update: fc.record({ commands: fc.array(fc.record({ name: fc.constantFrom("a", "b") }), { maxLength: 2 }) }),
+  config_option_update: fc.record({
+    options: fc.array(
+      fc.record({ id: fc.constant("model"), name: fc.constant("Model"), type: fc.constant("select" as const), value: fc.constantFrom("m1", "m2") }),
+      { maxLength: 1 },
+    ),
+  }),
+  _baton_error_update: fc.record({ message: fc.constantFrom("boom", "retry"), willRetry: opt(fc.boolean()) }).map(defined),
+  _baton_notice: fc.record({ level: fc.constantFrom("info", "warning", "error"), title: fc.constantFrom("n1", "n2") }),
+  _baton_run_status: fc.record({ phase: fc.constantFrom("starting", null), title: opt(fc.constantFrom("Starting…")) }).map(defined),
+  _baton_stall_notice: fc.record({ silentMs: fc.nat(200_000), level: fc.constantFrom("L1", "L2") }),
+  _baton_context_snapshot: fc.record({
+    snapshotId: fc.constantFrom("ctx_1", "ctx_2"),
+    source: fc.constant({ kind: "session_history" as const, owner: "bs_1", key: "history" }),
+    afterSeq: fc.constant(0),
+    throughSeq: fc.nat(30),
+    text: fc.constant("sync"),
+  }),
+  _baton_context_delivery_receipt: fc.record({
+    snapshotId: fc.constantFrom("ctx_1", "ctx_2", "ctx_9"),
+    contextEpochId: fc.constantFrom("ctxe_1", "ctxe_2"),
+    transport: fc.constantFrom("sync_context", "submit_side_channel", "prompt_prepend"),
+    accepted: fc.constant(true as const),
+  }),
+  _baton_delivery_attempt_update: fc
+    .record({
+      attemptId: fc.constantFrom("att_1", "att_2"),
+      phase: fc.constantFrom("prepared", "dispatching", "accepted", "uncertain", "finalized"),
+      outcome: opt(fc.constantFrom("completed", "cancelled")),
+      detail: opt(fc.constantFrom("d")),
+    })
+    .map(defined),
+  _baton_turn_summary: fc
+    .record({ turnId, toolCalls: fc.constant<PayloadOf<"_baton_turn_summary">["toolCalls"]>([]), agentText: opt(fc.constantFrom("did it")) })
+    .map(defined),
+};
+
+/** Kinds whose immediate re-delivery must be inert (upserts, first-write-wins, snapshots, closes). */
+const UPSERT_KINDS: ReadonlySet<string> = new Set<EventKind>(
+  (Object.keys(PAYLOADS) as EventKind[]).filter(
+    (kind) => !kind.endsWith("_chunk") && !["usage_update", "_baton_error_update", "_baton_notice", "_baton_stall_notice"].includes(kind),
+  ),
+);
+
+interface Spec {
+  readonly kind: string;
+  readonly payload: unknown;
+  readonly options: EventOptions;
+}
+
+const options: fc.Arbitrary<EventOptions> = fc
+  .record({
+    turn: opt(turnId),
+    target: opt(fc.constantFrom("codex", "codex-work", "claude")),
+    source: fc.constantFrom("user" as const, "baton" as const, "harness" as const),
+  })
+  .map((value) => defined(value) as EventOptions);
+
+/** Turn and interaction lifecycles are weighted up so closes, reopen attempts and cards interleave often. */
+const WEIGHTS: Partial<Record<EventKind, number>> = {
+  state_update: 8,
+  "interaction.opened": 3,
+  "interaction.resolved": 3,
+  _baton_run_status: 2,
+  tool_call_update: 2,
+  _baton_delivery_attempt_update: 2,
+};
+
+const spec: fc.Arbitrary<Spec> = fc.oneof(
+  ...(Object.entries(PAYLOADS) as [EventKind, fc.Arbitrary<unknown>][]).map(([kind, payload]) => ({
+    weight: WEIGHTS[kind] ?? 1,
+    arbitrary: fc.record({ kind: fc.constant<string>(kind), payload, options }),
+  })),
+  { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom("future_kind", "plugin.something"), payload: fc.constant<unknown>({ x: 1 }), options }) },
+);
+
+const ledger = fc.array(spec, { maxLength: 60 });
+
+function stamp(specs: readonly Spec[]): AnyEvent[] {
+  const f = createEventFactory();
+  return specs.map((s) => f.any(s.kind, s.payload, s.options));
+}
+
+const SESSION = createEventFactory().sessionId;
+
+function withoutSeq(state: ProjectionState): unknown {
+  return { ...plainState(state), lastSeq: 0 };
+}
+
+function checkInvariants(state: ProjectionState): void {
+  expect(state.runState).toBe(deriveRunState(state.activeTurns, state.pendingInteractionIds.length));
+  const pending = tableValues(state.interactions).filter((ix) => ix.status === "pending").map((ix) => ix.interactionId);
+  expect([...state.pendingInteractionIds].sort()).toEqual(pending.sort());
+  const seen = new Set<string>();
+  for (const ref of listToArray(state.timeline)) {
+    const key = `${ref.type}:${ref.id}`;
+    expect(seen.has(key)).toBe(false);
+    seen.add(key);
+    if (ref.type !== "task") expect(resolveTimelineItem(state, ref)).toBeDefined();
+  }
+  for (const turnId of Object.keys(state.activeTurns)) expect(tableHas(state.stopReasons, turnId)).toBe(false);
+  for (const summary of state.turnSummaries) expect(tableGet(state.turnData, summary.turnId)).toBeUndefined();
+}
+
+const RUNS = { numRuns: 300 };
+
+describe("projection properties", () => {
+  test("replaying the same ledger twice is deep-equal", () => {
+    fc.assert(
+      fc.property(ledger, (specs) => {
+        const events = stamp(specs);
+        expect(replay(events, initialState(SESSION))).toStrictEqual(replay(events, initialState(SESSION)));
+      }),
+      RUNS,
+    );
+  });
+
+  test("live (one reduce at a time) ≡ batch replay ≡ resume from a JSON checkpoint at any cut", () => {
+    fc.assert(
+      fc.property(ledger, fc.nat(), (specs, cutSeed) => {
+        const events = stamp(specs);
+        let live = initialState(SESSION);
+        for (const event of events) {
+          live = reduce(live, event);
+          checkInvariants(live);
+        }
+        const batch = replay(events, initialState(SESSION));
+        expect(live).toStrictEqual(batch);
+        const cut = events.length === 0 ? 0 : cutSeed % (events.length + 1);
+        const checkpoint = JSON.parse(JSON.stringify(replay(events.slice(0, cut), initialState(SESSION)))) as ProjectionState;
+        expect(replay(events.slice(cut), checkpoint)).toStrictEqual(batch);
+      }),
+      RUNS,
+    );
+  });
+
+  test("an upsert re-delivered right away (fresh seq) returns the same state", () => {
+    fc.assert(
+      fc.property(ledger, (specs) => {
+        const f = createEventFactory();
+        let state = initialState(SESSION);
+        for (const s of specs) {
+          const event = f.any(s.kind, s.payload, s.options);
+          state = reduce(state, event);
+          if (UPSERT_KINDS.has(event.kind)) expect(reduce(state, f.redeliver(event))).toBe(state);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  test("an event that changes nothing returns the same object, and a new object always differs", () => {
+    fc.assert(
+      fc.property(ledger, (specs) => {
+        let state = initialState(SESSION);
+        for (const event of stamp(specs)) {
+          const next = reduce(state, event);
+          if (next !== state) expect(Bun.deepEquals(withoutSeq(next), withoutSeq(state))).toBe(false);
+          state = next;
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  test("an event already folded in (seq ≤ lastSeq) is inert", () => {
+    fc.assert(
+      fc.property(ledger, (specs) => {
+        const events = stamp(specs);
+        const state = replay(events, initialState(SESSION));
+        for (const event of events) if (event.seq <= state.lastSeq) expect(reduce(state, event)).toBe(state);
+      }),
+      RUNS,
+    );
+  });
+});

@@ -1,0 +1,98 @@
+/** buildTurnSummary (EV-09) from in-memory per-turn data, and display text stripping (CTX-04). */
+import { describe, expect, test } from "bun:test";
+import { buildTurnSummary, displayUserText, reduce, replay, stripInjectedContext, tableGet } from "../../src/projection/index.ts";
+import { createEventFactory, textBlock, type EventFactory } from "../support/events.ts";
+
+function turnLedger(f: EventFactory) {
+  return [
+    f.make(
+      "user_message",
+      {
+        messageId: "m_u",
+        content: [textBlock("<baton-context>\nbackground only\n</baton-context>\n\nFix the bug"), { type: "image", mimeType: "image/png", data: "A" }],
+        delivery: "prompt",
+      },
+      { turn: "t_1", source: "user" },
+    ),
+    f.make("state_update", { state: "running" }, { turn: "t_1", target: "codex", source: "baton" }),
+    f.make("agent_thought", { messageId: "m_th", content: [textBlock("private reasoning")] }, { turn: "t_1", target: "codex" }),
+    f.make("agent_message_chunk", { messageId: "m_a1", content: textBlock("Looking") }, { turn: "t_1", target: "codex" }),
+    f.make("agent_message", { messageId: "m_a1", content: [textBlock("Looking at it.")] }, { turn: "t_1", target: "codex" }),
+    f.make("tool_call_update", { toolCallId: "call_1", title: "npm test", kind: "execute", status: "in_progress" }, { turn: "t_1", target: "codex" }),
+    f.make("user_message", { messageId: "m_s", content: [textBlock("also add a test")], delivery: "steer" }, { turn: "t_1", source: "user" }),
+    f.make("tool_call_update", { toolCallId: "call_1", status: "completed" }, { turn: "t_1", target: "codex" }),
+    f.make("tool_call_update", { toolCallId: "call_2" }, { turn: "t_1", target: "codex" }),
+    f.make("usage_update", { inputTokens: 120, outputTokens: 30, reasoningTokens: 5 }, { turn: "t_1", target: "codex" }),
+    f.make("agent_message", { messageId: "m_a2", content: [textBlock("Fixed.")] }, { turn: "t_1", target: "codex" }),
+    f.make("state_update", { state: "idle", stopReason: "end_turn" }, { turn: "t_1", target: "codex" }),
+  ];
+}
+
+describe("buildTurnSummary", () => {
+  test("builds the summary payload from per-turn data, without the ledger", () => {
+    const f = createEventFactory();
+    const state = replay(turnLedger(f));
+    expect(buildTurnSummary(state, "t_1", undefined, "2025-01-01T12:01:00.000Z")).toEqual({
+      turnId: "t_1",
+      role: "driven",
+      stopReason: "end_turn",
+      userText: "Fix the bug",
+      agentText: "Looking at it.\n\nFixed.",
+      toolCalls: [
+        { toolCallId: "call_1", title: "npm test", kind: "execute", status: "completed" },
+        { toolCallId: "call_2", title: "", kind: "other", status: "pending" },
+      ],
+      usage: { inputTokens: 120, outputTokens: 30, reasoningTokens: 5 },
+      startedAt: "2025-01-01T12:00:01.000Z",
+      endedAt: "2025-01-01T12:01:00.000Z",
+    });
+  });
+
+  test("an explicit stopReason wins; usage is omitted when in/out are zero", () => {
+    const f = createEventFactory();
+    const state = replay([
+      f.make("state_update", { state: "running" }, { turn: "t_c", source: "baton", target: "codex" }),
+      f.make("usage_update", { cacheReadTokens: 9 }, { turn: "t_c" }),
+    ]);
+    const summary = buildTurnSummary(state, "t_c", "cancelled", undefined);
+    expect(summary).toEqual({ turnId: "t_c", role: "driven", stopReason: "cancelled", toolCalls: [], startedAt: "2025-01-01T12:00:00.000Z" });
+  });
+
+  test("an unknown turn gives a minimal summary", () => {
+    expect(buildTurnSummary(replay([]), "t_x", "failed", "2025-01-01T00:00:00.000Z")).toEqual({
+      turnId: "t_x",
+      stopReason: "failed",
+      toolCalls: [],
+      endedAt: "2025-01-01T00:00:00.000Z",
+    });
+  });
+
+  test("reducing the built summary lists it once with its target and drops the per-turn data", () => {
+    const f = createEventFactory();
+    const state = replay(turnLedger(f));
+    const payload = buildTurnSummary(state, "t_1", undefined, "2025-01-01T12:01:00.000Z");
+    const after = reduce(state, f.make("_baton_turn_summary", payload, { turn: "t_1", source: "baton" }));
+    expect(after.turnSummaries).toEqual([{ ...payload, seq: 13, harnessTargetId: "codex" }]);
+    expect(tableGet(after.turnData, "t_1")).toBeUndefined();
+  });
+});
+
+describe("display text", () => {
+  test("strips <baton-context> and <baton-sync> blocks and the blank line after them", () => {
+    expect(stripInjectedContext("<baton-sync>\n[codex]\n## Turn 1\n</baton-sync>\n\nhello")).toBe("hello");
+    expect(stripInjectedContext('<baton-context source="session">a</baton-context>\n<baton-context>b</baton-context>\n\nq')).toBe("q");
+    expect(stripInjectedContext("before\n\n<baton-context>x</baton-context>")).toBe("before");
+  });
+
+  test("leaves ordinary text (and unterminated tags) untouched", () => {
+    expect(stripInjectedContext("  plain text  ")).toBe("  plain text  ");
+    expect(stripInjectedContext("<baton-context>unterminated")).toBe("<baton-context>unterminated");
+    expect(stripInjectedContext("<baton-contextual>x</baton-contextual>")).toBe("<baton-contextual>x</baton-contextual>");
+  });
+
+  test("displayUserText joins text blocks and ignores others", () => {
+    expect(displayUserText([textBlock("<baton-context>c</baton-context>\n\nhi "), { type: "image", mimeType: "image/png" }, textBlock("there")])).toBe(
+      "hi there",
+    );
+  });
+});
