@@ -373,14 +373,21 @@ export class ClaudeSession {
     if (turn.cancelRequested || aborted) return this.finish(turn, "cancelled");
     if (result.is_error) {
       const text = result.subtype === "success" ? result.result : result.errors.join("\n");
-      const code = (result as { api_error_type?: unknown }).api_error_type;
-      this.fail(turn, text || `Claude turn failed (${result.subtype})`, typeof code === "string" ? code : result.subtype, result);
+      this.fail(turn, text || `Claude turn failed (${result.subtype})`, errorCodeOf(result), result);
       turn.failed = true;
     }
     if (!settled) return;
     if (turn.failed) return this.finish(turn, "failed");
     this.finish(turn, stopReasonOf(result));
   }
+}
+
+function errorCodeOf(result: SDKResultMessage): string {
+  const type = (result as { api_error_type?: unknown }).api_error_type;
+  if (typeof type === "string") return type;
+  const status = result.subtype === "success" ? result.api_error_status : undefined;
+  if (typeof status === "number") return `http_${status}`;
+  return result.subtype === "success" ? "error" : result.subtype;
 }
 
 function stopReasonOf(result: SDKResultMessage): string {
