@@ -16,11 +16,13 @@ export {
   selectActivity,
   selectFooter,
   selectPendingInteractions,
+  selectTargetContext,
   selectTargetPlan,
   type Activity,
   type ActivityTool,
   type ActivityTurn,
   type Footer,
+  type TargetContext,
   type TargetPlan,
 } from "./selectors.ts";
 export * from "./state.ts";

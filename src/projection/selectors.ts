@@ -200,3 +200,16 @@ export function selectTargetPlan(state: ProjectionState, harnessTargetId: string
   const running = Object.values(state.activeTurns).some((turn) => turn.harnessTargetId === harnessTargetId);
   return { plan, done, total, pinned: running && done < total };
 }
+
+export interface TargetContext {
+  readonly contextEpochId: string;
+  /** Highest summary seq receipted into this epoch. */
+  readonly throughSeq: number;
+}
+
+/** The context epoch last receipted for a target, with its watermark, or null before any receipt. */
+export function selectTargetContext(state: ProjectionState, harnessTargetId: string): TargetContext | null {
+  const contextEpochId = ownGet(state.perTarget, harnessTargetId)?.contextEpochId ?? null;
+  if (contextEpochId === null) return null;
+  return { contextEpochId, throughSeq: ownGet(state.contextEpochs, contextEpochId)?.throughSeq ?? 0 };
+}

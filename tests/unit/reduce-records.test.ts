@@ -1,7 +1,7 @@
 /** Plans, targets, usage, context epochs, delivery attempts, errors and summaries. */
 import { describe, expect, test } from "bun:test";
 import type { AttemptPhase } from "../../src/event/kinds.ts";
-import { checkAttemptTransition, reduce, replay, tableGet } from "../../src/projection/index.ts";
+import { checkAttemptTransition, reduce, replay, selectTargetContext, tableGet } from "../../src/projection/index.ts";
 import { createEventFactory, textBlock, type EventFactory } from "../support/events.ts";
 
 const snapshot = (f: EventFactory, snapshotId: string, throughSeq: number, target = "claude") =>
@@ -85,6 +85,8 @@ describe("context epochs (CTX-03)", () => {
     expect(state.perTarget["claude"]?.contextEpochId).toBe("ctxe_2");
     expect(state.contextEpochs["ctxe_1"]?.throughSeq).toBe(10);
     expect(state.contextEpochs["ctxe_2"]?.throughSeq).toBe(30);
+    expect(selectTargetContext(state, "claude")).toEqual({ contextEpochId: "ctxe_2", throughSeq: 30 });
+    expect(selectTargetContext(state, "codex")).toBeNull();
   });
 
   test("a receipt for an unknown snapshot, or a second receipt, changes nothing", () => {
