@@ -72,12 +72,34 @@ export const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
 export const LOG_MAX_ENTRY_BYTES = 64 * 1024;
 export const LOG_MAX_QUEUE_BYTES = 1024 * 1024;
 
+/**
+ * Plain fds with callback I/O (no FileHandle: a FileHandle collected unclosed raises an error in Bun,
+ * and logging must never raise, even when the app forgets `close()`).
+ */
+const fsAsync = {
+  open: (file: string) =>
+    new Promise<number>((resolve, reject) => fs.open(file, "a", FILE_MODE, (error, fd) => (error ? reject(error) : resolve(fd)))),
+  size: (fd: number) =>
+    new Promise<number>((resolve, reject) => fs.fstat(fd, (error, stat) => (error ? reject(error) : resolve(stat.size)))),
+  writeSome: (fd: number, buffer: Buffer, offset: number) =>
+    new Promise<number>((resolve, reject) =>
+      fs.write(fd, buffer, offset, buffer.byteLength - offset, null, (error, written) => (error ? reject(error) : resolve(written))),
+    ),
+  async write(fd: number, text: string): Promise<void> {
+    const buffer = Buffer.from(text);
+    for (let offset = 0; offset < buffer.byteLength; ) offset += await fsAsync.writeSome(fd, buffer, offset);
+  },
+  close: (fd: number) => new Promise<void>((resolve) => fs.close(fd, () => resolve())),
+  rename: (from: string, to: string) =>
+    new Promise<void>((resolve, reject) => fs.rename(from, to, (error) => (error ? reject(error) : resolve()))),
+};
+
 class LogSink {
   private queue: string[] = [];
   private queuedBytes = 0;
   private dropped = 0;
   private draining: Promise<void> | undefined;
-  private handle: fs.promises.FileHandle | undefined;
+  private fd: number | undefined;
   private size = 0;
   private closed = false;
 
@@ -109,7 +131,7 @@ class LogSink {
   async close(): Promise<void> {
     await this.flush();
     this.closed = true;
-    await this.closeHandle();
+    await this.closeFile();
   }
 
   private async drain(): Promise<void> {
@@ -125,7 +147,7 @@ class LogSink {
           await this.write(lines.join(""));
         } catch {
           this.dropped += lines.length - (droppedBefore > 0 ? 1 : 0) + droppedBefore;
-          await this.closeHandle();
+          await this.closeFile();
           return; // retried on the next record
         }
       }
@@ -136,28 +158,33 @@ class LogSink {
 
   private async write(text: string): Promise<void> {
     const bytes = Buffer.byteLength(text);
-    let handle = await this.open();
+    let fd = await this.open();
     if (this.size > 0 && this.size + bytes > this.maxFileBytes) {
-      await this.closeHandle();
-      await fs.promises.rename(this.file, `${this.file}.1`);
-      handle = await this.open();
+      await this.closeFile();
+      await fsAsync.rename(this.file, `${this.file}.1`);
+      fd = await this.open();
     }
-    await handle.write(text);
+    await fsAsync.write(fd, text);
     this.size += bytes;
   }
 
-  private async open(): Promise<fs.promises.FileHandle> {
-    if (this.handle !== undefined) return this.handle;
-    const handle = await fs.promises.open(this.file, "a", FILE_MODE);
-    this.size = (await handle.stat()).size;
-    this.handle = handle;
-    return handle;
+  private async open(): Promise<number> {
+    if (this.fd !== undefined) return this.fd;
+    const fd = await fsAsync.open(this.file);
+    try {
+      this.size = await fsAsync.size(fd);
+    } catch (error) {
+      await fsAsync.close(fd);
+      throw error;
+    }
+    this.fd = fd;
+    return fd;
   }
 
-  private async closeHandle(): Promise<void> {
-    const handle = this.handle;
-    this.handle = undefined;
-    await handle?.close().catch(() => undefined);
+  private async closeFile(): Promise<void> {
+    const fd = this.fd;
+    this.fd = undefined;
+    if (fd !== undefined) await fsAsync.close(fd);
   }
 }
 

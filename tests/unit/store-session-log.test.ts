@@ -5,11 +5,13 @@ import * as path from "node:path";
 import { ManualClock } from "../../src/shared/clock.ts";
 import { BatonError } from "../../src/shared/errors.ts";
 import { MAX_LOG_ITEMS, MAX_LOG_STRING } from "../../src/store/log-bounds.ts";
-import { createSessionLog, readLogRecords, type LogRecord, type SessionLogOptions } from "../../src/store/session-log.ts";
+import { createSessionLog, readLogRecords, type LogRecord, type SessionLog, type SessionLogOptions } from "../../src/store/session-log.ts";
 
 const dirs: string[] = [];
+const logs: SessionLog[] = [];
 
-afterEach(() => {
+afterEach(async () => {
+  for (const log of logs.splice(0)) await log.close();
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -23,6 +25,7 @@ function newLog(extra: Partial<SessionLogOptions> = {}) {
   const dir = tempDir();
   const clock = new ManualClock();
   const log = createSessionLog({ path: path.join(dir, "session.log"), batonSessionId: "bs_1", clock, ...extra });
+  logs.push(log);
   return { dir, clock, log };
 }
 
@@ -167,6 +170,7 @@ describe("session log (LOG-01/02)", () => {
     const dir = tempDir();
     const nested = path.join(dir, "not-yet");
     const log = createSessionLog({ path: path.join(nested, "session.log"), batonSessionId: "bs_1", clock: new ManualClock() });
+    logs.push(log);
     const hostile = {
       get boom(): never {
         throw new Error("getter throws");
@@ -180,6 +184,19 @@ describe("session log (LOG-01/02)", () => {
     await log.flush();
     const records = readLogRecords(nested);
     expect(records.map((record) => record.message)).toEqual(["back", "2 log entries were dropped"]);
+  });
+
+  test("a log the app forgets to close raises nothing when garbage-collected", async () => {
+    const dir = tempDir();
+    await (async () => {
+      const forgotten = createSessionLog({ path: path.join(dir, "session.log"), batonSessionId: "bs_1", clock: new ManualClock() });
+      forgotten.log("info", "never closed");
+      await forgotten.flush();
+    })();
+    Bun.gc(true);
+    await Bun.sleep(20);
+    Bun.gc(true);
+    expect(readLogRecords(dir).map((record) => record.message)).toEqual(["never closed"]);
   });
 
   test("after close, records are dropped silently", async () => {
