@@ -112,8 +112,8 @@ export class ClaudeSession {
       if (active.cancelRequested) return { accepted: false, effective: "rejected", reason: "the turn is being cancelled" };
       const run = this.run;
       if (!run || run.channel.closed) return { accepted: false, effective: "rejected", reason: "the Claude process is not running" };
+      // The controller records the steer's user_message once the adapter accepts it (IN-05).
       this.push(run, active, content);
-      this.emit(adapterDraft("user_message", { messageId: input.messageId, content: [...input.blocks], delivery: "steer" }, { turnId: active.turnId }));
       return { accepted: true, effective: "steer" };
     }
     return this.startTurn(input.turnId, content);
