@@ -130,7 +130,7 @@ function percentile(sorted: Float64Array, p: number): number {
 
 function line(label: string, value: string, budget?: string, ok?: boolean): void {
   const verdict = budget === undefined ? "(info)" : `budget ${budget}  ${ok ? "OK" : "OVER"}`;
-  console.log(`${label.padEnd(34)} ${value.padStart(12)}  ${verdict}`);
+  console.log(`${label.padEnd(38)} ${value.padStart(12)}  ${verdict}`);
 }
 
 function open(file: string, readOnly = false): Ledger {
