@@ -8,6 +8,8 @@ import { runRepl } from "./commands/repl.ts";
 import { runSessions } from "./commands/sessions.ts";
 import { EXIT } from "./commands/shared.ts";
 import { runTuiCommand } from "./commands/tui.ts";
+import { runFork, runResume } from "./commands/fork-resume.ts";
+import { runLogs } from "./commands/logs.ts";
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number> | number;
 
@@ -17,6 +19,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   sessions: runSessions,
   export: runExport,
   doctor: runDoctor,
+  fork: runFork,
+  resume: runResume,
+  logs: runLogs,
   tui: runTuiCommand,
   help: (_argv, io) => runHelp(io),
   version: (_argv, io) => runVersion(io),

@@ -22,6 +22,7 @@ import { StallWatch } from "./stall-watch.ts";
 import { recoverOnOpen, type RecoveryReport } from "./recovery.ts";
 import type { TurnRecord } from "./turn-record.ts";
 import { capturePreview } from "./preview.ts";
+import { interruptTurn } from "./interrupt.ts";
 import { canSteer, trySteer } from "./steer.ts";
 
 export interface SubmitOptions {
@@ -200,35 +201,14 @@ export class Controller {
   interrupt(): boolean {
     const record = this.driven;
     if (!record || record.finalized) return false;
-    record.cancelRequested = true;
     void this.broker.cancelForTurn(record.turnId, "user");
-    if (record.phase === "preparing") {
-      this.finalizer.synthesizeTerminal(record, "cancelled");
-      return true;
-    }
-    const binding = this.bindings.get(record.targetId);
-    const handle = binding?.handle;
-    const grace = (): void => {
-      if (record.finalized) return;
-      this.pipeline.append({
-        kind: "_baton_error_update",
-        payload: { message: `${record.targetId} did not confirm the interrupt in time; Baton closed the turn`, retryable: false },
-        source: { type: "baton" },
-        turnId: record.turnId,
-        harnessTargetId: record.targetId,
-      });
-      this.finalizer.synthesizeTerminal(record, "cancelled");
-      // A harness that did not confirm is treated as wedged: the next turn gets a fresh process (resumed).
-      void this.bindings.get(record.targetId)?.reset();
-    };
-    record.graceTimer = this.options.clock.setTimeout(grace, this.options.settings.cancelGraceMs);
-    if (!binding || !handle) {
-      grace();
-      return true;
-    }
-    binding.adapter.cancel(handle, record.turnId).catch((error) => {
-      this.options.log.log("warn", `cancel failed: ${describeError(error)}`, { error, turnId: record.turnId });
-      grace();
+    interruptTurn(record, {
+      append: this.pipeline.append,
+      clock: this.options.clock,
+      log: this.options.log,
+      graceMs: this.options.settings.cancelGraceMs,
+      binding: this.bindings.get(record.targetId),
+      synthesize: (stopReason) => this.finalizer.synthesizeTerminal(record, stopReason),
     });
     return true;
   }

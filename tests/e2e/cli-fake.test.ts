@@ -191,3 +191,43 @@ function readdirOne(dir: string): string {
   if (entries.length !== 1) throw new Error(`expected one entry in ${dir}, found ${entries.length}`);
   return entries[0]!;
 }
+
+describe("fork, logs, tree", () => {
+  test("fork copies the session under the invoking directory's project; sessions --tree shows the lineage", async () => {
+    const run = await cli(["exec", "--json", "original work"], { turns: [[{ type: "text", text: "done" }]] });
+    const id = JSON.parse(run.stdout.split("\n")[0]!).scope.batonSessionId as string;
+    const elsewhere = path.join(base, "elsewhere");
+    mkdirSync(elsewhere);
+    const fork = await runCliOnce(["fork", id], { env, cwd: elsewhere, definitions: [] });
+    expect(fork.code).toBe(0);
+    const child = /→ (bs_\w+)/.exec(fork.stdout)?.[1];
+    expect(child).toBeDefined();
+    const listed = JSON.parse((await runCliOnce(["sessions", "--json"], { env, cwd: elsewhere, definitions: [] })).stdout) as { id: string; title: string }[];
+    expect(listed.map((s) => s.id)).toEqual([child!]);
+    expect(listed[0]!.title).toBe('fork of "original work"');
+    // the child continues with the copied history delivered to a fresh native session
+    const definition = fakeDefinition({ turns: [[{ type: "text", text: "continuing" }]] });
+    const next = await runCliOnce(["exec", "--session", child!, "go on"], { env: { ...env }, cwd: elsewhere, definitions: [definition] });
+    expect(next.code).toBe(0);
+    const sync = definition.adapters[0]?.record.prompts[0]?.syncBlocks?.[0];
+    expect(sync?.type === "text" ? sync.text : "").toContain("original work");
+    const tree = await runCliOnce(["sessions", "--all", "--tree"], { env, cwd, definitions: [] });
+    const lines = tree.stdout.split("\n").filter((l) => l.includes("@bs_"));
+    expect(lines.length).toBe(2);
+    expect(lines[1]).toStartWith(`└ @${child}`);
+    expect((await runCliOnce(["fork"], { env, cwd, definitions: [] })).code).toBe(2);
+  });
+
+  test("logs: oldest first, --level and --tail filters, bad values are usage errors", async () => {
+    await cli(["exec", "hello"], { turns: [[{ type: "text", text: "x" }]] });
+    const all = await cli(["logs"], { turns: [] });
+    expect(all.code).toBe(0);
+    expect(all.stdout).toContain("Session created");
+    expect(all.stdout.indexOf("Session created")).toBeLessThan(all.stdout.indexOf("Session closed"));
+    const tail = await cli(["logs", "--tail", "1", "--json"], { turns: [] });
+    expect(JSON.parse(tail.stdout.trim()).message).toBe("Session closed");
+    expect((await cli(["logs", "--level", "error"], { turns: [] })).stdout).toBe("");
+    expect((await cli(["logs", "--level", "loud"], { turns: [] })).code).toBe(2);
+    expect((await cli(["logs", "--tail", "-1"], { turns: [] })).code).toBe(2);
+  });
+});

@@ -28,9 +28,19 @@ Commands:
       A line-oriented loop: 'you> ' prompt, streamed answers, approvals by number,
       /codex or /claude (or any target id or unique prefix) to switch, /exit to quit.
         printf 'hello\\n/exit\\n' | baton repl --agent codex
-  baton sessions [--cwd DIR] [--all] [--json]
-      Sessions of this directory's project (all projects with --all), newest first.
+  baton sessions [--cwd DIR] [--all] [--tree] [--json]
+      Sessions of this directory's project (all projects with --all), newest first;
+      --tree shows forks under the session they came from.
         baton sessions --json
+  baton resume [bs_id]
+      Open a session in the terminal UI (no id: pick one of this directory's sessions).
+  baton fork [bs_id | --last] [--cwd DIR]
+      Copy a session (through its last finished turn) into a new session under this directory.
+      The fork's first turn starts fresh agent sessions and hands them the history.
+        baton fork --last
+  baton logs [bs_id] [--level L] [--component prefix] [--tail N] [--json] [--cwd DIR]
+      The session's diagnostic log (default: the latest session of this directory), oldest first.
+        baton logs --level warn --tail 20
   baton export <bs_id> [--format md|json]
       The session's transcript as Markdown (default) or its projection as JSON.
         baton export bs_01J… > transcript.md

@@ -9,7 +9,7 @@ import type { CliIo } from "../io.ts";
 import { displayTitle, targetsOf } from "../session-display.ts";
 import { EXIT, parse, reportError } from "./shared.ts";
 
-const OPTIONS = { cwd: { type: "string" }, all: { type: "boolean" }, json: { type: "boolean" } } as const;
+const OPTIONS = { cwd: { type: "string" }, all: { type: "boolean" }, json: { type: "boolean" }, tree: { type: "boolean" } } as const;
 
 export async function runSessions(argv: readonly string[], io: CliIo): Promise<number> {
   try {
@@ -37,13 +37,44 @@ export async function runSessions(argv: readonly string[], io: CliIo): Promise<n
       io.stdout.write(values.all ? "No sessions yet.\n" : `No sessions for ${cwd} yet. Start one with: baton exec "…"  (or baton repl)\n`);
       return EXIT.ok;
     }
-    for (const row of rows) {
+    for (const { row, depth } of values.tree ? lineage(rows) : rows.map((row) => ({ row, depth: 0 }))) {
       const where = values.all ? `  ${row.cwd}` : "";
-      io.stdout.write(`@${row.id}  [${row.targets.join(", ")}]  ${row.title}  (${row.createdAt})${where}\n`);
+      const indent = depth === 0 ? "" : `${"  ".repeat(depth - 1)}└ `;
+      io.stdout.write(`${indent}@${row.id}  [${row.targets.join(", ")}]  ${row.title}  (${row.createdAt})${where}\n`);
     }
     io.stdout.write(`\nReference one in a prompt with @session:<id>; continue it with: baton exec --session <id> "…"\n`);
     return EXIT.ok;
   } catch (error) {
     return reportError(io, error);
   }
+}
+
+interface Row {
+  readonly id: string;
+  readonly forkedFrom: string | null;
+}
+
+/** TREE-01: fork lineage order — each session followed by its forks, indented; orphans are roots. */
+export function lineage<R extends Row>(rows: readonly R[]): { row: R; depth: number }[] {
+  const ids = new Set(rows.map((row) => row.id));
+  const children = new Map<string, R[]>();
+  const roots: R[] = [];
+  for (const row of rows) {
+    if (row.forkedFrom && ids.has(row.forkedFrom) && row.forkedFrom !== row.id) {
+      const list = children.get(row.forkedFrom) ?? [];
+      list.push(row);
+      children.set(row.forkedFrom, list);
+    } else roots.push(row);
+  }
+  const out: { row: R; depth: number }[] = [];
+  const seen = new Set<string>();
+  const visit = (row: R, depth: number): void => {
+    if (seen.has(row.id)) return; // a cycle in hand-edited meta
+    seen.add(row.id);
+    out.push({ row, depth });
+    for (const child of children.get(row.id) ?? []) visit(child, depth + 1);
+  };
+  for (const root of roots) visit(root, 0);
+  for (const row of rows) visit(row, 0);
+  return out;
 }

@@ -1,0 +1,87 @@
+/**
+ * `baton fork [bs_id|--last] [--cwd DIR]` and `baton resume [bs_id]` (CLI-03/04). Fork is pure storage:
+ * the logical prefix (through the last moment no turn was running) is copied into a new session under
+ * the invoking directory's project; its first turn starts a fresh native session and receives the
+ * history through context delivery.
+ */
+import path from "node:path";
+import { createSessionStore, loadState, type SessionRef, type SessionStore } from "../../store/index.ts";
+import { initialState, type ProjectionState } from "../../projection/index.ts";
+import { systemClock } from "../../shared/clock.ts";
+import { createUlidSource } from "../../shared/ids.ts";
+import { batonHome } from "../app-context.ts";
+import type { CliIo } from "../io.ts";
+import { projectionFold } from "../open-session.ts";
+import { displayTitle } from "../session-display.ts";
+import { EXIT, parse, reportError, UsageError } from "./shared.ts";
+import { runTuiCommand } from "./tui.ts";
+
+export async function runFork(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    const { values, positionals } = parse(argv, { last: { type: "boolean" }, cwd: { type: "string" } });
+    const cwd = path.resolve(io.cwd, values.cwd ?? ".");
+    const store = createSessionStore({ home: batonHome(io.env), clock: systemClock, ids: createUlidSource() });
+    if (positionals.length > 1 || (values.last && positionals.length > 0)) throw new UsageError("usage: baton fork [bs_id | --last] [--cwd DIR]");
+    const source = positionals[0]
+      ? store.findSession(positionals[0])
+      : values.last
+        ? latest(store, cwd)
+        : await pick(io, store, cwd, "Fork a previous session");
+    if (!source) return EXIT.ok;
+    const throughSeq = logicalEnd(store, source);
+    const child = store.forkSession(source.batonSessionId, throughSeq, { cwd });
+    store.updateMeta(child, (meta) => ({ ...meta, description: `fork of "${displayTitle(source.meta)}"` }));
+    io.stdout.write(`forked ${source.batonSessionId} → ${child.batonSessionId}\n`);
+    io.stdout.write(`open it with: baton -s ${child.batonSessionId}   (or: baton exec --session ${child.batonSessionId} "…")\n`);
+    return EXIT.ok;
+  } catch (error) {
+    return reportError(io, error);
+  }
+}
+
+export async function runResume(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    const { values, positionals } = parse(argv, { cwd: { type: "string" } });
+    if (positionals.length > 1) throw new UsageError("usage: baton resume [bs_id]");
+    const cwd = path.resolve(io.cwd, values.cwd ?? ".");
+    const store = createSessionStore({ home: batonHome(io.env), clock: systemClock, ids: createUlidSource() });
+    const ref = positionals[0] ? store.findSession(positionals[0]) : await pick(io, store, cwd, "Resume a session");
+    if (!ref) return EXIT.ok;
+    return runTuiCommand(["--session", ref.batonSessionId, ...(values.cwd ? ["--cwd", values.cwd] : [])], io);
+  } catch (error) {
+    return reportError(io, error);
+  }
+}
+
+function latest(store: SessionStore, cwd: string): SessionRef {
+  const found = store.listSessions({ cwd }).sessions[0];
+  if (!found) throw new UsageError(`no sessions for ${cwd} to fork`);
+  return found;
+}
+
+/** A line-oriented picker (numbered list). Without a terminal there is nobody to ask: a usage error. */
+async function pick(io: CliIo, store: SessionStore, cwd: string, title: string): Promise<SessionRef | undefined> {
+  if (!io.stdinIsTTY) throw new UsageError("no session id given and no terminal to pick one: pass a bs_ id (see baton sessions)");
+  const sessions = store.listSessions({ cwd }).sessions.slice(0, 20);
+  if (sessions.length === 0) throw new UsageError(`no sessions for ${cwd} yet`);
+  io.stdout.write(`${title}:\n`);
+  sessions.forEach((ref, index) => io.stdout.write(`  ${String(index + 1).padStart(2)}) ${displayTitle(ref.meta)}  (${ref.meta.createdAt})  ${ref.batonSessionId}\n`));
+  io.stdout.write(`choose 1-${sessions.length} (empty quits)> `);
+  const answer = (await io.stdin.next())?.trim() ?? "";
+  if (answer.length === 0) return undefined;
+  const chosen = sessions[Number(answer) - 1];
+  if (!chosen) throw new UsageError(`'${answer}' is not one of 1-${sessions.length}`);
+  return chosen;
+}
+
+/** The seq through which the source is at rest: its end, or its last turn summary while a turn runs. */
+function logicalEnd(store: SessionStore, ref: SessionRef): number {
+  const ledger = store.openLedger(ref, { readOnly: true });
+  try {
+    const { state } = loadState<ProjectionState>(ledger, { ...projectionFold, initial: () => initialState(ref.batonSessionId) });
+    if (Object.keys(state.activeTurns).length === 0) return ledger.lastSeq;
+    return state.turnSummaries.at(-1)?.seq ?? 0;
+  } finally {
+    void ledger.close();
+  }
+}
