@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { ClaudeAdapter } from "../../src/harness/claude/adapter.ts";
 import { DECLINED_MESSAGE } from "../../src/harness/claude/permissions.ts";
+import type { ClaudeTrace } from "../../src/harness/claude/session.ts";
 import type { HarnessHandle } from "../../src/harness/contract.ts";
 import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
 import { agentText, ClaudeHost, claudeChildren } from "../support/claude-host.ts";
@@ -34,11 +35,11 @@ interface Rig {
 
 async function withRig(
   body: (rig: Rig) => Promise<void>,
-  options: { extraEnv?: Record<string, string>; env?: ClaudeTestEnv } = {},
+  options: { extraEnv?: Record<string, string>; env?: ClaudeTestEnv; trace?: ClaudeTrace } = {},
 ): Promise<void> {
   const env = options.env ?? makeClaudeEnv({ baseUrl: mock.url, ...(options.extraEnv ? { extra: options.extraEnv } : {}) });
   const host = new ClaudeHost();
-  const adapter = new ClaudeAdapter({ env: env.env });
+  const adapter = new ClaudeAdapter({ env: env.env, ...(options.trace ? { trace: options.trace } : {}) });
   const handle = await adapter.open(host.openOptions(env.cwd, env.env), host.sink, host.binding);
   try {
     await body({ env, host, adapter, handle });
@@ -50,6 +51,7 @@ async function withRig(
 
 describe("ClaudeAdapter against the real Claude Code", () => {
   test("a text turn streams chunks, the full message, usage, then idle end_turn; identity comes from system/init", async () => {
+    const traced: [string, unknown][] = [];
     await withRig(async ({ env, host, adapter, handle }) => {
       await mock.script(reply.text("Hello from the mock model."));
       const input = host.prompt("say hello");
@@ -79,8 +81,12 @@ describe("ClaudeAdapter against the real Claude Code", () => {
       expect(requests).toHaveLength(1);
       expect(lastUserText(requests[0]!.body)).toContain("say hello");
       expect(requests[0]!.headers["x-claude-code-session-id"]).toBe(identity.harnessSessionId);
+      const inbound = traced.filter(([direction]) => direction === "in").map(([, m]) => (m as { type: string }).type);
+      expect(inbound).toContain("stream_event");
+      expect(inbound).toContain("result");
+      expect(traced.find(([direction]) => direction === "out")?.[1]).toMatchObject({ type: "user", message: { content: "say hello" } });
       console.log(`claude cold text turn: ${elapsed} ms`);
-    });
+    }, { trace: (direction, message) => traced.push([direction, message]) });
   });
 
   test("Bash allowed through a permission card runs the command (file on disk)", async () => {

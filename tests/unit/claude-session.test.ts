@@ -79,7 +79,7 @@ function rig(): { host: ClaudeHost; adapter: ClaudeAdapter; queries: FakeQuery[]
     queries.push(fake);
     return fake.asQuery();
   }) as typeof sdkQuery;
-  const adapter = new ClaudeAdapter({ settings: { executable: "/nonexistent/claude" }, queryFn });
+  const adapter = new ClaudeAdapter({ settings: { executable: "claude-under-test" }, queryFn });
   return { host, adapter, queries, open: () => adapter.open(host.openOptions("/tmp", { PATH: "/bin" }), host.sink, host.binding) };
 }
 
@@ -109,7 +109,7 @@ describe("ClaudeAdapter turn binding (scripted query)", () => {
     expect(await adapter.sendTurn(handle, input)).toEqual({ accepted: true, effective: "new_turn" });
     await settle();
     expect(queries).toHaveLength(1);
-    expect(queries[0]!.options).toMatchObject({ cwd: "/tmp", env: { PATH: "/bin" }, permissionMode: "default", includePartialMessages: true, pathToClaudeCodeExecutable: "/nonexistent/claude" });
+    expect(queries[0]!.options).toMatchObject({ cwd: "/tmp", env: { PATH: "/bin" }, permissionMode: "default", includePartialMessages: true, pathToClaudeCodeExecutable: "claude-under-test" });
     expect(queries[0]!.options.resume).toBeUndefined();
     expect(queries[0]!.pushed[0]?.message).toEqual({ role: "user", content: "hello" });
   });
@@ -224,6 +224,28 @@ describe("ClaudeAdapter turn binding (scripted query)", () => {
     const values = Object.fromEntries((await adapter.getConfig(handle)).map((o) => [o.id, o.value]));
     expect(values).toEqual({ model: "haiku", effort: "high", mode: "plan" });
     await expect(adapter.setConfig(handle, "effort", "extreme")).rejects.toThrow("unknown Claude effort");
+  });
+
+  test("an absolute executable that does not exist fails open with harness_missing", async () => {
+    const adapter = new ClaudeAdapter({ settings: { executable: "/nonexistent/claude" } });
+    const host = new ClaudeHost();
+    const error = await adapter.open(host.openOptions("/tmp", {}), host.sink, host.binding).catch((e: unknown) => e);
+    expect(isBatonError(error, "harness_missing")).toBe(true);
+  });
+
+  test("a query that fails before system/init reports a start failure (not retryable)", async () => {
+    const { host, adapter, queries, open } = rig();
+    const handle = await open();
+    const input = host.prompt("one");
+    await adapter.sendTurn(handle, input);
+    await settle();
+    queries[0]!.fail(new Error("spawn ENOENT"));
+    await settle();
+    expect(host.ofTurn(input.turnId).filter((e) => e.kind === "_baton_error_update").map((e) => e.payload)).toEqual([
+      { message: "Claude Code could not start: spawn ENOENT", code: "harness_start_failed", retryable: false },
+    ]);
+    expect(host.ofTurn(input.turnId).filter((e) => e.kind === "_baton_run_status").map((e) => e.payload.phase)).toEqual(["starting", null]);
+    expect(host.idles(input.turnId).map((e) => e.payload.stopReason)).toEqual(["failed"]);
   });
 
   test("close with an idle session ends the prompt stream and emits nothing", async () => {

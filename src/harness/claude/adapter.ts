@@ -1,4 +1,6 @@
 /** The Claude Code adapter (inventory §2.12): one ClaudeSession per handle; capabilities compact, config, textgen. */
+import fs from "node:fs";
+import path from "node:path";
 import { query as sdkQuery, type ModelInfo, type SettingSource } from "@anthropic-ai/claude-agent-sdk";
 import {
   SUPPORTED,
@@ -61,6 +63,11 @@ export class ClaudeAdapter implements HarnessAdapter, Compactable, Configurable,
   async open(options: HarnessOpenOptions, sink: EventSink, binding: BindingSink): Promise<HarnessHandle> {
     const executable = resolveClaudeExecutable(this.settings, options.env);
     if (!executable.ok) throw new BatonError("harness_missing", "Claude Code executable not found", { hint: executable.hint });
+    if (path.isAbsolute(executable.path) && !fs.existsSync(executable.path)) {
+      throw new BatonError("harness_missing", `Claude Code executable not found: ${executable.path} (from ${executable.source})`, {
+        hint: "Fix harnesses.claude.executable / BATON_CLAUDE_BIN, or unset them to use the bundled binary.",
+      });
+    }
     const handle: HarnessHandle = { id: options.ids.mint("handle") };
     const withDefaults: HarnessOpenOptions = {
       ...options,

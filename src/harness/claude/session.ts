@@ -198,8 +198,8 @@ export class ClaudeSession {
     this.emit(adapterDraft("state_update", { state: "idle", stopReason }, { turnId: turn.turnId }));
   }
 
-  private fail(turn: ClaudeTurn, message: string, code: string | undefined, raw?: unknown): void {
-    this.emit(adapterDraft("_baton_error_update", { message, ...(code ? { code } : {}), retryable: true }, { turnId: turn.turnId, raw }));
+  private fail(turn: ClaudeTurn, message: string, code: string | undefined, raw?: unknown, retryable = true): void {
+    this.emit(adapterDraft("_baton_error_update", { message, ...(code ? { code } : {}), retryable }, { turnId: turn.turnId, raw }));
   }
 
   /** The turn harness activity belongs to: the active one, or a new observed turn (CLA-04). */
@@ -300,7 +300,8 @@ export class ClaudeSession {
     this.log("warn", `claude query ended: ${reason}`, error);
     if (!turn) return;
     if (!run.initSeen && run.startingTurn !== undefined) this.emit(adapterDraft("_baton_run_status", { phase: null }, { turnId: run.startingTurn }));
-    this.fail(turn, `Claude Code stopped: ${reason}`, "harness_dead");
+    if (run.initSeen) this.fail(turn, `Claude Code stopped: ${reason}`, "harness_dead");
+    else this.fail(turn, `Claude Code could not start: ${reason}`, "harness_start_failed", undefined, false);
     this.finish(turn, "failed");
   }
 
