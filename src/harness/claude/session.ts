@@ -10,12 +10,12 @@ import type { SessionConfigOption } from "../capabilities.ts";
 import type { AdapterDraft } from "../../event/envelope.ts";
 import type { TurnId } from "../../shared/ids.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
-import { normalizeStopReason } from "../normalize.ts";
 import { PromptChannel } from "./channel.ts";
 import { applyConfigToQuery, buildConfigOptions, parseEffort, toBatonMode, updateConfigState, type ClaudeConfigState, type ConfigId } from "./config.ts";
 import { adapterDraft } from "./drafts.ts";
 import { ClaudeMapper, commandNamesDraft } from "./mapper.ts";
 import { createCanUseTool } from "./permissions.ts";
+import { errorCodeOf, errorTextOf, isAborted, stopReasonOf } from "./terminal.ts";
 import { TurnBook, type ClaudeTurn } from "./turns.ts";
 
 export type ClaudeTrace = (direction: "in" | "out", message: unknown) => void;
@@ -160,7 +160,10 @@ export class ClaudeSession {
     run.channel.end();
     if (active) run.query.close();
     else {
-      const ended = await Promise.race([run.done.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 3_000).unref?.())]);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 3_000)));
+      const ended = await Promise.race([run.done.then(() => true), grace]);
+      clearTimeout(timer);
       if (!ended) run.query.close();
     }
     this.run = undefined;
@@ -275,7 +278,7 @@ export class ClaudeSession {
       for await (const message of run.query) {
         if (run !== this.run) continue;
         this.deps.trace?.("in", message);
-        this.handle_(run, message);
+        this.route(run, message);
       }
       if (run === this.run && !run.closing && !this.closed) this.died(run, undefined);
     } catch (error) {
@@ -305,7 +308,7 @@ export class ClaudeSession {
     this.finish(turn, "failed");
   }
 
-  private handle_(run: QueryRun, message: SDKMessage): void {
+  private route(run: QueryRun, message: SDKMessage): void {
     switch (message.type) {
       case "system":
         if (message.subtype === "init") return this.onInit(run, message);
@@ -370,29 +373,13 @@ export class ClaudeSession {
     }
     const settled = this.turns.settle(turn, uuids);
     this.emitAll(this.mapper.usage(result, turn.turnId, this.activeModel));
-    const aborted = result.terminal_reason === "aborted_streaming" || result.terminal_reason === "aborted_tools";
-    if (turn.cancelRequested || aborted) return this.finish(turn, "cancelled");
+    if (turn.cancelRequested || isAborted(result)) return this.finish(turn, "cancelled");
     if (result.is_error) {
-      const text = result.subtype === "success" ? result.result : result.errors.join("\n");
-      this.fail(turn, text || `Claude turn failed (${result.subtype})`, errorCodeOf(result), result);
+      this.fail(turn, errorTextOf(result), errorCodeOf(result), result);
       turn.failed = true;
     }
     if (!settled) return;
     if (turn.failed) return this.finish(turn, "failed");
     this.finish(turn, stopReasonOf(result));
   }
-}
-
-function errorCodeOf(result: SDKResultMessage): string {
-  const type = (result as { api_error_type?: unknown }).api_error_type;
-  if (typeof type === "string") return type;
-  const status = result.subtype === "success" ? result.api_error_status : undefined;
-  if (typeof status === "number") return `http_${status}`;
-  return result.subtype === "success" ? "error" : result.subtype;
-}
-
-function stopReasonOf(result: SDKResultMessage): string {
-  if (result.subtype === "error_max_turns") return "max_turn_requests";
-  if (result.subtype !== "success") return "failed";
-  return normalizeStopReason(result.stop_reason === "max_tokens" || result.stop_reason === "refusal" ? result.stop_reason : "end_turn");
 }
