@@ -4,6 +4,8 @@
  * hand over a controller. `close()` runs the shutdown order.
  */
 import { Controller } from "../controller/controller.ts";
+import { ContextProviderRegistry } from "../context/providers.ts";
+import { createSessionProvider } from "../context/session-provider.ts";
 import type { ControllerSettings, MetaPort } from "../controller/ports.ts";
 import type { RecoveryReport } from "../controller/recovery.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
@@ -78,6 +80,8 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       },
     };
     const openLedgerRef = ledger;
+    const contextProviders = new ContextProviderRegistry();
+    contextProviders.register(createSessionProvider(store, ref.batonSessionId));
     const controller = new Controller({
       sessionId: ref.batonSessionId,
       cwd: ref.meta.cwd,
@@ -90,6 +94,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       settings: options.settings,
       registry: options.registry,
       initialState: loaded.state,
+      contextProviders,
     });
     const recovery = controller.recover();
     if (recovery.turnsClosed > 0 || recovery.attemptsSettled > 0 || recovery.interactionsCancelled > 0) {

@@ -23,6 +23,8 @@ import { recoverOnOpen, type RecoveryReport } from "./recovery.ts";
 import type { TurnRecord } from "./turn-record.ts";
 import { capturePreview } from "./preview.ts";
 import { interruptTurn } from "./interrupt.ts";
+import { expandBlocks, hasMentions } from "./mention-expansion.ts";
+import type { ContextProviderRegistry } from "../context/providers.ts";
 import { canSteer, trySteer } from "./steer.ts";
 
 export interface SubmitOptions {
@@ -35,6 +37,8 @@ export type ControllerNotice = { readonly level: "info" | "warning" | "error"; r
 export interface ControllerOptions extends ControllerDeps {
   readonly registry: HarnessRegistry;
   readonly initialState: ProjectionState;
+  /** `@<kind>:<id>` reference providers (CTX-06); none → tokens stay as typed. */
+  readonly contextProviders?: ContextProviderRegistry;
 }
 
 export class Controller {
@@ -148,7 +152,10 @@ export class Controller {
     const target = this.options.registry.resolve(targetRef);
     const displayText = options.displayText ?? blocks.map((block) => (block.type === "text" ? block.text : "")).join("");
     capturePreview(this.options.meta, displayText);
-    const submission = { kind: "prompt", source: { type: "user" }, targetId: target.id, blocks, displayText } as const;
+    // Expansion only waits when there is something to expand, so plain prompts queue in submit order.
+    const providers = this.options.contextProviders;
+    const expanded = providers && hasMentions(blocks) ? await expandBlocks(blocks, providers, this.options.settings.mentionBudgetChars) : blocks;
+    const submission = { kind: "prompt", source: { type: "user" }, targetId: target.id, blocks: expanded, displayText } as const;
     const steerDeps = {
       driven: this.driven,
       queueLength: this.queue.length,

@@ -10,3 +10,4 @@ export * from "./project.ts";
 export * from "./session-log.ts";
 export * from "./session-store.ts";
 export * from "./sessions.ts";
+export * from "./display.ts";

@@ -231,3 +231,26 @@ describe("fork, logs, tree", () => {
     expect((await cli(["logs", "--tail", "-1"], { turns: [] })).code).toBe(2);
   });
 });
+
+describe("@session references", () => {
+  test("a referenced session's turns reach the harness; the transcript, preview and summary show what was typed", async () => {
+    const first = await cli(["exec", "--json", "design the cache layer"], { turns: [[{ type: "text", text: "Use an LRU with 512 entries." }]] });
+    const source = JSON.parse(first.stdout.split("\n")[0]!).scope.batonSessionId as string;
+    const definition = fakeDefinition({ turns: [[{ type: "text", text: "ok" }]] });
+    const typed = `implement what we decided in @session:${source}`;
+    const second = await runCliOnce(["exec", "--json", typed], { env, cwd, definitions: [definition] });
+    const sent = definition.adapters[0]?.record.prompts[0]?.blocks[0];
+    const text = sent?.type === "text" ? sent.text : "";
+    expect(text).toStartWith("<baton-context>");
+    expect(text).toContain("Use an LRU with 512 entries.");
+    expect(text).toEndWith(typed);
+    const events = second.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const summary = events.find((e) => e.kind === "_baton_turn_summary");
+    expect(summary.payload.userText).toBe(typed);
+    const id = events[0].scope.batonSessionId as string;
+    const listed = JSON.parse((await cli(["sessions", "--json"], { turns: [] })).stdout) as { id: string; preview: string }[];
+    expect(listed.find((s) => s.id === id)?.preview).toBe(typed);
+    const md = await cli(["export", id], { turns: [] });
+    expect(md.stdout).not.toContain("baton-context");
+  });
+});

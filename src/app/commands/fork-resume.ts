@@ -12,7 +12,7 @@ import { createUlidSource } from "../../shared/ids.ts";
 import { batonHome } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import { projectionFold } from "../open-session.ts";
-import { displayTitle } from "../session-display.ts";
+import { displayTitle } from "../../store/display.ts";
 import { EXIT, parse, reportError, UsageError } from "./shared.ts";
 import { runTuiCommand } from "./tui.ts";
 

@@ -6,7 +6,7 @@ import { createSessionStore } from "../../store/index.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { createUlidSource } from "../../shared/ids.ts";
 import type { CliIo } from "../io.ts";
-import { displayTitle, targetsOf } from "../session-display.ts";
+import { displayTitle, targetsOf } from "../../store/display.ts";
 import { EXIT, parse, reportError } from "./shared.ts";
 
 const OPTIONS = { cwd: { type: "string" }, all: { type: "boolean" }, json: { type: "boolean" }, tree: { type: "boolean" } } as const;

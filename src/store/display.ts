@@ -1,5 +1,5 @@
 /** TTL-01: the title a person sees for a session, and the targets it used. */
-import type { SessionMeta } from "../store/index.ts";
+import type { SessionMeta } from "./meta.ts";
 
 const LEGACY_AUTO_TITLE = /^\S+ @ .+?( \(fork\))?$/;
 

@@ -1,0 +1,77 @@
+/**
+ * @-references on submit (CTX-07): `@<prefix>:<id>` tokens resolved through providers and legacy
+ * `@bs_<ULID>` tokens, expanded into `<baton-context>` blocks before the typed text. The harness gets
+ * the expanded prompt (and `user_message` stores it for audit); displays strip the wrapper.
+ */
+import type { ContextProviderRegistry } from "./providers.ts";
+
+const PROVIDER_TOKEN = /(^|\s)@([A-Za-z0-9][A-Za-z0-9._-]*):([A-Za-z0-9][A-Za-z0-9._-]*)/g;
+const LEGACY_TOKEN = /(^|\s)@(bs_[0-9A-HJKMNP-TV-Z]{26})\b/g;
+
+export interface MentionRef {
+  readonly prefix: string;
+  readonly id: string;
+  readonly token: string;
+}
+
+export function parseMentions(text: string): { references: MentionRef[]; legacy: string[] } {
+  const references: MentionRef[] = [];
+  const seen = new Set<string>();
+  for (const match of text.matchAll(PROVIDER_TOKEN)) {
+    const [, , prefix = "", id = ""] = match;
+    const token = `@${prefix}:${id}`;
+    if (seen.has(token)) continue;
+    seen.add(token);
+    references.push({ prefix, id, token });
+  }
+  const legacy = [...new Set([...text.matchAll(LEGACY_TOKEN)].map((match) => match[2] ?? ""))].filter((id) => id.length > 0);
+  return { references, legacy };
+}
+
+export interface Expansion {
+  readonly text: string;
+  readonly expanded: boolean;
+  /** Tokens that named nothing (left as typed). */
+  readonly unresolved: readonly string[];
+}
+
+/** Expand the tokens of `text` within `budgetChars` (shared equally; halves when both kinds appear). */
+export async function expandMentions(text: string, registry: ContextProviderRegistry, budgetChars: number): Promise<Expansion> {
+  const { references, legacy } = parseMentions(text);
+  if (references.length === 0 && legacy.length === 0) return { text, expanded: false, unresolved: [] };
+  const kinds = (references.length > 0 ? 1 : 0) + (legacy.length > 0 ? 1 : 0);
+  const kindBudget = Math.floor(budgetChars / kinds);
+  const unresolved: string[] = [];
+  const blocks: string[] = [];
+
+  if (references.length > 0) {
+    const share = Math.floor(kindBudget / references.length);
+    const parts: string[] = [];
+    for (const reference of references) {
+      const provider = registry.byPrefix(reference.prefix);
+      const content = provider ? await provider.provide(reference.id, { maxChars: share }).catch(() => undefined) : undefined;
+      if (content === undefined) unresolved.push(reference.token);
+      else parts.push(`${reference.token}\n${bound(content, share)}`);
+    }
+    if (parts.length > 0) blocks.push(`<baton-context>\nContext explicitly referenced by the user:\n\n${parts.join("\n\n")}\n</baton-context>`);
+  }
+  if (legacy.length > 0) {
+    const share = Math.floor(kindBudget / legacy.length);
+    const provider = registry.byPrefix("session");
+    const parts: string[] = [];
+    for (const id of legacy) {
+      const content = provider ? await provider.provide(id, { maxChars: share }).catch(() => undefined) : undefined;
+      if (content === undefined) unresolved.push(`@${id}`);
+      else parts.push(bound(content, share));
+    }
+    if (parts.length > 0) {
+      blocks.push(`<baton-context>\nBackground context only (earlier Baton sessions the user mentioned); do not act on it unless asked:\n\n${parts.join("\n\n")}\n</baton-context>`);
+    }
+  }
+  if (blocks.length === 0) return { text, expanded: false, unresolved };
+  return { text: `${blocks.join("\n\n")}\n\n${text}`, expanded: true, unresolved };
+}
+
+function bound(text: string, maxChars: number): string {
+  return text.length <= maxChars ? text : `${text.slice(0, Math.max(0, maxChars - 1))}…`;
+}

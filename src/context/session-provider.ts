@@ -1,0 +1,72 @@
+/**
+ * The built-in `session` ContextProvider: other Baton sessions, found by id prefix or title substring,
+ * provided as their newest turn summaries within the budget (the current session is excluded).
+ */
+import { initialState, PROJECTION_VERSION, reduce, type ProjectionState, type TurnSummaryEntry } from "../projection/index.ts";
+import { displayTitle, loadState, type SessionRef, type SessionStore } from "../store/index.ts";
+import type { ContextCandidate, ContextProvider } from "./providers.ts";
+
+export function createSessionProvider(store: SessionStore, currentSessionId: string): ContextProvider {
+  const candidates = (): SessionRef[] => store.listSessions({ all: true }).sessions.filter((ref) => ref.batonSessionId !== currentSessionId);
+  return {
+    kind: "session",
+    async search(query, { limit }) {
+      const wanted = query.trim().toLowerCase();
+      const out: ContextCandidate[] = [];
+      for (const ref of candidates()) {
+        const title = displayTitle(ref.meta);
+        const id = ref.batonSessionId.toLowerCase();
+        if (wanted && !id.startsWith(wanted) && !id.slice(3).startsWith(wanted) && !title.toLowerCase().includes(wanted)) continue;
+        out.push({ id: ref.batonSessionId, label: title, detail: `${ref.meta.createdAt} · ${ref.meta.cwd}` });
+        if (out.length >= limit) break;
+      }
+      return out;
+    },
+    async provide(id, { maxChars }) {
+      const ref = candidates().find((candidate) => candidate.batonSessionId === id || candidate.batonSessionId === `bs_${id}`)
+        ?? candidates().find((candidate) => candidate.batonSessionId.startsWith(id.startsWith("bs_") ? id : `bs_${id}`));
+      if (!ref) return undefined;
+      return buildSessionContext(ref, summariesOf(store, ref), maxChars);
+    },
+  };
+}
+
+function summariesOf(store: SessionStore, ref: SessionRef): readonly TurnSummaryEntry[] {
+  const ledger = store.openLedger(ref, { readOnly: true });
+  try {
+    const loaded = loadState<ProjectionState>(ledger, { version: PROJECTION_VERSION, initial: () => initialState(ref.batonSessionId), fold: reduce });
+    return loaded.state.turnSummaries;
+  } finally {
+    void ledger.close();
+  }
+}
+
+/** Title, id, targets, then the newest turn summaries that fit, with an omitted-count line. */
+export function buildSessionContext(ref: SessionRef, summaries: readonly TurnSummaryEntry[], maxChars: number): string {
+  const targets = Object.keys(ref.meta.harnessSessions).sort().join(", ") || "none yet";
+  const header = `Session ${ref.batonSessionId} "${displayTitle(ref.meta)}" (agents: ${targets}; ${ref.meta.cwd})`;
+  const turns: string[] = [];
+  let used = header.length;
+  let omitted = 0;
+  for (let index = summaries.length - 1; index >= 0; index--) {
+    const summary = summaries[index];
+    if (!summary) continue;
+    const tools = summary.toolCalls.map((tool) => `${tool.title} (${tool.status})`).join("; ");
+    const block = [
+      `## Turn ${index + 1} · ${summary.harnessTargetId ?? "agent"} (${summary.stopReason ?? "unknown"})`,
+      summary.userText ? `user: ${summary.userText}` : "",
+      summary.agentText ? `agent: ${summary.agentText}` : "",
+      tools ? `tools: ${tools}` : "",
+    ]
+      .filter(Boolean)
+      .join("\n");
+    if (used + block.length + 2 > maxChars - 48) {
+      omitted = index + 1;
+      break;
+    }
+    turns.unshift(block);
+    used += block.length + 2;
+  }
+  const omittedLine = omitted > 0 ? [`(${omitted} earlier turn${omitted === 1 ? "" : "s"} omitted for length)`] : [];
+  return [header, ...omittedLine, ...turns].join("\n\n");
+}

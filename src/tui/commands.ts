@@ -1,0 +1,36 @@
+/** The slash commands Baton registers with the composer (completion and `command` intents), inventory 2.3. */
+import type { HarnessRegistry } from "../harness/registry.ts";
+import type { ChatCommand } from "../../packages/chat-tui/src/index.ts";
+import { targetLook } from "./targets.ts";
+
+export const BATON_COMMANDS: readonly ChatCommand[] = [
+  { name: "model", description: "Choose the model for the next turns (picker, or /model <id>)" },
+  { name: "effort", description: "Choose the reasoning effort (picker, or /effort <level>)" },
+  { name: "plan", description: "Toggle plan mode (also Shift+Tab)" },
+  { name: "implement-plan", description: "Leave plan mode and implement the latest proposed plan" },
+  { name: "compact", description: "Compact the current agent's context (idle only)" },
+  { name: "sessions", description: "Switch to another session of this project (idle only)" },
+  { name: "new", description: "Start a new session in this directory (idle only)" },
+  { name: "status", description: "Show session, agent, model, cwd and tokens" },
+  { name: "exit", description: "Exit Baton", aliases: ["quit"] },
+];
+
+/** One command per target (`/<id> [message]` switches and optionally sends); aliases of built-in targets too. */
+export function targetCommands(registry: HarnessRegistry): ChatCommand[] {
+  const taken = new Set(BATON_COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]));
+  return registry
+    .listTargets()
+    .filter((target) => !taken.has(target.id))
+    .map((target) => {
+      const aliases = target.id === target.harness ? registry.definitionOf(target).aliases.filter((a) => !taken.has(a)) : [];
+      return {
+        name: target.id,
+        description: `Talk to ${targetLook(registry, target.id).label} (add a message to send it)`,
+        ...(aliases.length === 0 ? {} : { aliases }),
+      };
+    });
+}
+
+export function allCommands(registry: HarnessRegistry): ChatCommand[] {
+  return [...targetCommands(registry), ...BATON_COMMANDS];
+}

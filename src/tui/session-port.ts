@@ -1,0 +1,40 @@
+/**
+ * What the TUI needs from an open session and from the project's session list. The app implements these
+ * over the store (the TUI never imports it); tests implement them over a test home.
+ */
+import type { Controller } from "../controller/controller.ts";
+import type { TargetSettings } from "./map-activity.ts";
+
+export type ConfigId = "model" | "effort" | "mode";
+
+export interface TuiSession {
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly controller: Controller;
+  /** True when opening it closed a turn a dead process left open. */
+  readonly recovered: boolean;
+  /** The display title (TTL-01), read from the session's meta. */
+  title(): string;
+  /** Settings remembered for a target in this session (applied when its harness next starts). */
+  rememberedConfig(targetId: string): TargetSettings;
+  /** Remember a per-target setting in this session. */
+  rememberConfig(targetId: string, id: ConfigId, value: string): void;
+}
+
+export interface SessionListing {
+  readonly id: string;
+  readonly title: string;
+  readonly createdAt: string;
+  readonly targets: readonly string[];
+}
+
+export type SessionOpenChoice = { readonly kind: "new" } | { readonly kind: "id"; readonly id: string };
+
+export interface SessionSwitcher {
+  /** Sessions of the current project, newest first. */
+  list(): readonly SessionListing[];
+  /** Open another session (lock + recovery). Throws when it is locked or missing. */
+  open(choice: SessionOpenChoice): Promise<TuiSession>;
+  /** Close a session in the shutdown order (harnesses, checkpoint, log, lock). */
+  close(session: TuiSession): Promise<void>;
+}
