@@ -2,6 +2,7 @@
 import os from "node:os";
 import path from "node:path";
 import { loadConfig, type LoadedConfig } from "../config/load.ts";
+import { createPreferences, type Preferences } from "../config/preferences.ts";
 import { DEFAULT_CONTROLLER_SETTINGS, type ControllerSettings } from "../controller/ports.ts";
 import { HarnessRegistry } from "../harness/registry.ts";
 import { createSessionStore, type SessionStore } from "../store/index.ts";
@@ -18,6 +19,7 @@ export interface AppContext {
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly settings: ControllerSettings;
+  readonly preferences: Preferences;
   /** The environment handed to harness processes: the user's, unchanged. */
   readonly childEnv: Readonly<Record<string, string>>;
 }
@@ -56,5 +58,6 @@ export function createAppContext(io: CliIo, options: { cwd?: string; home?: stri
       stallNoticeMs: config.stallNoticeSeconds * 1000,
     },
     childEnv,
+    preferences: createPreferences(home),
   };
 }

@@ -6,7 +6,7 @@
 import { Controller } from "../controller/controller.ts";
 import { ContextProviderRegistry } from "../context/providers.ts";
 import { createSessionProvider } from "../context/session-provider.ts";
-import type { ControllerSettings, MetaPort } from "../controller/ports.ts";
+import type { ControllerSettings, MetaPort, PreferencesPort } from "../controller/ports.ts";
 import type { RecoveryReport } from "../controller/recovery.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
 import { initialState, PROJECTION_VERSION, reduce, type ProjectionState } from "../projection/index.ts";
@@ -31,6 +31,7 @@ export interface OpenSessionOptions {
   readonly env: Readonly<Record<string, string>>;
   readonly settings: ControllerSettings;
   readonly logLevel: LogLevel;
+  readonly preferences?: PreferencesPort;
 }
 
 export interface OpenedSession {
@@ -95,6 +96,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       registry: options.registry,
       initialState: loaded.state,
       contextProviders,
+      ...(options.preferences ? { preferences: options.preferences } : {}),
     });
     const recovery = controller.recover();
     if (recovery.turnsClosed > 0 || recovery.attemptsSettled > 0 || recovery.interactionsCancelled > 0) {

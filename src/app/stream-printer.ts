@@ -18,6 +18,7 @@ export class StreamPrinter {
   private readonly toolStatus = new Map<string, string>();
   private readonly toolTitle = new Map<string, string>();
   private atLineStart = true;
+  private lastStatus: string | undefined;
 
   constructor(private readonly options: PrinterOptions) {}
 
@@ -56,9 +57,12 @@ export class StreamPrinter {
       case "_baton_stall_notice":
         this.errLine(`[stall] ${String(payload["detail"] ?? `${payload["level"]} ${payload["verdict"] ?? ""}`)}`);
         return;
-      case "_baton_run_status":
-        if (typeof payload["title"] === "string") this.errLine(`[status] ${payload["title"]}`);
+      case "_baton_run_status": {
+        const title = payload["title"];
+        if (typeof title === "string" && title !== this.lastStatus) this.errLine(`[status] ${title}`);
+        this.lastStatus = typeof title === "string" ? title : undefined;
         return;
+      }
       default:
         return;
     }

@@ -11,7 +11,7 @@ import type { Clock } from "../shared/clock.ts";
 import type { EpochId, IdSource } from "../shared/ids.ts";
 import type { Logger } from "../shared/log.ts";
 import type { AppendFn } from "./pipeline.ts";
-import { setHarnessSession, type MetaPort } from "./ports.ts";
+import { setHarnessSession, type MetaPort, type PreferencesPort } from "./ports.ts";
 
 export interface BindingDeps {
   readonly append: AppendFn;
@@ -22,6 +22,7 @@ export interface BindingDeps {
   readonly cwd: string;
   readonly env: Readonly<Record<string, string>>;
   readonly interactions: InteractionHandler;
+  readonly preferences?: PreferencesPort | undefined;
   /** Told when the adapter publishes a new identity (fresh native sessions reset context delivery). */
   readonly onIdentity?: (binding: HarnessBinding, identity: HarnessIdentity) => void;
 }
@@ -83,13 +84,15 @@ export class HarnessBinding {
   /** The immutable launch snapshot recorded in meta before `open`. */
   launchSnapshot(): LaunchSnapshot {
     const stored = this.deps.meta.read().harnessSessions[this.target.id];
+    const model = stored?.model ?? this.deps.preferences?.get("model", this.target.id);
+    const effort = stored?.effort ?? this.deps.preferences?.get("effort", this.target.id);
     return {
       harnessTargetId: this.target.id,
       harness: this.definition.id,
       harnessSessionKey: this.definition.sessionKey,
       cwd: this.deps.cwd,
-      ...(stored?.model === undefined ? {} : { model: stored.model }),
-      ...(stored?.effort === undefined ? {} : { effort: stored.effort }),
+      ...(model === undefined ? {} : { model }),
+      ...(effort === undefined ? {} : { effort }),
       ...(stored?.mode === undefined ? {} : { mode: stored.mode }),
     };
   }

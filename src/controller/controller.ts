@@ -23,6 +23,7 @@ import { recoverOnOpen, type RecoveryReport } from "./recovery.ts";
 import type { TurnRecord } from "./turn-record.ts";
 import { capturePreview } from "./preview.ts";
 import { interruptTurn } from "./interrupt.ts";
+import { TargetConfigurator } from "./target-config.ts";
 import { expandBlocks, hasMentions } from "./mention-expansion.ts";
 import type { ContextProviderRegistry } from "../context/providers.ts";
 import { canSteer, trySteer } from "./steer.ts";
@@ -44,6 +45,8 @@ export interface ControllerOptions extends ControllerDeps {
 export class Controller {
   readonly pipeline: SessionPipeline<ProjectionState>;
   readonly broker: InteractionBroker;
+  /** Model, effort and mode per target. */
+  readonly config: TargetConfigurator;
   private readonly bindings = new Map<string, HarnessBinding>();
   private readonly queue = new InputQueue();
   private readonly turns = new Map<string, TurnRecord>();
@@ -93,6 +96,7 @@ export class Controller {
       binding: (targetId) => this.bindings.get(targetId),
       log: options.log,
     });
+    this.config = new TargetConfigurator({ registry: options.registry, meta: options.meta, preferences: options.preferences, binding: (id) => this.binding(id) });
     this.unsubscribe = this.pipeline.subscribe((event) => this.route(event));
   }
 
@@ -252,6 +256,7 @@ export class Controller {
         cwd: this.options.cwd,
         env: this.options.env,
         interactions: { request: (draft, context) => this.broker.request({ id: target.id, harness: target.harness }, draft, context) },
+        preferences: this.options.preferences,
       });
       this.bindings.set(targetId, binding);
     }

@@ -17,6 +17,12 @@ export interface MetaPort {
   update(change: (meta: SessionMeta) => SessionMeta): void;
 }
 
+/** The user's per-target choices for new sessions (HAR-09). */
+export interface PreferencesPort {
+  get(kind: "model" | "effort", targetId: string): string | undefined;
+  set(kind: "model" | "effort", targetId: string, value: string): void;
+}
+
 export interface ControllerSettings {
   readonly mentionBudgetChars: number;
   readonly cancelGraceMs: number;
@@ -39,8 +45,7 @@ export interface ControllerDeps {
   readonly log: Logger;
   readonly env: Readonly<Record<string, string>>;
   readonly settings: ControllerSettings;
-  /** Events already in the ledger when the controller starts (replayed into the projection). */
-  readonly initialEvents?: Iterable<AnyEvent>;
+  readonly preferences?: PreferencesPort;
 }
 
 export function setHarnessSession(meta: SessionMeta, targetId: string, patch: Partial<HarnessSessionMeta> & Pick<HarnessSessionMeta, "harness">): SessionMeta {

@@ -70,7 +70,7 @@ describe("ClaudeAdapter against the real Claude Code", () => {
       expect(host.ofTurn(input.turnId).find((e) => e.kind === "usage_update")?.payload).toMatchObject({ inputTokens: 100, outputTokens: 20 });
       expect(host.ofTurn(input.turnId).find((e) => e.kind === "context_usage_update")?.payload).toMatchObject({ contextUsed: 120, cost: { currency: "USD" } });
       const statuses = host.ofTurn(input.turnId).filter((e) => e.kind === "_baton_run_status").map((e) => e.payload);
-      expect(statuses).toEqual([{ phase: "starting", title: "Starting claude…" }, { phase: null }]);
+      expect(statuses).toEqual([{ phase: "starting", title: "Starting Claude Code…" }, { phase: null }]);
       expect(host.ofTurn(input.turnId).every((e) => e.raw !== undefined || e.kind === "state_update" || e.kind === "_baton_run_status" || e.kind === "context_usage_update")).toBe(true);
       expect(host.identities).toHaveLength(1);
       const identity = host.identities[0]!;

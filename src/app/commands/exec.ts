@@ -5,7 +5,6 @@
  */
 import type { InteractionPolicy } from "../../controller/interaction-broker.ts";
 import type { InteractionResolution } from "../../event/interaction-types.ts";
-import { setHarnessSession } from "../../controller/ports.ts";
 import { describeError } from "../../shared/errors.ts";
 import { createAppContext } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
@@ -68,17 +67,11 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
       env: ctx.childEnv,
       settings: ctx.settings,
       logLevel: ctx.loaded.config.logLevel as "debug" | "info" | "warn" | "error",
+      preferences: ctx.preferences,
     });
     try {
-      if (values.model !== undefined || values.effort !== undefined) {
-        ctx.store.updateMeta(session.ref, (meta) =>
-          setHarnessSession(meta, target.id, {
-            harness: target.harness,
-            ...(values.model === undefined ? {} : { model: values.model }),
-            ...(values.effort === undefined ? {} : { effort: values.effort }),
-          }),
-        );
-      }
+      if (values.model !== undefined) await session.controller.config.set(target.id, "model", values.model);
+      if (values.effort !== undefined) await session.controller.config.set(target.id, "effort", values.effort);
       return await runOneTurn(io, session, target.id, prompt, approve, values.json === true, ctx.loaded.config.showThoughts);
     } finally {
       await session.close();

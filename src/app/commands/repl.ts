@@ -29,6 +29,7 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
       env: ctx.childEnv,
       settings: ctx.settings,
       logLevel: ctx.loaded.config.logLevel as "debug" | "info" | "warn" | "error",
+      preferences: ctx.preferences,
     });
     const opened = session;
     const controller = opened.controller;

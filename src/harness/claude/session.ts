@@ -233,7 +233,7 @@ export class ClaudeSession {
     const run: QueryRun = { query, channel, resumeId, initSeen: false, closing: false, unconfirmed: [], startingTurn: turnId, done: Promise.resolve() };
     this.run = run;
     this.applied = { ...this.desired };
-    if (turnId !== undefined) this.emit(adapterDraft("_baton_run_status", { phase: "starting", title: "Starting claude…" }, { turnId }));
+    if (turnId !== undefined) this.emit(adapterDraft("_baton_run_status", { phase: "starting", title: "Starting Claude Code…" }, { turnId }));
     query.initializationResult().then(
       (init) => {
         this.initInfo = init;
