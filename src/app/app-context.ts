@@ -56,6 +56,8 @@ export function createAppContext(io: CliIo, options: { cwd?: string; home?: stri
       mentionBudgetChars: config.mentionBudgetChars,
       cancelGraceMs: config.cancelGraceSeconds * 1000,
       stallNoticeMs: config.stallNoticeSeconds * 1000,
+      ...(config.textgenPrefer ? { textgenPrefer: config.textgenPrefer } : {}),
+      ...(config.textgenModels ? { textgenModels: config.textgenModels } : {}),
     },
     childEnv,
     preferences: createPreferences(home),

@@ -12,11 +12,11 @@ import type { PromptInputRecord, SubmitOutcome } from "../input/input.ts";
 import { reduce, type ProjectionState } from "../projection/index.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import type { TurnId } from "../shared/ids.ts";
-import { HarnessBinding } from "./binding.ts";
+import type { HarnessBinding } from "./binding.ts";
 import { InteractionBroker, type InteractionPolicy, type PendingInteraction } from "./interaction-broker.ts";
 import { SessionPipeline, type PipelineListener } from "./pipeline.ts";
 import type { ControllerDeps } from "./ports.ts";
-import { TurnFinalizer } from "./finalize.ts";
+import { routeEvent, TurnFinalizer } from "./finalize.ts";
 import { TurnRunner } from "./turn-runner.ts";
 import { StallWatch } from "./stall-watch.ts";
 import { recoverOnOpen, type RecoveryReport } from "./recovery.ts";
@@ -24,6 +24,8 @@ import type { TurnRecord } from "./turn-record.ts";
 import { capturePreview } from "./preview.ts";
 import { interruptTurn } from "./interrupt.ts";
 import { TargetConfigurator } from "./target-config.ts";
+import { startTitleGeneration } from "./titles.ts";
+import { BindingPool } from "./binding-pool.ts";
 import { expandBlocks, hasMentions } from "./mention-expansion.ts";
 import type { ContextProviderRegistry } from "../context/providers.ts";
 import { canSteer, trySteer } from "./steer.ts";
@@ -47,7 +49,7 @@ export class Controller {
   readonly broker: InteractionBroker;
   /** Model, effort and mode per target. */
   readonly config: TargetConfigurator;
-  private readonly bindings = new Map<string, HarnessBinding>();
+  private readonly bindings: BindingPool;
   private readonly queue = new InputQueue();
   private readonly turns = new Map<string, TurnRecord>();
   private readonly finalizer: TurnFinalizer;
@@ -56,11 +58,13 @@ export class Controller {
   private readonly noticeListeners = new Set<(notice: ControllerNotice) => void>();
   private readonly idleWaiters = new Set<() => void>();
   private driven: TurnRecord | undefined;
+  private titling: Promise<string | undefined> | undefined;
   private accepting = true;
   private unsubscribe: () => void;
 
   constructor(private readonly options: ControllerOptions) {
     this.pipeline = new SessionPipeline(options.ledger, options.initialState, reduce, options.log);
+    this.bindings = new BindingPool(options, this.pipeline.append, (target, draft, context) => this.broker.request(target, draft, context));
     this.broker = new InteractionBroker({
       append: this.pipeline.append,
       ledger: this.pipeline,
@@ -244,23 +248,7 @@ export class Controller {
 
   /** Existing binding or a new one (not opened) for a target id. */
   binding(targetId: string): HarnessBinding {
-    let binding = this.bindings.get(targetId);
-    if (!binding) {
-      const target = this.options.registry.target(targetId);
-      binding = new HarnessBinding(target, this.options.registry.definitionOf(target), {
-        append: this.pipeline.append,
-        meta: this.options.meta,
-        ids: this.options.ids,
-        clock: this.options.clock,
-        log: this.options.log,
-        cwd: this.options.cwd,
-        env: this.options.env,
-        interactions: { request: (draft, context) => this.broker.request({ id: target.id, harness: target.harness }, draft, context) },
-        preferences: this.options.preferences,
-      });
-      this.bindings.set(targetId, binding);
-    }
-    return binding;
+    return this.bindings.get(targetId) ?? this.bindings.create(targetId);
   }
 
   /** Shutdown in reverse ownership: stop intents → close harnesses (terminals) → settle waiters. */
@@ -269,11 +257,7 @@ export class Controller {
     this.accepting = false;
     this.queue.drainAll();
     await this.broker.cancelAll("turn");
-    const closing = [...this.bindings.values()].map((binding) =>
-      binding.close().catch((error) => this.options.log.log("warn", `closing ${binding.target.id} failed`, { error })),
-    );
-    await Promise.all(closing);
-    this.bindings.clear();
+    await this.bindings.closeAll();
     for (const record of [...this.turns.values()]) {
       if (!record.finalized) this.finalizer.synthesizeTerminal(record, "cancelled");
     }
@@ -283,32 +267,10 @@ export class Controller {
 
   /** Route every appended event: terminals, observed turns, stall timers. */
   private route(event: AnyEvent): void {
-    if (event.kind !== "state_update" || event.turnId === undefined) {
-      if (event.turnId !== undefined) this.stall.touch(event.turnId);
-      return;
-    }
-    const payload = event.payload as { state?: string; stopReason?: string };
-    const turnId = event.turnId;
-    if (payload.state === "idle") {
-      this.stall.stop(turnId);
-      this.finalizer.onTerminal(turnId, event);
-      return;
-    }
-    if (payload.state === "running" && event.source.type === "harness" && !this.turns.has(turnId) && !this.finalizer.isFinalized(turnId)) {
-      const record: TurnRecord = {
-        turnId,
-        role: "observed",
-        targetId: event.harnessTargetId ?? event.source.harnessTargetId,
-        steers: [],
-        phase: "dispatched",
-        cancelRequested: false,
-        finalized: false,
-      };
-      this.turns.set(turnId, record);
-      this.stall.start(record);
-      return;
-    }
-    this.stall.touch(turnId);
+    const routed = routeEvent(event, this.turns, this.finalizer);
+    if (routed.kind === "terminal") this.stall.stop(routed.turnId);
+    else if (routed.kind === "observed") this.stall.start(routed.record);
+    else if (routed.kind === "activity") this.stall.touch(routed.turnId);
   }
 
   private drain(): void {
@@ -381,8 +343,28 @@ export class Controller {
     this.stall.stop(record.turnId);
     if (record.graceTimer) this.options.clock.clearTimeout(record.graceTimer);
     if (record.role !== "driven") return;
+    this.maybeTitle(record);
     if (this.driven === record) this.driven = undefined;
     this.drain();
+  }
+
+  /** TTL-02: once per controller, after the first completed driven prompt turn; fire-and-forget. */
+  private maybeTitle(record: TurnRecord): void {
+    if (this.titling || !record.input || record.failure || record.cancelRequested) return;
+    this.titling = startTitleGeneration(this.pipeline.state, record.turnId, record.targetId, {
+      registry: this.options.registry,
+      meta: this.options.meta,
+      cwd: this.options.cwd,
+      log: this.options.log.child("titles"),
+      binding: (id) => this.binding(id),
+      prefer: this.options.settings.textgenPrefer,
+      models: this.options.settings.textgenModels,
+    });
+  }
+
+  /** The title generation started after the first turn, if any (tests and shutdown wait for it). */
+  get titleGeneration(): Promise<string | undefined> | undefined {
+    return this.titling;
   }
 
   private wakeIdleWaiters(): void {

@@ -122,3 +122,39 @@ export class TurnFinalizer {
     }
   }
 }
+
+export type Routed =
+  | { readonly kind: "terminal"; readonly turnId: string }
+  | { readonly kind: "observed"; readonly record: TurnRecord }
+  | { readonly kind: "activity"; readonly turnId: string }
+  | { readonly kind: "none" };
+
+/**
+ * Every appended event passes here: an idle closes its turn (TURN-02); the first harness-sourced
+ * `running` with an unknown turn id starts an observed turn (TURN-01); anything else with a turn id is
+ * activity for the stall watch.
+ */
+export function routeEvent(event: AnyEvent, turns: Map<string, TurnRecord>, finalizer: TurnFinalizer): Routed {
+  const turnId = event.turnId;
+  if (turnId === undefined) return { kind: "none" };
+  if (event.kind !== "state_update") return { kind: "activity", turnId };
+  const state = (event.payload as { state?: string }).state;
+  if (state === "idle") {
+    finalizer.onTerminal(turnId, event);
+    return { kind: "terminal", turnId };
+  }
+  if (state === "running" && event.source.type === "harness" && !turns.has(turnId) && !finalizer.isFinalized(turnId)) {
+    const record: TurnRecord = {
+      turnId,
+      role: "observed",
+      targetId: event.harnessTargetId ?? event.source.harnessTargetId,
+      steers: [],
+      phase: "dispatched",
+      cancelRequested: false,
+      finalized: false,
+    };
+    turns.set(turnId, record);
+    return { kind: "observed", record };
+  }
+  return { kind: "activity", turnId };
+}

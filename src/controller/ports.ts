@@ -27,6 +27,9 @@ export interface ControllerSettings {
   readonly mentionBudgetChars: number;
   readonly cancelGraceMs: number;
   readonly stallNoticeMs: number;
+  /** Title generation: the target to ask first, and a model per harness id. */
+  readonly textgenPrefer?: string;
+  readonly textgenModels?: Readonly<Record<string, string>>;
 }
 
 export const DEFAULT_CONTROLLER_SETTINGS: ControllerSettings = {

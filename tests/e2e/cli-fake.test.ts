@@ -117,7 +117,7 @@ describe("baton repl", () => {
     expect(result.stdout).toContain("'/al' matches alpha, alps; nothing was sent");
     expect(result.stdout).toContain("switched to alps");
     expect(result.stdout).toContain("from alps");
-    expect(a.adapters.length).toBe(0);
+    expect(a.adapters.flatMap((adapter) => adapter.record.prompts)).toEqual([]);
   });
 });
 

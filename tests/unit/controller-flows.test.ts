@@ -224,3 +224,33 @@ describe("compact", () => {
     expect(kinds).toContain("state:idle(end_turn)");
   });
 });
+
+describe("titles", () => {
+  test("the first completed turn gets a generated title from a textgen-capable target; failures fall through", async () => {
+    const { SUPPORTED: S } = await import("../../src/harness/capabilities.ts");
+    const failing = fakeDefinition({ capabilities: { textgen: S }, turns: [[{ type: "text", text: "answer" }]] }, "alpha");
+    const working = fakeDefinition({ capabilities: { textgen: S }, turns: [] }, "beta");
+    const s = await open([failing, working]);
+    const titles: string[] = [];
+    (failing as unknown as { create: () => unknown }).create = wrapCreate(failing.create.bind(failing), async () => {
+      throw new Error("model unavailable");
+    });
+    (working as unknown as { create: () => unknown }).create = wrapCreate(working.create.bind(working), async (request: { prompt: string }) => {
+      titles.push(request.prompt);
+      return { title: '  "Fix the flaky parser test."\nextra line' };
+    });
+    await s.controller.submit("alpha", text("please fix the flaky parser test in src/parse"));
+    expect(await s.controller.titleGeneration).toBe("Fix the flaky parser test");
+    expect(s.meta().title).toBe("Fix the flaky parser test");
+    expect(titles[0]).toContain("please fix the flaky parser test");
+    expect(s.meta().preview).toBe("please fix the flaky parser test in src/parse");
+  });
+});
+
+function wrapCreate(create: () => unknown, generate: (request: { prompt: string }) => Promise<unknown>) {
+  return () => {
+    const adapter = create() as Record<string, unknown>;
+    adapter["generateStructured"] = generate;
+    return adapter;
+  };
+}
