@@ -1,0 +1,150 @@
+/**
+ * Issue 5 end to end through the CLI: the real `baton` process driving the real Claude Code (Agent SDK)
+ * against the project's mock Anthropic API. Asserts on what the mock received and on the ledger.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
+import { allMessageText, reply, toolResultsOf } from "../support/mock-anthropic/script.ts";
+import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
+import { runBaton, spawnBaton, waitUntil } from "../support/baton-process.ts";
+
+let mock: MockAnthropic;
+let env: ClaudeTestEnv;
+
+beforeAll(async () => {
+  mock = await startMockAnthropic();
+});
+afterAll(async () => {
+  await mock.stop();
+});
+beforeEach(async () => {
+  await mock.reset();
+  env?.cleanup();
+  env = makeClaudeEnv({ baseUrl: mock.url, extra: { BATON_DEFAULT_AGENT: "claude" } });
+});
+
+const exec = (args: string[], stdin?: string) => runBaton(["exec", ...args], { env: env.env, cwd: env.cwd, ...(stdin === undefined ? {} : { stdin }) });
+
+function ledgerOf(sessionId: string): { kind: string; payload: Record<string, unknown>; turnId?: string }[] {
+  const projects = path.join(env.batonHome, "projects");
+  for (const project of readdirSync(projects)) {
+    const file = path.join(projects, project, "sessions", sessionId, "session.jsonl");
+    if (existsSync(file)) return readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+  }
+  throw new Error(`no ledger for ${sessionId}`);
+}
+
+const sessionOf = (stderr: string) => /baton: session (bs_\w+) turn/.exec(stderr)?.[1] ?? "";
+
+describe("baton exec --agent claude", () => {
+  test("completes a text turn", async () => {
+    await mock.script(reply.text("Hello from Claude."));
+    const result = await exec(["--agent", "claude", "say hello"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("Hello from Claude.\n");
+    expect(result.stderr).toMatch(/turn t_\w+ end_turn$/m);
+    const requests = await mock.modelRequests();
+    expect(allMessageText(requests[0]!.body)).toContain("say hello");
+  }, 60_000);
+
+  test("Bash runs with --approve allow (file on disk) and not with --approve deny (declined; the model got the denial)", async () => {
+    await mock.script(reply.tool("Bash", { command: "touch allowed.txt", description: "create a file" }), reply.text("created"));
+    const allowed = await exec(["--approve", "allow", "create the file"]);
+    expect(allowed.code).toBe(0);
+    expect(existsSync(path.join(env.cwd, "allowed.txt"))).toBe(true);
+
+    await mock.reset();
+    await mock.script(reply.tool("Bash", { command: "touch denied.txt", description: "create a file" }), reply.text("ok, not created"));
+    const denied = await exec(["create the other file"]);
+    expect(denied.code).toBe(0);
+    expect(existsSync(path.join(env.cwd, "denied.txt"))).toBe(false);
+    const ledger = ledgerOf(sessionOf(denied.stderr));
+    const statuses = ledger.filter((e) => e.kind === "tool_call_update").map((e) => e.payload["status"]).filter(Boolean);
+    expect(statuses.at(-1)).toBe("declined");
+    const resolved = ledger.find((e) => e.kind === "interaction.resolved");
+    expect(resolved?.payload["resolution"]).toMatchObject({ outcome: "selected", answeredBy: "cli-policy:deny" });
+    const [result] = toolResultsOf((await mock.modelRequests())[1]!.body);
+    expect(result).toMatchObject({ is_error: true });
+  }, 60_000);
+
+  test("a second exec --session resumes the same Claude session (the mock sees the earlier history)", async () => {
+    await mock.script(reply.text("The secret word is noted."), reply.text("You said pineapple."));
+    const first = await exec(["remember the word pineapple"]);
+    const id = sessionOf(first.stderr);
+    const second = await exec(["--session", id, "what word did I say?"]);
+    expect(second.code).toBe(0);
+    const requests = await mock.modelRequests();
+    const text = allMessageText(requests[1]!.body);
+    expect(text).toContain("remember the word pineapple");
+    expect(text).toContain("The secret word is noted.");
+    const meta = JSON.parse(readFileSync(path.join(path.dirname(findLedger(id)), "meta.json"), "utf8"));
+    expect(meta.harnessSessions.claude.harnessSessionId).toMatch(/^[0-9a-f-]{36}$/);
+  }, 60_000);
+
+  test("SIGINT during a slow stream ends the turn cancelled (exit 130) and the session continues", async () => {
+    await mock.script(reply.text("slow ".repeat(80), { chunkSize: 5, chunkDelayMs: 100 }), reply.text("back again"));
+    const child = spawnBaton(["exec", "go slowly"], { env: env.env, cwd: env.cwd });
+    await waitUntil(() => child.stdout().includes("slow"), 30_000, "streamed text");
+    child.signal("SIGINT");
+    const result = await child.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/ cancelled$/m);
+    const id = sessionOf(result.stderr);
+    const kinds = ledgerOf(id).map((e) => `${e.kind}:${String(e.payload["stopReason"] ?? e.payload["title"] ?? "")}`);
+    expect(kinds).toContain("state_update:cancelled");
+    expect(kinds).toContain("_baton_notice:Conversation interrupted — tell the agent what to do differently");
+    const next = await exec(["--session", id, "continue"]);
+    expect(next.code).toBe(0);
+    expect(next.stdout).toContain("back again");
+  }, 60_000);
+
+  test("TodoWrite shows as a plan", async () => {
+    const todos = [
+      { content: "Write the code", status: "in_progress", activeForm: "Writing" },
+      { content: "Test it", status: "pending", activeForm: "Testing" },
+    ];
+    await mock.script(reply.tool("TodoWrite", { todos }), reply.text("Planned."));
+    const result = await runBaton(["exec", "plan it"], { env: { ...env.env, CLAUDE_CODE_ENABLE_TASKS: "false", CLAUDE_CODE_ENABLE_TODO_TOOLS: "1" }, cwd: env.cwd, stdin: "" });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("[plan] › Write the code  · Test it");
+  }, 60_000);
+
+  test("an HTTP 401 from the API fails the turn with the error text (exit 1)", async () => {
+    await mock.script(reply.error(401, "invalid x-api-key", "authentication_error"));
+    const result = await exec(["hello?"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("[error]");
+    expect(result.stderr.toLowerCase()).toMatch(/api key|401|authentication/);
+    expect(result.stderr).toMatch(/ failed$/m);
+  }, 60_000);
+});
+
+describe("baton repl --agent claude", () => {
+  test("AskUserQuestion answered by number reaches the model", async () => {
+    const question = { question: "Which color?", header: "Color", options: [{ label: "Red", description: "warm" }, { label: "Blue", description: "cool" }], multiSelect: false };
+    await mock.script(reply.tool("AskUserQuestion", { questions: [question] }), reply.text("Blue it is."));
+    const child = spawnBaton(["repl", "--agent", "claude"], { env: env.env, cwd: env.cwd });
+    await waitUntil(() => child.stdout().includes("you> "), 20_000, "the prompt");
+    child.write("pick a color for me\n");
+    await waitUntil(() => child.stdout().includes("Which color?"), 30_000, "the question");
+    child.write("2\n");
+    await waitUntil(() => child.stdout().includes("— turn done"), 30_000, "the end of the turn");
+    child.write("/exit\n");
+    const result = await child.done;
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Blue it is.");
+    const [toolResult] = toolResultsOf((await mock.modelRequests())[1]!.body);
+    expect(JSON.stringify(toolResult)).toContain("Blue");
+  }, 60_000);
+});
+
+function findLedger(sessionId: string): string {
+  const projects = path.join(env.batonHome, "projects");
+  for (const project of readdirSync(projects)) {
+    const file = path.join(projects, project, "sessions", sessionId, "session.jsonl");
+    if (existsSync(file)) return file;
+  }
+  throw new Error(`no ledger for ${sessionId}`);
+}
