@@ -81,6 +81,8 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       },
     };
     const openLedgerRef = ledger;
+    let closed = false;
+    let lastSummaryTs: string | undefined;
     const contextProviders = new ContextProviderRegistry();
     contextProviders.register(createSessionProvider(store, ref.batonSessionId));
     const controller = new Controller({
@@ -103,18 +105,26 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       log.log("warn", "recovered a session left open by a process that died", { attributes: { ...recovery } });
     }
     log.log("info", created ? "Session created" : "Session opened", { attributes: { fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed } });
-    // Bump updatedAt after each turn summary; checkpoint in the background so the next open is fast.
+    // Bump updatedAt after each turn summary and checkpoint in the background (so the next open is fast);
+    // both run after the turn has settled, off the turn's own path.
     controller.subscribe((event) => {
       if (event.kind !== "_baton_turn_summary") return;
-      store.touch(ref, event.ts);
-      void writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch((error) =>
-        log?.log("warn", "could not write a checkpoint", { error }),
-      );
+      lastSummaryTs = event.ts;
+      setImmediate(() => {
+        if (closed) return;
+        try {
+          store.touch(ref, event.ts);
+        } catch (error) {
+          log?.log("warn", "could not update meta.updatedAt", { error });
+        }
+        void writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch((error) =>
+          log?.log("warn", "could not write a checkpoint", { error }),
+        );
+      });
     });
     if (!loaded.fromCheckpoint && loaded.replayed > 0) {
       void writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch(() => undefined);
     }
-    let closed = false;
     const sessionLog = log;
     return {
       ref,
@@ -131,6 +141,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
         closed = true;
         try {
           await controller.shutdown();
+          if (lastSummaryTs !== undefined) store.touch(ref, lastSummaryTs);
           await openLedgerRef.sync().catch(() => undefined);
           if (openLedgerRef.lastSeq > 0) {
             await writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch(() => false);
