@@ -1,8 +1,8 @@
 /**
- * Model, effort and mode per target (`/model`, `/effort`, `/plan`, Shift+Tab). Values come from the target's
- * adapter (`canConfigure`), apply from the next turn, and are remembered in the session for the next start.
- * What the TUI shows: a local change made in this run → the harness's last reported snapshot → what the
- * session remembered.
+ * Model, effort and mode per target (`/model`, `/effort`, `/plan`, Shift+Tab) through the controller's config
+ * API: choices come from the target's adapter, apply from the next turn and are remembered (session meta, and
+ * user preferences for model/effort). What the TUI shows: a change made in this run → the harness's last
+ * reported snapshot → what the session remembered.
  */
 import type { Controller } from "../controller/controller.ts";
 import { canConfigure, type SessionConfigOption } from "../harness/capabilities.ts";
@@ -11,11 +11,10 @@ import { describeError } from "../shared/errors.ts";
 import type { PickerItem, Tone } from "../../packages/chat-tui/src/index.ts";
 import type { TargetSettings } from "./map-activity.ts";
 import type { LookFn } from "./map-transcript.ts";
-import type { ConfigId, TuiSession } from "./session-port.ts";
+import type { ConfigId } from "./session-port.ts";
 
 export interface ConfigDeps {
   readonly controller: () => Controller;
-  readonly session: () => TuiSession;
   readonly lookOf: LookFn;
   readonly toast: (text: string, tone?: Tone) => void;
   /** Show a picker; `select` gets the chosen item id. Returns a function that fills in items later. */
@@ -63,13 +62,26 @@ export class ConfigControl {
     if (hit !== undefined && hit.state === state) return hit.value;
     let remembered = this.remembered.get(targetId);
     if (remembered === undefined) {
-      remembered = this.deps.session().rememberedConfig(targetId);
+      remembered = this.rememberedOf(targetId);
       this.remembered.set(targetId, remembered);
     }
     const value = { ...remembered, ...snapshotOf(state, targetId), ...this.overrides.get(targetId) };
     const same = hit !== undefined && hit.value.model === value.model && hit.value.effort === value.effort && hit.value.mode === value.mode;
     this.cache.set(targetId, { state, value: same ? hit.value : value });
     return same ? hit.value : value;
+  }
+
+  private rememberedOf(targetId: string): TargetSettings {
+    const out: Mutable<TargetSettings> = {};
+    try {
+      for (const id of ["model", "effort", "mode"] as const) {
+        const value = this.deps.controller().config.current(targetId, id);
+        if (value !== undefined) out[id] = value;
+      }
+    } catch {
+      // An unknown target has nothing remembered.
+    }
+    return out;
   }
 
   /** `/model [arg]`, `/effort [arg]`: apply an argument, or open a picker of the adapter's options. */
@@ -83,7 +95,7 @@ export class ConfigControl {
     const fill = arg === "" ? this.deps.openPicker(`${look.label} ${NAMES[id]}`, (value) => void this.apply(targetId, id, value)) : undefined;
     let option: SessionConfigOption | undefined;
     try {
-      option = (await adapter.getConfig(this.deps.controller().binding(targetId).handle)).find((o) => o.id === id);
+      option = (await this.deps.controller().config.options(targetId)).find((o) => o.id === id);
     } catch (error) {
       fill?.(null);
       this.deps.toast(`Could not read ${look.label} ${NAMES[id]} options: ${describeError(error)}`, "error");
@@ -134,20 +146,13 @@ export class ConfigControl {
 
   async apply(targetId: string, id: ConfigId, value: string, name?: string): Promise<boolean> {
     const look = this.deps.lookOf(targetId);
-    const binding = this.deps.controller().binding(targetId);
-    if (!canConfigure(binding.adapter)) return false;
     try {
-      await binding.adapter.setConfig(binding.handle, id, value);
+      await this.deps.controller().config.set(targetId, id, value);
     } catch (error) {
       this.deps.toast(`${look.label}: ${describeError(error)}`, "error");
       return false;
     }
-    try {
-      this.deps.session().rememberConfig(targetId, id, value);
-      this.remembered.delete(targetId);
-    } catch (error) {
-      this.deps.toast(`Could not remember the ${NAMES[id]}: ${describeError(error)}`, "warning");
-    }
+    this.remembered.delete(targetId);
     this.overrides.set(targetId, { ...this.overrides.get(targetId), [id]: value });
     this.cache.delete(targetId);
     if (id === "mode") this.deps.toast(value === "plan" ? `${look.label}: plan mode on` : `${look.label}: plan mode off`, "info");

@@ -50,15 +50,18 @@ export function phaseLabel(turn: ActivityTurn): string {
 
 const isSet = (value: string | undefined): value is string => value !== undefined && value !== "" && value !== "default";
 
-/** The model shown for a target: an explicit choice, else the model the harness reported, else its label. */
+/** The model shown for a target: an explicit choice, else the model the harness reported ("" when unknown). */
 export function modelLabel(input: ActivityInput, targetId: string): string {
   const settings = input.settingsOf(targetId);
   const parts: string[] = [];
   const reported = input.contextUsageOf(targetId)?.model;
-  parts.push(isSet(settings.model) ? settings.model : isSet(reported) ? reported : input.lookOf(targetId).label);
+  if (isSet(settings.model)) parts.push(settings.model);
+  else if (isSet(reported)) parts.push(reported);
   if (isSet(settings.effort)) parts.push(settings.effort);
   return parts.join(" · ");
 }
+
+const withModel = (model: string, label: string): string => (model === "" ? label : `${model} · ${label}`);
 
 export function compactNumber(n: number): string {
   if (n < 10_000) return String(n);
@@ -91,14 +94,14 @@ export function mapActivity(activity: Activity, input: ActivityInput): ActivityI
       id: turn.turnId,
       author: look.author,
       authorKey: look.id,
-      label: `${modelLabel(input, targetId)} · ${phaseLabel(turn)}${observed ? " · background" : ""}`,
+      label: withModel(modelLabel(input, targetId), `${phaseLabel(turn)}${observed ? " · background" : ""}`),
       ...(Number.isFinite(startedAt) ? { startedAt } : {}),
       ...(observed ? {} : { hint: "Esc to interrupt" }),
     });
   }
   if (rows.length === 0) {
     const look = input.lookOf(input.target);
-    rows.push({ id: "idle", author: look.author, authorKey: look.id, label: `${modelLabel(input, input.target)} · idle` });
+    rows.push({ id: "idle", author: look.author, authorKey: look.id, label: withModel(modelLabel(input, input.target), "idle") });
   }
   const info = infoRow(input);
   if (info !== "") rows.push({ id: "info", label: info });

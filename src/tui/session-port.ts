@@ -3,7 +3,6 @@
  * over the store (the TUI never imports it); tests implement them over a test home.
  */
 import type { Controller } from "../controller/controller.ts";
-import type { TargetSettings } from "./map-activity.ts";
 
 export type ConfigId = "model" | "effort" | "mode";
 
@@ -15,10 +14,6 @@ export interface TuiSession {
   readonly recovered: boolean;
   /** The display title (TTL-01), read from the session's meta. */
   title(): string;
-  /** Settings remembered for a target in this session (applied when its harness next starts). */
-  rememberedConfig(targetId: string): TargetSettings;
-  /** Remember a per-target setting in this session. */
-  rememberConfig(targetId: string, id: ConfigId, value: string): void;
 }
 
 export interface SessionListing {

@@ -1,13 +1,161 @@
-/** `baton` with no command: the terminal UI. It needs a real terminal. */
+/**
+ * `baton [tui] [--cwd DIR] [-c | -s ID] [--agent TARGET]`: the terminal UI. Startup order (TUI-01): config,
+ * store, session (lock + recovery) before the renderer takes the terminal, so every error up to then prints
+ * as plain text. Exit order (PROC-02): stop intents → close the session (harnesses, checkpoint, log, lock) →
+ * destroy the renderer → print how to resume and fork.
+ */
+import fs from "node:fs";
+import type { HarnessRegistry } from "../../harness/registry.ts";
+import { displayTitle, targetsOf } from "../../store/index.ts";
+import { describeError } from "../../shared/errors.ts";
+import { startTui, titleSequence, TuiHost, type SessionSwitcher, type StartedTui, type TuiSession } from "../../tui/index.ts";
+import { createAppContext, type AppContext } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
-import { EXIT } from "./shared.ts";
-import { runRepl } from "./repl.ts";
+import { openSession, type OpenedSession, type SessionChoice } from "../open-session.ts";
+import { EXIT, parse, reportError, sessionChoiceFrom, UsageError } from "./shared.ts";
+
+const OPTIONS = {
+  cwd: { type: "string" },
+  continue: { type: "boolean", short: "c" },
+  session: { type: "string", short: "s" },
+  agent: { type: "string", short: "a" },
+  root: { type: "string" },
+} as const;
+
+/** Shutdown that hangs (a wedged harness) must not keep the terminal hostage. */
+const SHUTDOWN_LIMIT_MS = 15_000;
+
+interface OpenTuiSession extends TuiSession {
+  readonly opened: OpenedSession;
+}
+
+function initialTarget(registry: HarnessRegistry, agent: string | undefined, defaultAgent: string): string {
+  if (agent !== undefined) return registry.resolve(agent).id;
+  const match = registry.match(defaultAgent);
+  if (match.kind === "match") return match.id;
+  const first = registry.listTargets()[0];
+  if (first === undefined) throw new UsageError("no harness is registered");
+  return first.id;
+}
+
+async function open(ctx: AppContext, choice: SessionChoice): Promise<OpenTuiSession> {
+  const opened = await openSession({
+    store: ctx.store,
+    registry: ctx.registry,
+    cwd: ctx.cwd,
+    choice,
+    clock: ctx.clock,
+    ids: ctx.ids,
+    env: ctx.childEnv,
+    settings: ctx.settings,
+    logLevel: ctx.loaded.config.logLevel as "debug" | "info" | "warn" | "error",
+    preferences: ctx.preferences,
+  });
+  const r = opened.recovery;
+  return {
+    opened,
+    sessionId: opened.ref.batonSessionId,
+    cwd: opened.ref.meta.cwd,
+    controller: opened.controller,
+    recovered: r.turnsClosed > 0 || r.attemptsSettled > 0 || r.interactionsCancelled > 0,
+    title: () => displayTitle(opened.meta()),
+  };
+}
+
+function switcher(ctx: AppContext): SessionSwitcher {
+  return {
+    list: () =>
+      ctx.store.listSessions({ cwd: ctx.cwd }).sessions.map((ref) => ({
+        id: ref.batonSessionId,
+        title: displayTitle(ref.meta),
+        createdAt: ref.meta.createdAt,
+        targets: targetsOf(ref.meta),
+      })),
+    open: (choice) => open(ctx, choice.kind === "new" ? { kind: "new" } : { kind: "id", id: choice.id }),
+    close: (session) => (session as OpenTuiSession).opened.close(),
+  };
+}
 
 export async function runTuiCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  if (!io.stdout.isTTY || !io.stdinIsTTY) {
-    io.stderr.write("baton: the terminal UI requires a real terminal (TTY). For scripts use 'baton exec' or 'baton repl'.\n");
-    return EXIT.failed;
+  let session: OpenTuiSession | undefined;
+  try {
+    const { values, positionals } = parse(argv[0] === "tui" ? argv.slice(1) : argv, OPTIONS);
+    if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
+    const choice = sessionChoiceFrom(values);
+    if (!io.stdout.isTTY || !io.stdinIsTTY) {
+      io.stderr.write("baton: the terminal UI requires a real terminal (TTY). For scripts use 'baton exec' or 'baton repl'.\n");
+      return EXIT.failed;
+    }
+    const ctx = createAppContext(io, { ...(values.cwd === undefined ? {} : { cwd: values.cwd }), ...(values.root === undefined ? {} : { home: values.root }) });
+    const target = initialTarget(ctx.registry, values.agent, ctx.loaded.config.defaultAgent);
+    session = await open(ctx, choice);
+    const first = session;
+    session = undefined;
+    const opened = await runScreen(io, ctx, first, target);
+    io.stdout.write(`Resume this session with: baton -s ${opened}\nFork this session with: baton fork ${opened}\n`);
+    return EXIT.ok;
+  } catch (error) {
+    return reportError(io, error);
+  } finally {
+    await session?.opened.close().catch(() => undefined);
   }
-  // Interim: the full-screen UI is being built; the line-oriented loop serves until it lands.
-  return runRepl(argv.filter((arg) => arg !== "tui"), io);
+}
+
+/** Runs the screen until exit; returns the id of the session that was open at the end (already closed). */
+async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, target: string): Promise<string> {
+  let screen: StartedTui | undefined;
+  const host = new TuiHost({
+    session: first,
+    sessions: switcher(ctx),
+    registry: ctx.registry,
+    initialTarget: target,
+    showThoughts: ctx.loaded.config.showThoughts,
+    clock: ctx.clock,
+    ...(io.env["HOME"] === undefined ? {} : { home: io.env["HOME"] }),
+    setTitle: (title) => {
+      // Before the renderer owns the terminal we write OSC ourselves; afterwards the renderer does.
+      if (screen === undefined) io.stdout.write(titleSequence(title));
+      else screen.renderer.setTerminalTitle(title);
+    },
+  });
+  const stopInterrupt = io.onInterrupt(() => host.exit());
+  const onSignal = (): void => host.exit();
+  for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
+  const firstFrameFile = io.env["BATON_FIRST_FRAME_FILE"];
+  try {
+    screen = await startTui(host, {
+      onRendererGone: () => host.exit(),
+      ...(firstFrameFile === undefined ? {} : { onFirstFrame: () => fs.writeFileSync(firstFrameFile, `${Date.now()}\n`) }),
+    });
+    screen.renderer.setTerminalTitle(titleOf(host.session));
+    await host.exitRequested;
+    const last = host.session as OpenTuiSession;
+    host.dispose();
+    await withLimit(last.opened.close(), SHUTDOWN_LIMIT_MS).catch((error: unknown) => {
+      io.stderr.write(`baton: closing the session: ${describeError(error)}\n`);
+    });
+    return last.sessionId;
+  } finally {
+    // Idempotent: after a normal exit the session is already closed; after a failure this releases it.
+    await (host.session as OpenTuiSession).opened.close().catch(() => undefined);
+    screen?.destroy();
+    stopInterrupt();
+    for (const signal of ["SIGTERM", "SIGHUP"] as const) process.off(signal, onSignal);
+  }
+}
+
+function titleOf(session: TuiSession): string {
+  try {
+    return session.title();
+  } catch {
+    return "baton";
+  }
+}
+
+function withLimit<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer));
 }

@@ -1,0 +1,149 @@
+/**
+ * What each registered slash command does (inventory 2.3). Commands that change the session (`/sessions`,
+ * `/new`, `/compact`) refuse while a turn runs or inputs wait; `/model`, `/effort`, `/plan` apply next turn.
+ */
+import { canCompact } from "../harness/capabilities.ts";
+import { selectFooter, tableValues, type ProjectionState, type ProposedPlanItem } from "../projection/index.ts";
+import { describeError } from "../shared/errors.ts";
+import { modelLabel } from "./map-activity.ts";
+import type { TuiHost } from "./tui-host.ts";
+
+export const IMPLEMENT_PLAN_TEXT = "Implement the plan.";
+const IMPLEMENT_PREFIX = "Implement the following proposed plan:\n\n";
+
+/** The latest proposed plan that no turn has started implementing (the current target's first). */
+export function latestOpenPlan(state: ProjectionState, targetId: string): ProposedPlanItem | undefined {
+  let best: ProposedPlanItem | undefined;
+  let bestOwn: ProposedPlanItem | undefined;
+  for (const plan of tableValues(state.proposedPlans)) {
+    if (plan.implementationTurnId !== null) continue;
+    if (best === undefined || plan.firstSeq > best.firstSeq) best = plan;
+    if (plan.harnessTargetId === targetId && (bestOwn === undefined || plan.firstSeq > bestOwn.firstSeq)) bestOwn = plan;
+  }
+  return bestOwn ?? best;
+}
+
+export async function runCommand(host: TuiHost, name: string, args: string): Promise<void> {
+  const target = host.target;
+  const look = host.lookOf(target);
+  if (host.registry.hasTarget(name)) {
+    host.switchTarget(name, args);
+    return;
+  }
+  switch (name) {
+    case "model":
+    case "effort":
+      await host.config.pick(target, name, args);
+      return;
+    case "plan":
+      await host.config.toggleMode(host.controller.state, target);
+      return;
+    case "implement-plan":
+      await implementPlan(host, target);
+      return;
+    case "compact":
+      compact(host, target, look.label);
+      return;
+    case "sessions":
+      openSessionsPicker(host);
+      return;
+    case "new":
+      await host.switchSession({ kind: "new" });
+      return;
+    case "status":
+      showStatus(host);
+      return;
+    case "exit":
+      host.exit();
+      return;
+    default:
+      // A command registered for completion but unknown here: send it as typed.
+      host.send(target, args === "" ? `/${name}` : `/${name} ${args}`);
+  }
+}
+
+async function implementPlan(host: TuiHost, target: string): Promise<void> {
+  const state = host.controller.state;
+  if (host.config.settingsOf(state, target).mode === "plan") {
+    const left = await host.config.setMode(target, "default");
+    if (!left) return;
+  }
+  const plan = latestOpenPlan(state, target);
+  if (plan === undefined) host.send(target, IMPLEMENT_PLAN_TEXT);
+  else host.send(target, `${IMPLEMENT_PREFIX}${plan.content}`, IMPLEMENT_PLAN_TEXT);
+}
+
+function compact(host: TuiHost, target: string, label: string): void {
+  if (host.isBusy()) {
+    host.toast("Wait for the current turn to finish before compacting", "warning");
+    return;
+  }
+  if (!canCompact(host.controller.binding(target).adapter)) {
+    host.toast(`${label} cannot compact its context`, "warning");
+    return;
+  }
+  const done = host.controller.compact(target);
+  host.publish();
+  done.then(
+    (outcome) => host.toast(outcome === "completed" ? `${label} context compacted` : `Compaction ${outcome}`, outcome === "completed" ? "success" : "warning"),
+    (error: unknown) => host.toast(describeError(error), "error"),
+  );
+}
+
+function openSessionsPicker(host: TuiHost): void {
+  if (host.isBusy()) {
+    host.toast("Wait for the current turn to finish (Esc interrupts it) and for the queue to empty", "warning");
+    return;
+  }
+  const current = host.session.sessionId;
+  let listing: ReturnType<TuiHost["sessionsList"]>;
+  try {
+    listing = host.sessionsList();
+  } catch (error) {
+    host.toast(describeError(error), "error");
+    return;
+  }
+  host.openPicker(
+    "Sessions of this project",
+    (id) => void host.switchSession({ kind: "id", id }),
+    listing.map((s) => ({
+      id: s.id,
+      label: `${s.id === current ? "● " : ""}${s.title}`,
+      detail: `${s.id}  ${s.targets.length === 0 ? "" : `[${s.targets.join(", ")}]  `}${s.createdAt.slice(0, 16).replace("T", " ")}`,
+      ...(s.id === current ? { current: true } : {}),
+    })),
+  );
+}
+
+function showStatus(host: TuiHost): void {
+  const state = host.controller.state;
+  const target = host.target;
+  const look = host.lookOf(target);
+  const settings = host.config.settingsOf(state, target);
+  const model = modelLabel(
+    {
+      target,
+      lookOf: host.lookOf,
+      settingsOf: (id) => host.config.settingsOf(state, id),
+      contextUsageOf: (id) => (Object.hasOwn(state.perTarget, id) ? (state.perTarget[id]?.contextUsage ?? undefined) : undefined),
+    },
+    target,
+  );
+  const footer = selectFooter(state);
+  host.addLocal({
+    kind: "tool",
+    title: "Status",
+    status: "completed",
+    content: [
+      {
+        type: "lines",
+        lines: [
+          `session  ${host.session.sessionId}`,
+          `agent    ${look.label} (${target})${model === "" ? "" : ` · ${model}`}${settings.mode === "plan" ? " · plan mode" : ""}`,
+          `cwd      ${host.session.cwd}`,
+          `tokens   in:${footer.tokens.input} out:${footer.tokens.output} · turns:${footer.turns} · queue:${host.controller.queued().length}`,
+        ],
+      },
+    ],
+  });
+}

@@ -1,0 +1,450 @@
+/**
+ * Baton's side of the chat view: projection → the five view states (throttled, TUI-12), intents → the
+ * Controller. It holds no promises the view waits on; everything the user sees is published to the store.
+ */
+import type { Controller } from "../controller/controller.ts";
+import type { AnyEvent } from "../event/envelope.ts";
+import type { HarnessRegistry } from "../harness/registry.ts";
+import { reportsApprovalRoute } from "../harness/capabilities.ts";
+import { displayUserText, selectActivity, selectFooter, selectPendingInteractions, selectTargetPlan, selectTranscript, tableGet, type InteractionItem } from "../projection/index.ts";
+import type { Clock, TimerHandle } from "../shared/clock.ts";
+import { BatonError, describeError } from "../shared/errors.ts";
+import {
+  createChatStore,
+  type ActivityItem,
+  type ChatCommand,
+  type ChatIntent,
+  type ChatStore,
+  type InteractionCard,
+  type PickerItem,
+  type PickerState,
+  type QueuedInput,
+  type TimelineItem,
+  type Toast,
+  type Tone,
+} from "../../packages/chat-tui/src/index.ts";
+import { allCommands } from "./commands.ts";
+import { ConfigControl } from "./config-control.ts";
+import { mapActivity } from "./map-activity.ts";
+import { mapInteraction, resolutionFor } from "./map-cards.ts";
+import { createTimelineMapper, type LocalItem, type TimelineOutput } from "./map-transcript.ts";
+import type { SessionOpenChoice, SessionSwitcher, TuiSession } from "./session-port.ts";
+import { runCommand } from "./slash-commands.ts";
+import { PublishThrottle } from "./stream-throttle.ts";
+import { createTargetLooks, matchSlashTarget, type TargetLook } from "./targets.ts";
+import { sanitizeTitle } from "./terminal-title.ts";
+import { footerTexts, headerFor, keepArray, mapQueued, placeholderFor, shallowSame } from "./view-states.ts";
+
+export interface TuiHostOptions {
+  readonly session: TuiSession;
+  readonly sessions: SessionSwitcher;
+  readonly registry: HarnessRegistry;
+  /** Resolved target id the composer starts on. */
+  readonly initialTarget: string;
+  readonly showThoughts: boolean;
+  readonly clock: Clock;
+  /** Shortens the cwd in the footer. */
+  readonly home?: string;
+  /** Sets the terminal title (given only on a real terminal). */
+  readonly setTitle?: (title: string) => void;
+}
+
+/** A timeline item without its id (the host mints one). */
+export type LocalDraft = TimelineItem extends infer T ? (T extends TimelineItem ? Omit<T, "id"> : never) : never;
+
+const TOAST_MS: Readonly<Record<Tone, number>> = { info: 3000, success: 3000, warning: 6000, error: 8000 };
+const BUSY_MESSAGE = "Wait for the current turn to finish (Esc interrupts it) and for the queue to empty";
+
+export class TuiHost {
+  readonly store: ChatStore;
+  readonly commands: readonly ChatCommand[];
+  readonly registry: HarnessRegistry;
+  readonly lookOf: (targetId: string | null) => TargetLook;
+  readonly config: ConfigControl;
+  /** Resolves when the user asked to exit (the app then closes the session and the renderer). */
+  readonly exitRequested: Promise<void>;
+  private current: TuiSession;
+  private targetId: string;
+  private mapTimeline: ReturnType<typeof createTimelineMapper>;
+  private local: LocalItem[] = [];
+  private lastTimeline: TimelineOutput | undefined;
+  private history: readonly string[] = [];
+  private draft: { id: string; text: string } | undefined;
+  private picker: { state: PickerState; select: (itemId: string) => void } | undefined;
+  private toastValue: Toast | undefined;
+  private toastTimer: TimerHandle | undefined;
+  private cards: readonly InteractionCard[] = [];
+  private cardsFrom: readonly InteractionItem[] | undefined;
+  private queuedView: readonly QueuedInput[] = [];
+  private activityItems: readonly ActivityItem[] = [];
+  private throttle: PublishThrottle;
+  private detachFns: (() => void)[] = [];
+  private counter = 0;
+  private exiting = false;
+  private switching = false;
+  private titleShown: string | undefined;
+  private resolveExit: () => void = () => undefined;
+  private columns = 120;
+
+  constructor(private readonly options: TuiHostOptions) {
+    this.registry = options.registry;
+    this.current = options.session;
+    this.targetId = options.initialTarget;
+    this.lookOf = createTargetLooks(options.registry);
+    this.commands = allCommands(options.registry);
+    this.store = createChatStore({ timeline: { items: [], showThoughts: options.showThoughts } });
+    this.mapTimeline = createTimelineMapper(this.lookOf);
+    this.throttle = new PublishThrottle(() => this.publish(), options.clock);
+    this.exitRequested = new Promise((resolve) => (this.resolveExit = resolve));
+    this.config = new ConfigControl({
+      controller: () => this.controller,
+      lookOf: this.lookOf,
+      toast: (text, tone) => this.toast(text, tone),
+      openPicker: (title, select) => this.openPicker(title, select),
+      changed: () => this.publish(),
+    });
+    this.attach(options.session);
+  }
+
+  get session(): TuiSession {
+    return this.current;
+  }
+
+  get controller(): Controller {
+    return this.current.controller;
+  }
+
+  get target(): string {
+    return this.targetId;
+  }
+
+  /** The terminal width changed (the footer is fitted to it). */
+  resize(columns: number): void {
+    if (columns === this.columns) return;
+    this.columns = columns;
+    this.publish();
+  }
+
+  get isExiting(): boolean {
+    return this.exiting;
+  }
+
+  /** A driven or observed turn runs, or inputs wait. */
+  isBusy(): boolean {
+    return this.controller.busy || Object.keys(this.controller.state.activeTurns).length > 0;
+  }
+
+  readonly handle = (intent: ChatIntent): void => {
+    if (this.exiting) return;
+    switch (intent.type) {
+      case "submit":
+        this.submitText(intent.text);
+        return;
+      case "command":
+        void runCommand(this, intent.name, intent.args).catch((error: unknown) => this.toast(describeError(error), "error"));
+        return;
+      case "cancel":
+        this.controller.interrupt();
+        return;
+      case "cycleMode":
+        void this.config.toggleMode(this.controller.state, this.targetId);
+        return;
+      case "exit":
+        this.exit();
+        return;
+      case "clearDraft":
+        this.toast("Press Ctrl+C again to exit", "info", 1500);
+        return;
+      case "recall":
+        this.recall();
+        return;
+      case "resolveInteraction":
+        void this.resolve(intent.id, intent.response);
+        return;
+      case "pickerSelect": {
+        const picker = this.picker;
+        if (picker === undefined || picker.state.id !== intent.id) return;
+        this.closePicker();
+        picker.select(intent.itemId);
+        return;
+      }
+      case "pickerCancel":
+        if (this.picker?.state.id === intent.id) this.closePicker();
+        return;
+      case "pickerQuery":
+      case "dismissSidecar":
+        return;
+      case "draftRejected":
+        this.toast("Clear the composer first", "warning");
+        return;
+    }
+  };
+
+  /** Switch the input target (`/<target>`), optionally sending a message to it. */
+  switchTarget(targetId: string, message = ""): void {
+    if (targetId !== this.targetId) {
+      this.targetId = targetId;
+      this.toast(`Talking to ${this.lookOf(targetId).label}`, "info");
+    }
+    if (message !== "") this.send(targetId, message);
+    else this.publish();
+  }
+
+  /** Submit a prompt: steered into the running turn when the harness accepts, else queued (IN-05). */
+  send(targetId: string, text: string, displayText = text): void {
+    const submitted = this.controller.submit(targetId, [{ type: "text", text }], { displayText });
+    this.publish();
+    submitted
+      .catch((error: unknown) => this.toast(describeError(error), "error"))
+      .finally(() => {
+        this.refreshTitle();
+        this.publish();
+      });
+  }
+
+  /** A transient timeline item at the current end of the transcript (never written to the ledger). */
+  addLocal(item: LocalDraft): void {
+    const entries = this.lastTimeline?.entries ?? 0;
+    this.local = [...this.local, { after: entries, item: { ...item, id: `local-${++this.counter}` } as TimelineItem }];
+    this.publish();
+  }
+
+  toast(text: string, tone: Tone = "info", ms: number = TOAST_MS[tone]): void {
+    this.toastValue = { text, tone };
+    if (this.toastTimer !== undefined) this.options.clock.clearTimeout(this.toastTimer);
+    this.toastTimer = this.options.clock.setTimeout(() => {
+      this.toastValue = undefined;
+      this.toastTimer = undefined;
+      this.publish();
+    }, ms);
+    this.publish();
+  }
+
+  openPicker(title: string, select: (itemId: string) => void, items?: readonly PickerItem[]): (items: readonly PickerItem[] | null) => void {
+    const id = `picker-${++this.counter}`;
+    this.picker = { state: { id, title, items: items ?? [], ...(items === undefined ? { loading: true } : {}) }, select };
+    this.publish();
+    return (filled) => {
+      if (this.picker?.state.id !== id) return;
+      if (filled === null) this.closePicker();
+      else {
+        this.picker = { state: { id, title, items: filled }, select };
+        this.publish();
+      }
+    };
+  }
+
+  /** `/sessions` and `/new` (PROC-03): refused while busy; open the new one, then close the old one. */
+  async switchSession(choice: SessionOpenChoice): Promise<void> {
+    if (this.switching) return;
+    if (this.isBusy()) {
+      this.toast(BUSY_MESSAGE, "warning");
+      return;
+    }
+    if (choice.kind === "id" && choice.id === this.current.sessionId) return;
+    this.switching = true;
+    try {
+      const next = await this.options.sessions.open(choice);
+      const old = this.current;
+      this.detach();
+      await this.options.sessions.close(old).catch((error: unknown) => this.toast(`Closing ${old.sessionId}: ${describeError(error)}`, "warning"));
+      this.attach(next);
+      this.toast(choice.kind === "new" ? `New session ${next.sessionId}` : `Switched to session ${next.sessionId}`, "success");
+    } catch (error) {
+      this.toast(describeError(error), "error");
+    } finally {
+      this.switching = false;
+    }
+  }
+
+  sessionsList(): ReturnType<SessionSwitcher["list"]> {
+    return this.options.sessions.list();
+  }
+
+  exit(): void {
+    if (this.exiting) return;
+    this.exiting = true;
+    this.picker = undefined;
+    this.toast("Exiting…", "info", 60_000);
+    this.resolveExit();
+  }
+
+  /** Stop listening (the app closes the session itself). */
+  dispose(): void {
+    this.detach();
+    if (this.toastTimer !== undefined) this.options.clock.clearTimeout(this.toastTimer);
+  }
+
+  /** Compute the five view states from the projection and local state, and commit them. */
+  publish(): void {
+    const state = this.controller.state;
+    const look = this.lookOf(this.targetId);
+    const timeline = this.mapTimeline(state, this.targetId, this.local);
+    this.lastTimeline = timeline;
+    const pending = selectPendingInteractions(state);
+    if (pending !== this.cardsFrom) {
+      this.cardsFrom = pending;
+      this.cards = pending.map((item) => mapInteraction(item, this.lookOf(item.harnessTargetId)));
+    }
+    const queued = this.controller.queued();
+    this.queuedView = keepArray(this.queuedView, mapQueued(queued, this.lookOf), shallowSame);
+    const busy = this.isBusy();
+    const settings = this.config.settingsOf(state, this.targetId);
+    this.activityItems = keepArray(
+      this.activityItems,
+      mapActivity(selectActivity(state), {
+        target: this.targetId,
+        lookOf: this.lookOf,
+        settingsOf: (id) => this.config.settingsOf(state, id),
+        contextUsageOf: (id) => (Object.hasOwn(state.perTarget, id) ? (state.perTarget[id]?.contextUsage ?? undefined) : undefined),
+        delegated: this.delegated(state.perTarget),
+      }),
+      shallowSame,
+    );
+    const plan = selectTargetPlan(state, this.targetId);
+    this.store.commit({
+      timeline: {
+        items: timeline.items,
+        ...(timeline.plan === undefined ? {} : { plan: timeline.plan }),
+        header: this.header(),
+        showThoughts: this.options.showThoughts,
+      },
+      composer: {
+        busy,
+        queued: this.queuedView,
+        interactions: this.cards,
+        placeholder: placeholderFor(look.label, busy, queued.length),
+        history: this.history,
+        ...(this.picker === undefined ? {} : { picker: this.picker.state }),
+        ...(settings.mode === "plan" ? { mode: "plan mode" } : {}),
+        ...(this.draft === undefined ? {} : { draft: this.draft }),
+      },
+      activity: { items: this.activityItems },
+      footer: {
+        ...footerTexts({
+          sessionId: this.current.sessionId,
+          footer: selectFooter(state),
+          queue: queued.length,
+          ...(plan !== null && plan.pinned ? { plan: { done: plan.done, total: plan.total } } : {}),
+          author: look.author,
+          cwd: this.current.cwd,
+          ...(this.options.home === undefined ? {} : { home: this.options.home }),
+          width: this.columns,
+        }),
+        ...(this.toastValue === undefined ? {} : { toast: this.toastValue }),
+      },
+    });
+  }
+
+  private headerValue: { id: string; value: ReturnType<typeof headerFor> } | undefined;
+
+  private header(): ReturnType<typeof headerFor> {
+    if (this.headerValue?.id !== this.current.sessionId) {
+      this.headerValue = { id: this.current.sessionId, value: headerFor(this.current.sessionId, this.registry.listTargets().map((t) => t.id)) };
+    }
+    return this.headerValue.value;
+  }
+
+  private delegated(perTarget: Readonly<Record<string, unknown>>): boolean {
+    if (!Object.hasOwn(perTarget, this.targetId)) return false;
+    const binding = this.controller.binding(this.targetId);
+    return binding.handle !== undefined && reportsApprovalRoute(binding.adapter) && binding.adapter.approvalRoute(binding.handle) === "delegated";
+  }
+
+  private submitText(text: string): void {
+    if (text.startsWith("/")) {
+      const slash = matchSlashTarget(this.registry, text);
+      if (slash.kind === "target") {
+        this.switchTarget(slash.targetId, slash.message);
+        return;
+      }
+      if (slash.kind === "ambiguous") {
+        this.addLocal({ kind: "error", message: `'/${slash.token}' matches ${slash.matches.join(", ")}; nothing was sent` });
+        return;
+      }
+    }
+    this.send(this.targetId, text);
+  }
+
+  private recall(): void {
+    const recalled = this.controller.recall();
+    if (recalled === undefined) return;
+    this.targetId = recalled.targetId;
+    this.draft = { id: `recall-${++this.counter}`, text: recalled.text };
+    const preview = recalled.text.length > 40 ? `${recalled.text.slice(0, 39)}…` : recalled.text;
+    this.toast(`Recalled queued message “${preview}”`, "info");
+  }
+
+  private async resolve(id: string, response: Parameters<typeof resolutionFor>[1]): Promise<void> {
+    const item = tableGet(this.controller.state.interactions, id);
+    if (item === undefined || item.status !== "pending") {
+      this.toast("interaction request is no longer pending", "warning");
+      return;
+    }
+    try {
+      await this.controller.resolveInteraction(id, resolutionFor(item.draft, response));
+    } catch (error) {
+      const stale = error instanceof BatonError && error.code === "not_pending";
+      this.toast(stale ? "interaction request is no longer pending" : describeError(error), stale ? "warning" : "error");
+    }
+    this.publish();
+  }
+
+  private closePicker(): void {
+    this.picker = undefined;
+    this.publish();
+  }
+
+  private attach(session: TuiSession): void {
+    this.current = session;
+    this.config.reset();
+    this.mapTimeline = createTimelineMapper(this.lookOf);
+    this.local = [];
+    this.draft = undefined;
+    this.history = this.seedHistory();
+    const controller = session.controller;
+    this.detachFns.push(
+      controller.subscribe((event) => this.onEvent(event)),
+      controller.onNotice((notice) => this.toast(notice.text, notice.level)),
+    );
+    if (session.recovered) this.toast("Recovered an interrupted turn from a previous baton run", "warning");
+    this.refreshTitle();
+    this.publish();
+  }
+
+  private detach(): void {
+    for (const fn of this.detachFns.splice(0)) fn();
+    this.throttle.dispose();
+    this.throttle = new PublishThrottle(() => this.publish(), this.options.clock);
+  }
+
+  private onEvent(event: AnyEvent): void {
+    if (event.kind === "config_option_update" && event.harnessTargetId !== undefined) this.config.onSnapshot(event.harnessTargetId);
+    if (event.kind === "_baton_turn_summary") this.refreshTitle();
+    this.throttle.onEvent(event.kind);
+  }
+
+  private seedHistory(): readonly string[] {
+    const out: string[] = [];
+    for (const entry of selectTranscript(this.controller.state)) {
+      if (entry.type !== "message" || entry.item.role !== "user") continue;
+      const text = displayUserText(entry.item.content).trim();
+      if (text !== "" && out[out.length - 1] !== text) out.push(text);
+    }
+    return out;
+  }
+
+  private refreshTitle(): void {
+    const setTitle = this.options.setTitle;
+    if (setTitle === undefined) return;
+    let title: string;
+    try {
+      title = sanitizeTitle(this.current.title());
+    } catch {
+      return;
+    }
+    if (title === this.titleShown) return;
+    this.titleShown = title;
+    setTitle(title);
+  }
+}
