@@ -4,6 +4,7 @@
  * hand over a controller. `close()` runs the shutdown order.
  */
 import { Controller } from "../controller/controller.ts";
+import { failpointFrom } from "./failpoints.ts";
 import { ContextProviderRegistry } from "../context/providers.ts";
 import { createSessionProvider } from "../context/session-provider.ts";
 import type { ControllerSettings, MetaPort, PreferencesPort } from "../controller/ports.ts";
@@ -81,6 +82,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       },
     };
     const openLedgerRef = ledger;
+    const failpoint = failpointFrom(options.env["BATON_FAILPOINT"]);
     let closed = false;
     let lastSummaryTs: string | undefined;
     const contextProviders = new ContextProviderRegistry();
@@ -88,7 +90,14 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     const controller = new Controller({
       sessionId: ref.batonSessionId,
       cwd: ref.meta.cwd,
-      ledger: { append: (draft) => openLedgerRef.append(draft), sync: () => openLedgerRef.sync() },
+      ledger: {
+        append: (draft) => {
+          const event = openLedgerRef.append(draft);
+          failpoint?.(event);
+          return event;
+        },
+        sync: () => openLedgerRef.sync(),
+      },
       meta,
       ids: options.ids,
       clock: options.clock,

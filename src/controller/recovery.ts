@@ -21,7 +21,13 @@ export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, 
   const state = current();
   let attemptsSettled = 0;
   let interactionsCancelled = 0;
-  const openTurns = Object.values(state.activeTurns);
+  // Unfinished turns: running ones, and admitted ones that died before `running` or before their summary.
+  const openTurns = new Map<string, { turnId: string; harnessTargetId: string | null; closed: boolean }>();
+  for (const turn of Object.values(state.activeTurns)) openTurns.set(turn.turnId, { turnId: turn.turnId, harnessTargetId: turn.harnessTargetId, closed: false });
+  for (const data of tableValues(state.turnData)) {
+    if (openTurns.has(data.turnId)) continue;
+    openTurns.set(data.turnId, { turnId: data.turnId, harnessTargetId: data.harnessTargetId, closed: tableGet(state.stopReasons, data.turnId) !== undefined });
+  }
 
   for (const interactionId of state.pendingInteractionIds) {
     const interaction = tableGet(state.interactions, interactionId);
@@ -57,20 +63,22 @@ export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, 
     attemptsSettled++;
   }
 
-  for (const turn of openTurns) {
+  for (const turn of openTurns.values()) {
     const coordinates = {
       source: { type: "baton" } as const,
       turnId: turn.turnId as never,
       ...(turn.harnessTargetId ? { harnessTargetId: turn.harnessTargetId } : {}),
     };
-    append({ kind: "_baton_notice", payload: { level: "warning", title: RECOVERY_NOTICE }, ...coordinates });
-    append({ kind: "state_update", payload: { state: "idle", stopReason: "unknown" }, ...coordinates });
+    if (!turn.closed) {
+      append({ kind: "_baton_notice", payload: { level: "warning", title: RECOVERY_NOTICE }, ...coordinates });
+      append({ kind: "state_update", payload: { state: "idle", stopReason: "unknown" }, ...coordinates });
+    }
     append({
       kind: "_baton_turn_summary",
-      payload: buildTurnSummary(current(), turn.turnId, "unknown", new Date(clock.now()).toISOString()),
+      payload: buildTurnSummary(current(), turn.turnId, turn.closed ? undefined : "unknown", new Date(clock.now()).toISOString()),
       ...coordinates,
     });
   }
-  return { turnsClosed: openTurns.length, attemptsSettled, interactionsCancelled };
+  return { turnsClosed: openTurns.size, attemptsSettled, interactionsCancelled };
 }
 

@@ -1,0 +1,22 @@
+/**
+ * Failpoints for crash testing: `BATON_FAILPOINT=after:<event kind>[:<detail>]` makes the process stop
+ * itself (SIGSTOP) right after the first matching event is on disk, so a test can `kill -9` it at an
+ * exact point of a turn. `<detail>` matches the attempt phase or the state. Unset: no effect.
+ */
+import type { AnyEvent } from "../event/envelope.ts";
+
+export type Failpoint = (event: AnyEvent) => void;
+
+export function failpointFrom(spec: string | undefined): Failpoint | undefined {
+  if (!spec) return undefined;
+  const [when, kind, detail] = spec.split(":");
+  if (when !== "after" || !kind) return undefined;
+  let fired = false;
+  return (event) => {
+    if (fired || event.kind !== kind) return;
+    const payload = event.payload as { phase?: unknown; state?: unknown };
+    if (detail !== undefined && payload.phase !== detail && payload.state !== detail) return;
+    fired = true;
+    process.kill(process.pid, "SIGSTOP");
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * Sessions survive `kill -9` (issue 7): a real turn against a real harness (mock model server), Baton
+ * stopped by a failpoint at an exact point and then SIGKILLed. Reopening must load the ledger, keep the
+ * user's message, close the turn with a recovery notice, leave the attempt not_accepted or uncertain
+ * (never re-sent), cancel a pending approval with reason recovery, take the lock over, and run the next
+ * prompt. Prints the matrix (point × harness → outcome).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { RECOVERY_NOTICE } from "../../src/controller/recovery.ts";
+import { runBaton, spawnBaton, waitUntil } from "../support/baton-process.ts";
+import { crashHarnesses, type CrashHarness } from "../support/crash-harnesses.ts";
+
+interface Point {
+  readonly name: string;
+  readonly failpoint: string;
+  /** What the model does in the killed turn. */
+  readonly turn: "text" | "slow" | "approval";
+  /** Run the killed turn in a fork of a session with one finished turn (so a context snapshot is made). */
+  readonly fork?: boolean;
+  readonly attempt: readonly ("none" | "not_accepted" | "uncertain")[];
+}
+
+const POINTS: readonly Point[] = [
+  { name: "after user_message", failpoint: "after:user_message", turn: "text", attempt: ["none"] },
+  { name: "after prepared", failpoint: "after:_baton_delivery_attempt_update:prepared", turn: "text", attempt: ["not_accepted"] },
+  { name: "after dispatching", failpoint: "after:_baton_delivery_attempt_update:dispatching", turn: "text", attempt: ["uncertain"] },
+  { name: "mid-stream", failpoint: "after:agent_message_chunk", turn: "slow", attempt: ["uncertain"] },
+  { name: "approval pending", failpoint: "after:interaction.opened", turn: "approval", attempt: ["uncertain"] },
+  { name: "snapshot before receipt", failpoint: "after:_baton_context_snapshot", turn: "text", fork: true, attempt: ["none"] },
+];
+
+type Ledger = { kind: string; payload: Record<string, unknown>; turnId?: string; source: { type: string } }[];
+
+const matrix: string[] = [];
+
+for (const harness of crashHarnesses()) {
+  describe(`kill -9 recovery: ${harness.name}`, () => {
+    beforeAll(async () => {
+      await harness.start();
+    });
+    afterAll(async () => {
+      await harness.stop();
+      if (matrix.length > 0) console.log(`\ncrash matrix (point × harness → outcome)\n${matrix.join("\n")}\n`);
+    });
+
+    for (const point of POINTS) {
+      test(point.name, async () => {
+        const env = await harness.freshEnv();
+        let sessionArgs: string[] = [];
+        if (point.fork) {
+          await harness.scriptText("the first answer", "first question");
+          const first = await runBaton(["exec", "--agent", harness.target, "first question"], { env: env.env, cwd: env.cwd });
+          expect(first.code).toBe(0);
+          const forked = await runBaton(["fork", "--last"], { env: env.env, cwd: env.cwd });
+          const child = /→ (bs_\w+)/.exec(forked.stdout)?.[1];
+          expect(child).toBeDefined();
+          sessionArgs = ["--session", child!];
+        }
+        const prompt = `the prompt that was killed (${point.name})`;
+        if (point.turn === "text") await harness.scriptText("never seen", prompt);
+        if (point.turn === "slow") await harness.scriptSlow(prompt);
+        if (point.turn === "approval") await harness.scriptApproval(prompt);
+
+        const child = spawnBaton(["exec", "--agent", harness.target, ...sessionArgs, "--approve", "deny", prompt], {
+          env: { ...env.env, BATON_FAILPOINT: point.failpoint },
+          cwd: env.cwd,
+        });
+        await waitUntil(() => isStopped(child.pid), 30_000, `baton to reach ${point.failpoint}`);
+        const harnessChildren = descendants(child.pid);
+        process.kill(child.pid, "SIGKILL");
+        await child.done;
+        for (const pid of harnessChildren) tryKill(pid);
+
+        const sessionId = sessionArgs[1] ?? newestSession(env.batonHome);
+        const before = ledgerOf(env.batonHome, sessionId);
+        const killedTurn = before.find((e) => e.kind === "user_message" && JSON.stringify(e.payload).includes(prompt))?.turnId;
+        expect(killedTurn).toBeDefined();
+        const lock = lockFile(env.batonHome, sessionId);
+        expect(existsSync(lock)).toBe(true);
+
+        // Whatever the killed turn did not consume is dropped: the next turn must be answered by its own reply.
+        await harness.resetScript();
+        await harness.scriptText("after recovery", "the next prompt");
+        const requestsBefore = await harness.promptsSeen();
+        const next = await runBaton(["exec", "--agent", harness.target, "--session", sessionId, "the next prompt"], { env: env.env, cwd: env.cwd });
+        expect(next.code).toBe(0);
+        expect(next.stdout).toContain("after recovery");
+
+        const after = ledgerOf(env.batonHome, sessionId);
+        const ofTurn = after.filter((e) => e.turnId === killedTurn);
+        expect(ofTurn.some((e) => e.kind === "user_message")).toBe(true);
+        expect(ofTurn.some((e) => e.kind === "_baton_notice" && e.payload["title"] === RECOVERY_NOTICE)).toBe(true);
+        expect(ofTurn.filter((e) => e.kind === "state_update" && e.payload["state"] === "idle").length).toBe(1);
+        expect(ofTurn.filter((e) => e.kind === "_baton_turn_summary").length).toBe(1);
+        const attempts = ofTurn.filter((e) => e.kind === "_baton_delivery_attempt_update");
+        const last = attempts.at(-1);
+        const outcome = !last ? "none" : last.payload["phase"] === "uncertain" ? "uncertain" : String(last.payload["outcome"] ?? last.payload["phase"]);
+        expect(point.attempt).toContain(outcome as "none");
+        const opened = ofTurn.filter((e) => e.kind === "interaction.opened").length;
+        const recovered = ofTurn.filter((e) => e.kind === "interaction.resolved" && JSON.stringify(e.payload).includes('"recovery"')).length;
+        expect(recovered).toBe(opened);
+        // never re-sent by itself: the only new prompt the model saw is the next one
+        const newPrompts = (await harness.promptsSeen()).slice(requestsBefore.length);
+        expect(newPrompts.some((text) => text.includes("the next prompt"))).toBe(true);
+        expect(newPrompts.some((text) => text.endsWith(prompt))).toBe(false);
+        if (point.fork) {
+          // the snapshot had no receipt: the same history is delivered again with the next turn
+          const snapshots = after.filter((e) => e.kind === "_baton_context_snapshot");
+          expect(snapshots.length).toBe(2);
+          expect(snapshots[1]!.payload["afterSeq"]).toBe(snapshots[0]!.payload["afterSeq"]);
+          expect(after.filter((e) => e.kind === "_baton_context_delivery_receipt").length).toBe(1);
+          expect(newPrompts.some((text) => text.includes("first question") && text.includes("the next prompt"))).toBe(true);
+        }
+        matrix.push(`  ${point.name.padEnd(26)} × ${harness.name.padEnd(7)} → attempt ${outcome}${opened ? `, ${opened} approval cancelled/recovery` : ""}, lock taken over, next prompt ok`);
+      }, 90_000);
+    }
+  });
+}
+
+function isStopped(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+  } catch {
+    return false;
+  }
+}
+
+function descendants(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === pid) out.push(Number(entry), ...descendants(Number(entry)));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+function tryKill(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // already gone
+  }
+}
+
+function sessionDir(home: string, id: string): string {
+  const projects = path.join(home, "projects");
+  for (const project of readdirSync(projects)) {
+    const dir = path.join(projects, project, "sessions", id);
+    if (existsSync(dir)) return dir;
+  }
+  throw new Error(`no session ${id}`);
+}
+
+function newestSession(home: string): string {
+  const projects = path.join(home, "projects");
+  const ids = readdirSync(projects).flatMap((project) => readdirSync(path.join(projects, project, "sessions")));
+  return ids.sort().at(-1)!;
+}
+
+function ledgerOf(home: string, id: string): Ledger {
+  return readFileSync(path.join(sessionDir(home, id), "session.jsonl"), "utf8")
+    .split("\n")
+    .filter((line) => line.trim().length > 0)
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line)];
+      } catch {
+        return []; // a torn last line is repaired on reopen
+      }
+    });
+}
+
+function lockFile(home: string, id: string): string {
+  return path.join(sessionDir(home, id), "lock");
+}
+
+export type { CrashHarness };
