@@ -65,7 +65,7 @@ async function runDirect(): Promise<number[]> {
     options: {
       cwd: env.cwd,
       env: env.env,
-      pathToClaudeCodeExecutable: bundledClaudePath(),
+      ...(bundledClaudePath() ? { pathToClaudeCodeExecutable: bundledClaudePath()! } : {}),
       includePartialMessages: true,
       systemPrompt: { type: "preset", preset: "claude_code" },
       settingSources: ["user", "project", "local"],

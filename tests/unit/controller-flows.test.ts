@@ -232,10 +232,10 @@ describe("titles", () => {
     const working = fakeDefinition({ capabilities: { textgen: S }, turns: [] }, "beta");
     const s = await open([failing, working]);
     const titles: string[] = [];
-    (failing as unknown as { create: () => unknown }).create = wrapCreate(failing.create.bind(failing), async () => {
+    (failing as unknown as { create: unknown }).create = wrapCreate(failing.create.bind(failing), async () => {
       throw new Error("model unavailable");
     });
-    (working as unknown as { create: () => unknown }).create = wrapCreate(working.create.bind(working), async (request: { prompt: string }) => {
+    (working as unknown as { create: unknown }).create = wrapCreate(working.create.bind(working), async (request: { prompt: string }) => {
       titles.push(request.prompt);
       return { title: '  "Fix the flaky parser test."\nextra line' };
     });
@@ -247,9 +247,9 @@ describe("titles", () => {
   });
 });
 
-function wrapCreate(create: () => unknown, generate: (request: { prompt: string }) => Promise<unknown>) {
-  return () => {
-    const adapter = create() as Record<string, unknown>;
+function wrapCreate<C>(create: (context: C) => unknown, generate: (request: { prompt: string }) => Promise<unknown>) {
+  return (context: C) => {
+    const adapter = create(context) as Record<string, unknown>;
     adapter["generateStructured"] = generate;
     return adapter;
   };
