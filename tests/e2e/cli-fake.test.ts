@@ -254,3 +254,21 @@ describe("@session references", () => {
     expect(md.stdout).not.toContain("baton-context");
   });
 });
+
+describe("per-target preferences", () => {
+  test("--model persists for the target, applies to new sessions; 'default' removes only that target's entry", async () => {
+    const a = () => fakeDefinition({ turns: [[{ type: "text", text: "x" }]] }, "alpha");
+    const b = () => fakeDefinition({ turns: [[{ type: "text", text: "y" }]] }, "beta");
+    const run = (args: string[]) => runCliOnce(["exec", "--json", ...args], { env, cwd, definitions: [a(), b()] });
+    const launchModel = (stdout: string) =>
+      stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.kind === "_baton_delivery_attempt_update" && e.payload.phase === "prepared")?.payload.launchSnapshot.model;
+    await run(["--agent", "alpha", "--model", "fake-2", "first"]);
+    await run(["--agent", "beta", "--model", "beta-model", "second"]);
+    const file = path.join(env["BATON_HOME"]!, "state", "model.json");
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ models: { alpha: "fake-2", beta: "beta-model" } });
+    expect(launchModel((await run(["--agent", "alpha", "a new session"])).stdout)).toBe("fake-2");
+    await run(["--agent", "alpha", "--model", "default", "reset"]);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ models: { beta: "beta-model" } });
+    expect(launchModel((await run(["--agent", "alpha", "after reset"])).stdout)).toBeUndefined();
+  });
+});
