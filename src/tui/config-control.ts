@@ -92,7 +92,9 @@ export class ConfigControl {
       this.deps.toast(`${look.label} has no ${NAMES[id]} setting`, "warning");
       return;
     }
-    const fill = arg === "" ? this.deps.openPicker(`${look.label} ${NAMES[id]}`, (value) => void this.apply(targetId, id, value)) : undefined;
+    let choices: NonNullable<SessionConfigOption["options"]> = [];
+    const nameOf = (value: string): string => choices.find((c) => c.value === value)?.name ?? value;
+    const fill = arg === "" ? this.deps.openPicker(`${look.label} ${NAMES[id]}`, (value) => void this.apply(targetId, id, value, nameOf(value))) : undefined;
     let option: SessionConfigOption | undefined;
     try {
       option = (await this.deps.controller().config.options(targetId)).find((o) => o.id === id);
@@ -101,7 +103,7 @@ export class ConfigControl {
       this.deps.toast(`Could not read ${look.label} ${NAMES[id]} options: ${describeError(error)}`, "error");
       return;
     }
-    const choices = option?.options ?? [];
+    choices = option?.options ?? [];
     if (choices.length === 0) {
       fill?.(null);
       this.deps.toast(`${look.label} offers no ${NAMES[id]} choices`, "warning");

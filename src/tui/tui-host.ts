@@ -5,35 +5,30 @@
 import type { Controller } from "../controller/controller.ts";
 import type { AnyEvent } from "../event/envelope.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
-import { reportsApprovalRoute } from "../harness/capabilities.ts";
-import { displayUserText, selectActivity, selectFooter, selectPendingInteractions, selectTargetPlan, selectTranscript, tableGet, type InteractionItem } from "../projection/index.ts";
+import { displayUserText, selectTranscript, tableGet } from "../projection/index.ts";
 import type { Clock, TimerHandle } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import {
   createChatStore,
-  type ActivityItem,
   type ChatCommand,
   type ChatIntent,
   type ChatStore,
-  type InteractionCard,
   type PickerItem,
   type PickerState,
-  type QueuedInput,
   type TimelineItem,
   type Toast,
   type Tone,
 } from "../../packages/chat-tui/src/index.ts";
 import { allCommands } from "./commands.ts";
 import { ConfigControl } from "./config-control.ts";
-import { mapActivity } from "./map-activity.ts";
-import { mapInteraction, resolutionFor } from "./map-cards.ts";
-import { createTimelineMapper, type LocalItem, type TimelineOutput } from "./map-transcript.ts";
+import { resolutionFor } from "./map-cards.ts";
+import type { LocalItem } from "./map-transcript.ts";
 import type { SessionOpenChoice, SessionSwitcher, TuiSession } from "./session-port.ts";
 import { runCommand } from "./slash-commands.ts";
 import { PublishThrottle } from "./stream-throttle.ts";
 import { createTargetLooks, matchSlashTarget, type TargetLook } from "./targets.ts";
 import { sanitizeTitle } from "./terminal-title.ts";
-import { footerTexts, headerFor, keepArray, mapQueued, placeholderFor, shallowSame } from "./view-states.ts";
+import { ViewComposer } from "./view-composer.ts";
 
 export interface TuiHostOptions {
   readonly session: TuiSession;
@@ -65,18 +60,13 @@ export class TuiHost {
   readonly exitRequested: Promise<void>;
   private current: TuiSession;
   private targetId: string;
-  private mapTimeline: ReturnType<typeof createTimelineMapper>;
+  private readonly view: ViewComposer;
   private local: LocalItem[] = [];
-  private lastTimeline: TimelineOutput | undefined;
   private history: readonly string[] = [];
   private draft: { id: string; text: string } | undefined;
   private picker: { state: PickerState; select: (itemId: string) => void } | undefined;
   private toastValue: Toast | undefined;
   private toastTimer: TimerHandle | undefined;
-  private cards: readonly InteractionCard[] = [];
-  private cardsFrom: readonly InteractionItem[] | undefined;
-  private queuedView: readonly QueuedInput[] = [];
-  private activityItems: readonly ActivityItem[] = [];
   private throttle: PublishThrottle;
   private detachFns: (() => void)[] = [];
   private counter = 0;
@@ -93,7 +83,6 @@ export class TuiHost {
     this.lookOf = createTargetLooks(options.registry);
     this.commands = allCommands(options.registry);
     this.store = createChatStore({ timeline: { items: [], showThoughts: options.showThoughts } });
-    this.mapTimeline = createTimelineMapper(this.lookOf);
     this.throttle = new PublishThrottle(() => this.publish(), options.clock);
     this.exitRequested = new Promise((resolve) => (this.resolveExit = resolve));
     this.config = new ConfigControl({
@@ -102,6 +91,13 @@ export class TuiHost {
       toast: (text, tone) => this.toast(text, tone),
       openPicker: (title, select) => this.openPicker(title, select),
       changed: () => this.publish(),
+    });
+    this.view = new ViewComposer({
+      lookOf: this.lookOf,
+      config: this.config,
+      targetIds: options.registry.listTargets().map((t) => t.id),
+      showThoughts: options.showThoughts,
+      ...(options.home === undefined ? {} : { home: options.home }),
     });
     this.attach(options.session);
   }
@@ -204,7 +200,7 @@ export class TuiHost {
 
   /** A transient timeline item at the current end of the transcript (never written to the ledger). */
   addLocal(item: LocalDraft): void {
-    const entries = this.lastTimeline?.entries ?? 0;
+    const entries = this.view.entries;
     this.local = [...this.local, { after: entries, item: { ...item, id: `local-${++this.counter}` } as TimelineItem }];
     this.publish();
   }
@@ -277,78 +273,21 @@ export class TuiHost {
 
   /** Compute the five view states from the projection and local state, and commit them. */
   publish(): void {
-    const state = this.controller.state;
-    const look = this.lookOf(this.targetId);
-    const timeline = this.mapTimeline(state, this.targetId, this.local);
-    this.lastTimeline = timeline;
-    const pending = selectPendingInteractions(state);
-    if (pending !== this.cardsFrom) {
-      this.cardsFrom = pending;
-      this.cards = pending.map((item) => mapInteraction(item, this.lookOf(item.harnessTargetId)));
-    }
-    const queued = this.controller.queued();
-    this.queuedView = keepArray(this.queuedView, mapQueued(queued, this.lookOf), shallowSame);
-    const busy = this.isBusy();
-    const settings = this.config.settingsOf(state, this.targetId);
-    this.activityItems = keepArray(
-      this.activityItems,
-      mapActivity(selectActivity(state), {
+    this.store.commit(
+      this.view.compose({
+        controller: this.controller,
+        sessionId: this.current.sessionId,
+        cwd: this.current.cwd,
         target: this.targetId,
-        lookOf: this.lookOf,
-        settingsOf: (id) => this.config.settingsOf(state, id),
-        contextUsageOf: (id) => (Object.hasOwn(state.perTarget, id) ? (state.perTarget[id]?.contextUsage ?? undefined) : undefined),
-        delegated: this.delegated(state.perTarget),
-      }),
-      shallowSame,
-    );
-    const plan = selectTargetPlan(state, this.targetId);
-    this.store.commit({
-      timeline: {
-        items: timeline.items,
-        ...(timeline.plan === undefined ? {} : { plan: timeline.plan }),
-        header: this.header(),
-        showThoughts: this.options.showThoughts,
-      },
-      composer: {
-        busy,
-        queued: this.queuedView,
-        interactions: this.cards,
-        placeholder: placeholderFor(look.label, busy, queued.length),
+        busy: this.isBusy(),
+        local: this.local,
         history: this.history,
-        ...(this.picker === undefined ? {} : { picker: this.picker.state }),
-        ...(settings.mode === "plan" ? { mode: "plan mode" } : {}),
-        ...(this.draft === undefined ? {} : { draft: this.draft }),
-      },
-      activity: { items: this.activityItems },
-      footer: {
-        ...footerTexts({
-          sessionId: this.current.sessionId,
-          footer: selectFooter(state),
-          queue: queued.length,
-          ...(plan !== null && plan.pinned ? { plan: { done: plan.done, total: plan.total } } : {}),
-          author: look.author,
-          cwd: this.current.cwd,
-          ...(this.options.home === undefined ? {} : { home: this.options.home }),
-          width: this.columns,
-        }),
-        ...(this.toastValue === undefined ? {} : { toast: this.toastValue }),
-      },
-    });
-  }
-
-  private headerValue: { id: string; value: ReturnType<typeof headerFor> } | undefined;
-
-  private header(): ReturnType<typeof headerFor> {
-    if (this.headerValue?.id !== this.current.sessionId) {
-      this.headerValue = { id: this.current.sessionId, value: headerFor(this.current.sessionId, this.registry.listTargets().map((t) => t.id)) };
-    }
-    return this.headerValue.value;
-  }
-
-  private delegated(perTarget: Readonly<Record<string, unknown>>): boolean {
-    if (!Object.hasOwn(perTarget, this.targetId)) return false;
-    const binding = this.controller.binding(this.targetId);
-    return binding.handle !== undefined && reportsApprovalRoute(binding.adapter) && binding.adapter.approvalRoute(binding.handle) === "delegated";
+        picker: this.picker?.state,
+        draft: this.draft,
+        toast: this.toastValue,
+        columns: this.columns,
+      }),
+    );
   }
 
   private submitText(text: string): void {
@@ -398,7 +337,7 @@ export class TuiHost {
   private attach(session: TuiSession): void {
     this.current = session;
     this.config.reset();
-    this.mapTimeline = createTimelineMapper(this.lookOf);
+    this.view.reset();
     this.local = [];
     this.draft = undefined;
     this.history = this.seedHistory();

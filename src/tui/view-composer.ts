@@ -1,0 +1,131 @@
+/**
+ * Composes the five chat-tui states from the projection and the host's local state. It remembers what it
+ * produced last so unchanged arrays (cards, queue, activity rows) keep their identity and only changed
+ * surfaces re-render (VIEW-01).
+ */
+import type { Controller } from "../controller/controller.ts";
+import { reportsApprovalRoute } from "../harness/capabilities.ts";
+import { selectActivity, selectFooter, selectPendingInteractions, selectTargetPlan, type InteractionItem, type ProjectionState } from "../projection/index.ts";
+import type { ActivityItem, ChatStatePatch, DraftInjection, InteractionCard, PickerState, QueuedInput, Toast } from "../../packages/chat-tui/src/index.ts";
+import type { ConfigControl } from "./config-control.ts";
+import { mapActivity } from "./map-activity.ts";
+import { mapInteraction } from "./map-cards.ts";
+import { createTimelineMapper, type LocalItem, type LookFn, type TimelineOutput } from "./map-transcript.ts";
+import { footerTexts, headerFor, keepArray, mapQueued, placeholderFor, shallowSame } from "./view-states.ts";
+
+/** What the host knows that the projection does not. */
+export interface HostView {
+  readonly controller: Controller;
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly target: string;
+  readonly busy: boolean;
+  readonly local: readonly LocalItem[];
+  readonly history: readonly string[];
+  readonly picker: PickerState | undefined;
+  readonly draft: DraftInjection | undefined;
+  readonly toast: Toast | undefined;
+  readonly columns: number;
+}
+
+export interface ComposerDeps {
+  readonly lookOf: LookFn;
+  readonly config: ConfigControl;
+  readonly targetIds: readonly string[];
+  readonly showThoughts: boolean;
+  readonly home?: string;
+}
+
+export class ViewComposer {
+  private mapTimeline: ReturnType<typeof createTimelineMapper>;
+  private timelineOut: TimelineOutput | undefined;
+  private cards: readonly InteractionCard[] = [];
+  private cardsFrom: readonly InteractionItem[] | undefined;
+  private queued: readonly QueuedInput[] = [];
+  private activity: readonly ActivityItem[] = [];
+  private header: { id: string; value: ReturnType<typeof headerFor> } | undefined;
+
+  constructor(private readonly deps: ComposerDeps) {
+    this.mapTimeline = createTimelineMapper(deps.lookOf);
+  }
+
+  /** Number of projected timeline entries at the last composition (where a new local item goes). */
+  get entries(): number {
+    return this.timelineOut?.entries ?? 0;
+  }
+
+  /** A new session: forget per-item caches. */
+  reset(): void {
+    this.mapTimeline = createTimelineMapper(this.deps.lookOf);
+    this.timelineOut = undefined;
+    this.cardsFrom = undefined;
+  }
+
+  compose(view: HostView): ChatStatePatch {
+    const { lookOf, config } = this.deps;
+    const state = view.controller.state;
+    const look = lookOf(view.target);
+    const timeline = this.mapTimeline(state, view.target, view.local);
+    this.timelineOut = timeline;
+    const pending = selectPendingInteractions(state);
+    if (pending !== this.cardsFrom) {
+      this.cardsFrom = pending;
+      this.cards = pending.map((item) => mapInteraction(item, lookOf(item.harnessTargetId)));
+    }
+    const queued = view.controller.queued();
+    this.queued = keepArray(this.queued, mapQueued(queued, lookOf), shallowSame);
+    const settings = config.settingsOf(state, view.target);
+    this.activity = keepArray(
+      this.activity,
+      mapActivity(selectActivity(state), {
+        target: view.target,
+        lookOf,
+        settingsOf: (id) => config.settingsOf(state, id),
+        contextUsageOf: (id) => (Object.hasOwn(state.perTarget, id) ? (state.perTarget[id]?.contextUsage ?? undefined) : undefined),
+        delegated: delegated(view.controller, state, view.target),
+      }),
+      shallowSame,
+    );
+    if (this.header?.id !== view.sessionId) this.header = { id: view.sessionId, value: headerFor(view.sessionId, this.deps.targetIds) };
+    const plan = selectTargetPlan(state, view.target);
+    return {
+      timeline: {
+        items: timeline.items,
+        ...(timeline.plan === undefined ? {} : { plan: timeline.plan }),
+        header: this.header.value,
+        showThoughts: this.deps.showThoughts,
+      },
+      composer: {
+        busy: view.busy,
+        queued: this.queued,
+        interactions: this.cards,
+        placeholder: placeholderFor(look.label, view.busy, queued.length),
+        history: view.history,
+        ...(view.picker === undefined ? {} : { picker: view.picker }),
+        ...(settings.mode === "plan" ? { mode: "plan mode" } : {}),
+        ...(view.draft === undefined ? {} : { draft: view.draft }),
+      },
+      activity: { items: this.activity },
+      footer: {
+        ...footerTexts({
+          sessionId: view.sessionId,
+          footer: selectFooter(state),
+          queue: queued.length,
+          ...(plan !== null && plan.pinned ? { plan: { done: plan.done, total: plan.total } } : {}),
+          author: look.author,
+          cwd: view.cwd,
+          ...(this.deps.home === undefined ? {} : { home: this.deps.home }),
+          width: view.columns,
+        }),
+        ...(view.toast === undefined ? {} : { toast: view.toast }),
+      },
+    };
+  }
+}
+
+/** TUI-05: approvals routed to a reviewer, as the target's adapter reports it (only for targets in use). */
+function delegated(controller: Controller, state: ProjectionState, targetId: string): boolean {
+  if (!Object.hasOwn(state.perTarget, targetId)) return false;
+  const binding = controller.binding(targetId);
+  return binding.handle !== undefined && reportsApprovalRoute(binding.adapter) && binding.adapter.approvalRoute(binding.handle) === "delegated";
+}

@@ -1,0 +1,291 @@
+/**
+ * The pure projection → view mapping of src/tui: transcript items, tools, thoughts, cards and resolutions,
+ * activity labels, footer fitting, the stream throttle and the terminal title. Given events, then the view.
+ */
+import { describe, expect, test } from "bun:test";
+import type { AnyEvent } from "../../src/event/envelope.ts";
+import { HarnessRegistry } from "../../src/harness/registry.ts";
+import { initialState, reduce, selectActivity, selectFooter, type ProjectionState } from "../../src/projection/index.ts";
+import { ManualClock } from "../../src/shared/clock.ts";
+import {
+  createTargetLooks,
+  createTimelineMapper,
+  footerTexts,
+  mapActivity,
+  mapInteraction,
+  matchSlashTarget,
+  placeholderFor,
+  PublishThrottle,
+  resolutionFor,
+  sanitizeTitle,
+  splitPatch,
+  splitThought,
+  titleSequence,
+  type ActivityInput,
+} from "../../src/tui/index.ts";
+import { createEventFactory } from "../support/events.ts";
+import { fakeDefinition } from "../support/fake-adapter.ts";
+
+const registry = new HarnessRegistry([fakeDefinition({ turns: [] }, "fake"), fakeDefinition({ turns: [] }, "other")]);
+const lookOf = createTargetLooks(registry);
+
+function fold(events: readonly AnyEvent[], state: ProjectionState = initialState("bs_x")): ProjectionState {
+  return events.reduce(reduce, state);
+}
+
+describe("transcript mapping", () => {
+  test("user text is shown without injected context; agent text streams only while its turn runs", () => {
+    const f = createEventFactory();
+    const map = createTimelineMapper(lookOf);
+    const running = fold([
+      f.make("state_update", { state: "running" }, { turn: "t_1", target: "fake", source: "baton" }),
+      f.make("user_message", { messageId: "m_u", content: [{ type: "text", text: "<baton-context>secret</baton-context>\nfix it" }] }, { turn: "t_1", target: "fake", source: "user" }),
+      f.make("agent_message_chunk", { messageId: "m_a", content: { type: "text", text: "Work" } }, { turn: "t_1", target: "fake" }),
+    ]);
+    const a = map(running, "fake", []);
+    expect(a.items).toEqual([
+      { kind: "user", id: "m_u", author: "you", text: "fix it" },
+      { kind: "agent", id: "m_a", author: "fake", authorKey: "fake", text: "Work", format: "markdown", streaming: true },
+    ]);
+    const done = fold([f.make("state_update", { state: "idle", stopReason: "end_turn" }, { turn: "t_1", target: "fake" })], running);
+    const b = map(done, "fake", []);
+    expect(b.items[1]).toMatchObject({ kind: "agent", text: "Work" });
+    expect(b.items[1]).not.toHaveProperty("streaming");
+    // Unchanged items keep their identity; an unchanged state gives the same output object.
+    expect(b.items[0]).toBe(a.items[0]);
+    expect(map(done, "fake", [])).toBe(b);
+  });
+
+  test("an unrelated event keeps the items array identical", () => {
+    const f = createEventFactory();
+    const map = createTimelineMapper(lookOf);
+    const s1 = fold([f.make("_baton_notice", { level: "info", title: "hello" })]);
+    const first = map(s1, "fake", []);
+    const s2 = fold([f.make("usage_update", { inputTokens: 3 }, { target: "fake" })], s1);
+    expect(map(s2, "fake", []).items).toBe(first.items);
+  });
+
+  test("execute tools read Running / Declined / Ran with the command; a declined command is not 'Ran'", () => {
+    const f = createEventFactory();
+    const map = createTimelineMapper(lookOf);
+    const s = fold([
+      f.make("tool_call_update", { toolCallId: "a", title: "ls", kind: "execute", status: "in_progress", rawInput: { command: ["ls", "-la"] } }, { target: "fake" }),
+      f.make("tool_call_update", { toolCallId: "b", title: "rm -rf /", kind: "execute", status: "declined" }, { target: "fake" }),
+      f.make("tool_call_update", { toolCallId: "c", title: "echo hi", kind: "execute", status: "completed", content: [{ type: "text", text: "hi\n" }] }, { target: "fake" }),
+      f.make("tool_call_update", { toolCallId: "d", title: "Read a.ts", kind: "read", status: "weird" }, { target: "fake" }),
+    ]);
+    const items = map(s, "fake", []).items;
+    expect(items.map((i) => (i.kind === "tool" ? [i.title, i.status] : null))).toEqual([
+      ["Running", "in_progress"],
+      ["Declined", "declined"],
+      ["Ran", "completed"],
+      ["Read a.ts", "weird"],
+    ]);
+    expect(items[0]).toMatchObject({ content: [{ type: "command", command: "ls -la" }] });
+    expect(items[2]).toMatchObject({ content: [{ type: "command", command: "echo hi" }, { type: "output", text: "hi" }] });
+  });
+
+  test("a multi-file patch becomes one diff part per change", () => {
+    const patch = "--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/y.ts\n@@ -0,0 +1 @@\n+new\n";
+    expect(splitPatch(patch).map((p) => p.path)).toEqual(["x.ts", "y.ts"]);
+    const f = createEventFactory();
+    const s = fold([
+      f.make(
+        "tool_call_update",
+        {
+          toolCallId: "e",
+          title: "Edit",
+          kind: "edit",
+          status: "completed",
+          content: [{ type: "diff", changes: [{ operation: "modify", path: "/w/x.ts" }, { operation: "add", path: "/w/y.ts" }], patch }],
+        },
+        { target: "fake" },
+      ),
+    ]);
+    const [tool] = createTimelineMapper(lookOf)(s, "fake", []).items;
+    expect(tool).toMatchObject({
+      kind: "tool",
+      title: "Edit",
+      content: [
+        { type: "diff", op: "modify", path: "/w/x.ts", patch: expect.stringContaining("+b") },
+        { type: "diff", op: "add", path: "/w/y.ts", patch: expect.stringContaining("+new") },
+      ],
+    });
+  });
+
+  test("thoughts split at <!-- --> and take a **Title** first line", () => {
+    expect(splitThought("**Reading**\nlooking at a.ts<!-- -->plain part\n<!---->  ")).toEqual([{ title: "Reading", text: "looking at a.ts" }, { text: "plain part" }]);
+  });
+
+  test("the target's running plan is pinned and left out of the transcript; it returns when the turn ends", () => {
+    const f = createEventFactory();
+    const map = createTimelineMapper(lookOf);
+    const running = fold([
+      f.make("state_update", { state: "running" }, { turn: "t_1", target: "fake", source: "baton" }),
+      f.make("plan_update", { planId: "p1", entries: [{ content: "one", status: "completed" }, { content: "two", status: "in_progress" }] }, { turn: "t_1", target: "fake" }),
+    ]);
+    const pinned = map(running, "fake", []);
+    expect(pinned.plan).toEqual({ title: "Plan", entries: [{ text: "one", status: "completed" }, { text: "two", status: "in_progress" }] });
+    expect(pinned.items.some((i) => i.kind === "plan")).toBe(false);
+    expect(map(running, "other", []).plan).toBeUndefined();
+    const ended = fold([f.make("state_update", { state: "idle", stopReason: "end_turn" }, { turn: "t_1", target: "fake" })], running);
+    const after = map(ended, "fake", []);
+    expect(after.plan).toBeUndefined();
+    expect(after.items.some((i) => i.kind === "plan")).toBe(true);
+  });
+
+  test("local items go where they were added, after the projected entries seen then", () => {
+    const f = createEventFactory();
+    const map = createTimelineMapper(lookOf);
+    const s1 = fold([f.make("_baton_notice", { level: "info", title: "one" })]);
+    const local = [{ after: 1, item: { kind: "notice" as const, id: "local-1", tone: "info" as const, title: "status" } }];
+    const s2 = fold([f.make("_baton_notice", { level: "warning", title: "two", detail: "d" })], s1);
+    expect(map(s2, "fake", local).items.map((i) => (i.kind === "notice" ? i.title : i.kind))).toEqual(["one", "status", "two · d"]);
+  });
+});
+
+describe("interaction cards", () => {
+  const item = (draft: unknown) => ({
+    interactionId: "ix_1",
+    requester: { type: "harness" as const, harnessTargetId: "fake" },
+    draft: draft as never,
+    status: "pending" as const,
+    resolution: null,
+    turnId: "t_1",
+    harnessTargetId: "fake",
+    openedSeq: 1,
+    openedAt: "",
+    resolvedSeq: null,
+  });
+
+  test("a permission card keeps the harness's options; Esc cancels", () => {
+    const draft = {
+      type: "permission",
+      title: "Run rm",
+      options: [
+        { optionId: "a", name: "Allow once", polarity: "allow", lifetime: "once" },
+        { optionId: "s", name: "Allow for this session", polarity: "allow", lifetime: "session" },
+        { optionId: "d", name: "Deny", polarity: "reject", lifetime: "once" },
+      ],
+    };
+    const card = mapInteraction(item(draft), lookOf("fake"));
+    expect(card).toMatchObject({ kind: "permission", title: "Run rm", options: [{ id: "a", label: "Allow once" }, { id: "s", label: "Allow for this session" }, { id: "d", label: "Deny" }] });
+    expect(card.escResponse).toBeUndefined();
+    expect(resolutionFor(draft as never, { outcome: "cancelled" })).toEqual({ outcome: "cancelled", reason: "user" });
+    expect(resolutionFor(draft as never, { outcome: "selected", optionId: "s" })).toEqual({ outcome: "selected", optionId: "s" });
+  });
+
+  test("hook trust: trust / skip, and Esc skips", () => {
+    const draft = { type: "hook_trust", harnessName: "Fake", hooks: [{ key: "k", source: "user", sourcePath: "/h", trustStatus: "untrusted", command: "echo hook" }] };
+    const card = mapInteraction(item(draft), lookOf("fake"));
+    expect(card).toMatchObject({ kind: "permission", title: "Trust 1 Fake hook?", escResponse: { outcome: "selected", optionId: "skip" } });
+    expect(resolutionFor(draft as never, { outcome: "selected", optionId: "trust" })).toEqual({ outcome: "trusted" });
+    expect(resolutionFor(draft as never, { outcome: "selected", optionId: "skip" })).toEqual({ outcome: "skipped" });
+  });
+
+  test("question answers become labels (plus Other text); a single question with a reject option answers it on Esc", () => {
+    const draft = {
+      type: "question",
+      questions: [{ questionId: "q0", header: "Pick", question: "Which?", options: [{ label: "Red" }, { label: "No thanks", role: "reject" }], multiSelect: true }],
+    };
+    const card = mapInteraction(item(draft), lookOf("fake"));
+    expect(card.escResponse).toEqual({ outcome: "answered", answers: { q0: { selected: ["1"] } } });
+    expect(resolutionFor(draft as never, { outcome: "answered", answers: { q0: { selected: ["0"], other: "Blue" } } })).toEqual({ outcome: "answered", answers: { q0: ["Red", "Blue"] } });
+  });
+});
+
+describe("activity, footer, composer", () => {
+  const input = (over: Partial<ActivityInput> = {}): ActivityInput => ({
+    target: "fake",
+    lookOf,
+    settingsOf: () => ({ model: "big", effort: "high" }),
+    contextUsageOf: () => ({ model: "big-2025", contextUsed: 5000, contextSize: 100000 }),
+    ...over,
+  });
+
+  test("phase title wins, then retrying, then the active tool kind; observed turns are background", () => {
+    const f = createEventFactory();
+    let s = fold([
+      f.make("state_update", { state: "running" }, { turn: "t_1", target: "fake", source: "baton" }),
+      f.make("_baton_run_status", { phase: "starting", title: "Starting Fake…" }, { turn: "t_1", target: "fake" }),
+    ]);
+    expect(mapActivity(selectActivity(s), input())[0]).toMatchObject({ label: "big · high · Starting Fake…", hint: "Esc to interrupt", author: "fake" });
+    s = fold([f.make("_baton_run_status", { phase: null }, { turn: "t_1", target: "fake" }), f.make("tool_call_update", { toolCallId: "x", kind: "execute", status: "in_progress" }, { turn: "t_1", target: "fake" })], s);
+    expect(mapActivity(selectActivity(s), input())[0]?.label).toBe("big · high · running command…");
+    s = fold([f.make("state_update", { state: "running" }, { turn: "t_2", target: "other" })], s);
+    const rows = mapActivity(selectActivity(s), input({ settingsOf: () => ({}) }));
+    expect(rows[1]).toMatchObject({ label: "big-2025 · thinking… · background", author: "other" });
+    expect(rows[1]).not.toHaveProperty("hint");
+  });
+
+  test("idle reads '<model> · idle'; the info row joins plan mode and context use", () => {
+    const rows = mapActivity(selectActivity(initialState("bs")), input({ settingsOf: () => ({ model: "big", mode: "plan" }) }));
+    expect(rows).toEqual([
+      { id: "idle", author: "fake", authorKey: "fake", label: "big · idle" },
+      { id: "info", label: "plan mode · context 5000/100k (5%)" },
+    ]);
+  });
+
+  test("the footer always keeps queue and cwd, shortening the target, cwd and session id to fit", () => {
+    const footer = selectFooter(initialState("bs"));
+    const base = { sessionId: "bs_01M8NM8YJJ4Y6KPW9G77TN7FBY", footer, queue: 2, author: "fake", cwd: "/home/me/src/projects/some/deep/place", home: "/home/me" };
+    expect(footerTexts({ ...base, width: 200 })).toEqual({
+      left: "session: bs_01M8NM8YJJ4Y6KPW9G77TN7FBY  in:0 out:0  turns:0  queue:2",
+      right: "fake · cwd:~/src/projects/some/deep/place",
+    });
+    const narrow = footerTexts({ ...base, width: 80 });
+    expect(narrow.left.length + narrow.right.length).toBeLessThanOrEqual(76);
+    expect(narrow.left).toContain("queue:2");
+    expect(narrow.right).toStartWith("cwd:");
+  });
+
+  test("placeholder tail: recall queued > sends or queues > newline", () => {
+    expect(placeholderFor("Fake", false, 0)).toBe("Message Fake (/ commands, @ mentions, Shift+Tab mode, Ctrl+J newline)");
+    expect(placeholderFor("Fake", true, 0)).toEndWith("Enter sends or queues)");
+    expect(placeholderFor("Fake", true, 1)).toEndWith("↑ recall queued)");
+  });
+});
+
+describe("stream throttle (TUI-12)", () => {
+  test("chunks publish at most every 100 ms; any other event publishes at once and flushes", () => {
+    const clock = new ManualClock();
+    let published = 0;
+    const throttle = new PublishThrottle(() => published++, clock);
+    throttle.onEvent("agent_message_chunk");
+    expect(published).toBe(1);
+    for (let i = 0; i < 5; i++) throttle.onEvent("agent_message_chunk");
+    expect(published).toBe(1);
+    clock.advance(99);
+    expect(published).toBe(1);
+    clock.advance(1);
+    expect(published).toBe(2);
+    throttle.onEvent("usage_update");
+    expect(published).toBe(2);
+    throttle.onEvent("tool_call_update");
+    expect(published).toBe(3);
+    clock.advance(500);
+    expect(published).toBe(3);
+    throttle.dispose();
+    throttle.onEvent("state_update");
+    expect(published).toBe(3);
+  });
+});
+
+describe("targets and title", () => {
+  test("/<id|alias|prefix> [message] resolves through the registry; paths are not targets", () => {
+    expect(matchSlashTarget(registry, "/oth hi there")).toEqual({ kind: "target", targetId: "other", message: "hi there" });
+    expect(matchSlashTarget(registry, "/fx")).toEqual({ kind: "target", targetId: "fake", message: "" });
+    expect(matchSlashTarget(registry, "/tmp/x")).toEqual({ kind: "none" });
+    expect(matchSlashTarget(new HarnessRegistry([fakeDefinition({ turns: [] }, "fake"), fakeDefinition({ turns: [] }, "fable")]), "/fa")).toEqual({
+      kind: "ambiguous",
+      token: "fa",
+      matches: ["fable", "fake"],
+    });
+  });
+
+  test("the title is sanitized and written as OSC 1 and OSC 2", () => {
+    expect(sanitizeTitle("fix\u001b[31m the\ttests\u0007\n")).toBe("fix [31m the tests");
+    expect(titleSequence("a\u0007b")).toBe("\u001b]1;a b\u001b\\\u001b]2;a b\u001b\\");
+    expect(sanitizeTitle("x".repeat(300))).toHaveLength(100);
+  });
+});

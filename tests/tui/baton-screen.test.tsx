@@ -1,0 +1,214 @@
+/**
+ * The Baton screen end to end in the test renderer: a real session, a real controller and scripted fake
+ * harnesses. Typing, streaming, approvals, Esc, queue and recall, pickers, plan mode, exit keys.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { act } from "react";
+import { readLedgerFile } from "../../src/store/index.ts";
+import { mountBaton, tidy, type BatonMounted } from "./baton-setup.tsx";
+
+let mounted: BatonMounted | undefined;
+afterEach(async () => {
+  await mounted?.destroy();
+  mounted = undefined;
+});
+
+const ledgerKinds = (m: BatonMounted): string[] => readLedgerFile(m.opened.at(-1)!.ref.paths.ledger).map((e) => e.kind);
+
+describe("Baton screen", () => {
+  test("first frame: header with the session id, idle activity, placeholder and footer", async () => {
+    mounted = await mountBaton();
+    const id = mounted.host.session.sessionId;
+    const frame = mounted.frame();
+    expect(frame.split("\n")[0]).toContain(`baton · session ${id}`);
+    expect(frame).toContain("/fake /other".replace(" /other", ""));
+    expect(frame).toContain("fake · idle");
+    expect(frame).toContain("Message Fake fake (/ commands, @ mentions, Shift+Tab mode, Ctrl+J newline)");
+    expect(frame).toContain(`session: ${id}`);
+    expect(frame).toContain("queue:0");
+    expect(frame).toContain("cwd:");
+  });
+
+  test("a prompt streams the agent's answer; the footer counts the turn and tokens", async () => {
+    mounted = await mountBaton({ script: { turns: [[{ type: "text", text: "Hello **there**, friend.", chunks: 4 }, { type: "usage", input: 12, output: 34 }]] } });
+    await mounted.submit("say hello");
+    await mounted.waitFor("Hello there, friend.");
+    const frame = await mounted.waitFor("turns:1");
+    expect(frame).toContain("› say hello");
+    expect(frame).toContain("in:12 out:34");
+    expect(mounted.adapters()[0]!.record.prompts[0]!.blocks).toEqual([{ type: "text", text: "say hello" }]);
+    expect(mounted.titles.at(-1)).toBe("say hello");
+  });
+
+  test("an approval card: 1 allows, the tool runs and its block reads Ran", async () => {
+    mounted = await mountBaton({
+      script: { turns: [[{ type: "permission", title: "Run ls -la", toolCallId: "tool-1" }, { type: "text", text: "listed" }]] },
+    });
+    await mounted.submit("list files");
+    const card = await mounted.waitFor("1. Allow once");
+    expect(card).toContain("Run ls -la");
+    expect(card).toContain("2. Deny");
+    expect(card).toContain("waiting for you…");
+    await mounted.keys((k) => k.pressKey("1"));
+    const frame = await mounted.waitFor("listed");
+    expect(frame).toContain("→ approved");
+    expect(mounted.adapters()[0]!.record.answers).toEqual([{ outcome: "selected", optionId: "allow" }]);
+    expect(frame).not.toContain("1. Allow once");
+  });
+
+  test("Esc on a card answers the card (cancelled) and interrupts the turn; no lingering card", async () => {
+    mounted = await mountBaton({
+      script: { turns: [[{ type: "permission", title: "Delete everything" }, { type: "wait", ms: 2000 }, { type: "text", text: "never" }]] },
+    });
+    await mounted.submit("go");
+    await mounted.waitFor("Delete everything");
+    await mounted.escape();
+    await mounted.waitFor("fake · idle");
+    expect(mounted.adapters()[0]!.record.answers).toEqual([{ outcome: "cancelled", reason: "user" }]);
+    expect(mounted.frame()).not.toContain("never");
+    expect(mounted.host.controller.pendingInteractions()).toEqual([]);
+  });
+
+  test("Esc interrupts the running turn; Esc while idle does nothing", async () => {
+    mounted = await mountBaton({ script: { turns: [[{ type: "text", text: "working on it" }, { type: "waitForCancel" }]] } });
+    await mounted.escape();
+    expect(mounted.adapters()).toHaveLength(0);
+    await mounted.submit("long task");
+    const running = await mounted.waitFor("Esc to interrupt");
+    expect(running).toMatch(/fake · thinking… \(\d\d:\d\d\)/);
+    await mounted.escape();
+    await mounted.waitFor("fake · idle");
+    expect(mounted.adapters()[0]!.record.cancels).toHaveLength(1);
+    expect(ledgerKinds(mounted)).toContain("_baton_turn_summary");
+  });
+
+  test("Enter while a turn runs queues (harness refuses steering); the follow-up runs after; ↑ recalls the latest queued", async () => {
+    mounted = await mountBaton({
+      script: { turns: [[{ type: "text", text: "first answer" }, { type: "wait", ms: 400 }], [{ type: "text", text: "second answer" }]] },
+    });
+    await mounted.submit("first");
+    await mounted.waitFor("first answer");
+    await mounted.submit("second");
+    await mounted.submit("third");
+    let frame = await mounted.waitFor("queue:2");
+    expect(frame).toContain("↑ recall queued");
+    expect(frame).toContain("third");
+    await mounted.keys((k) => k.pressArrow("up"));
+    frame = await mounted.waitFor("queue:1");
+    expect(mounted.draft()).toBe("third");
+    expect(frame).toContain("Recalled queued message");
+    await mounted.waitFor("second answer", 4000);
+    const prompts = mounted.adapters()[0]!.record.prompts.map((p) => p.blocks[0]);
+    expect(prompts).toEqual([{ type: "text", text: "first" }, { type: "text", text: "second" }]);
+  });
+
+  test("/model opens a picker of the adapter's models; choosing one applies next turn and is remembered", async () => {
+    mounted = await mountBaton();
+    await mounted.submit("/model");
+    const picker = await mounted.waitFor("Fake 2");
+    expect(picker).toContain("Fake fake model");
+    await mounted.keys((k) => k.pressArrow("down"));
+    await mounted.keys((k) => k.pressEnter());
+    const frame = await mounted.waitFor("takes effect next turn");
+    expect(frame).toContain("model: Fake 2");
+    expect(frame).toContain("fake-2 · idle");
+    expect(mounted.opened[0]!.meta().harnessSessions["fake"]?.model).toBe("fake-2");
+  });
+
+  test("/model with an argument matches id or name case-insensitively; unknown ones are refused", async () => {
+    mounted = await mountBaton();
+    await mounted.submit("/model FAKE 2");
+    await mounted.waitFor("fake-2 · idle");
+    await mounted.submit("/model nope");
+    await mounted.waitFor("Unknown Fake fake model 'nope'");
+  });
+
+  test("Shift+Tab and /plan toggle plan mode", async () => {
+    mounted = await mountBaton();
+    await mounted.keys((k) => k.pressTab({ shift: true }));
+    let frame = await mounted.waitFor("plan mode (shift+tab to cycle)");
+    expect(frame).toContain("· plan mode");
+    expect(mounted.opened[0]!.meta().harnessSessions["fake"]?.mode).toBe("plan");
+    await mounted.submit("/plan");
+    frame = await mounted.waitFor("plan mode off");
+    expect(frame).not.toContain("shift+tab to cycle");
+  });
+
+  test("/other switches the target and sends the rest; colours and author follow the target", async () => {
+    mounted = await mountBaton({ second: { turns: [[{ type: "text", text: "from other" }]] }, secondColor: "#00ff00" });
+    await mounted.submit("/other hi there");
+    const frame = await mounted.waitFor("from other");
+    expect(frame).toContain("Message Fake other");
+    expect(frame).toContain("● other");
+    expect(mounted.colourOf("other", "● other")).toBe("#00ff00");
+    expect(frame).toContain("other · idle");
+    expect(mounted.adapters("other")[0]!.record.prompts[0]!.blocks).toEqual([{ type: "text", text: "hi there" }]);
+    expect(mounted.adapters("fake").flatMap((a) => a.record.prompts)).toEqual([]);
+  });
+
+  test("an ambiguous /<prefix> names the matches and sends nothing; /tmp/x is a prompt", async () => {
+    mounted = await mountBaton({ second: { turns: [] }, secondId: "fable" });
+    await mounted.submit("/fa do it");
+    await mounted.waitFor("'/fa' matches fable, fake; nothing was sent");
+    expect(mounted.adapters("fake").flatMap((a) => a.record.prompts)).toEqual([]);
+    await mounted.submit("/tmp/x please");
+    await mounted.waitFor("› /tmp/x please");
+    await mounted.until(() => mounted!.adapters("fake")[0]?.record.prompts.length === 1);
+    expect(mounted.adapters("fake")[0]!.record.prompts[0]!.blocks).toEqual([{ type: "text", text: "/tmp/x please" }]);
+  });
+
+  test("/status shows session, agent, cwd and tokens as a transient item", async () => {
+    mounted = await mountBaton();
+    await mounted.submit("/status");
+    const frame = await mounted.waitFor("tokens   in:0 out:0");
+    expect(frame).toContain(`session  ${mounted.host.session.sessionId}`);
+    expect(frame).toContain("agent    Fake fake (fake)");
+    expect(frame).toContain(`cwd      ${mounted.home.cwd}`);
+    expect(ledgerKinds(mounted)).toEqual([]);
+  });
+
+  test("Ctrl+C clears the draft, a second Ctrl+C within 1.5 s exits", async () => {
+    mounted = await mountBaton();
+    let exited = false;
+    void mounted.host.exitRequested.then(() => (exited = true));
+    await mounted.type("some draft");
+    await mounted.keys((k) => k.pressCtrlC());
+    expect(mounted.draft()).toBe("");
+    expect(await mounted.waitFor("Press Ctrl+C again to exit")).toBeTruthy();
+    expect(exited).toBe(false);
+    await mounted.keys((k) => k.pressCtrlC());
+    await act(async () => {
+      await Promise.resolve();
+    });
+    expect(exited).toBe(true);
+    expect(await mounted.waitFor("Exiting…")).toBeTruthy();
+  });
+
+  test("Ctrl+D exits only on an empty idle composer", async () => {
+    mounted = await mountBaton();
+    let exited = false;
+    void mounted.host.exitRequested.then(() => (exited = true));
+    await mounted.type("x");
+    await mounted.keys((k) => k.pressKey("d", { ctrl: true }));
+    await act(async () => {
+      await Promise.resolve();
+    });
+    expect(exited).toBe(false);
+    await mounted.keys((k) => k.pressBackspace());
+    await mounted.keys((k) => k.pressKey("d", { ctrl: true }));
+    await act(async () => {
+      await Promise.resolve();
+    });
+    expect(exited).toBe(true);
+  });
+
+  test("resize re-lays out and refits the footer", async () => {
+    mounted = await mountBaton({ width: 120 });
+    expect(mounted.frame()).toContain("fake · cwd:");
+    await mounted.resize(70, 20);
+    const frame = tidy(mounted.frame());
+    expect(frame.split("\n").every((line) => line.length <= 70)).toBe(true);
+    expect(frame).toContain("queue:0");
+    expect(frame).toContain("cwd:");
+  });
+});

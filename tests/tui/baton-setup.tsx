@@ -1,0 +1,210 @@
+/**
+ * Mounts the real Baton screen (TuiHost + BatonApp on chat-tui) in OpenTUI's test renderer over a real
+ * session in a temp BATON_HOME with scripted fake harnesses. Not a test file itself.
+ */
+import { act } from "react";
+import { testRender } from "@opentui/react/test-utils";
+import { isEditBufferRenderable, rgbToHex } from "@opentui/core";
+import type { MockInput } from "@opentui/core/testing";
+import type { OpenedSession, SessionChoice } from "../../src/app/open-session.ts";
+import { HarnessRegistry } from "../../src/harness/registry.ts";
+import { displayTitle, targetsOf } from "../../src/store/index.ts";
+import { systemClock } from "../../src/shared/clock.ts";
+import { BatonApp, TuiHost, type SessionSwitcher, type TuiSession } from "../../src/tui/index.ts";
+import { fakeDefinition, type FakeAdapter, type FakeScript } from "../support/fake-adapter.ts";
+import { makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
+
+export interface BatonMounted {
+  readonly host: TuiHost;
+  readonly home: TestHome;
+  readonly titles: string[];
+  /** Every adapter the fake definitions built, by target id. */
+  adapters(targetId?: string): FakeAdapter[];
+  frame(): string;
+  render(): Promise<void>;
+  keys(fn: (input: MockInput) => void | Promise<void>): Promise<void>;
+  type(text: string): Promise<void>;
+  /** Type a line and press Enter. */
+  submit(text: string): Promise<void>;
+  escape(): Promise<void>;
+  resize(width: number, height: number): Promise<void>;
+  /** Re-render until the frame contains `text` (or matches), polling real time. */
+  waitFor(text: string | RegExp, timeoutMs?: number): Promise<string>;
+  draft(): string;
+  /** Poll (with renders) until `predicate` holds. */
+  until(predicate: () => boolean, timeoutMs?: number): Promise<void>;
+  /** Hex foreground colour of the first span containing `needle` (on a line containing `line`, if given). */
+  colourOf(needle: string, line?: string): string | undefined;
+  /** Every session opened (the first one and any switched to). */
+  readonly opened: OpenedSession[];
+  destroy(): Promise<void>;
+}
+
+export interface BatonMountOptions {
+  readonly script?: FakeScript | (() => FakeScript);
+  /** A second fake target with its own script. */
+  readonly second?: FakeScript | (() => FakeScript);
+  /** Id of the second target (default "other"). */
+  readonly secondId?: string;
+  readonly secondColor?: string;
+  readonly width?: number;
+  readonly height?: number;
+  readonly choice?: SessionChoice;
+  readonly home?: TestHome;
+  readonly showThoughts?: boolean;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function mountBaton(options: BatonMountOptions = {}): Promise<BatonMounted> {
+  const home = options.home ?? makeTestHome();
+  const first = fakeDefinition(options.script ?? { turns: [] }, "fake");
+  const secondDef =
+    options.second === undefined ? undefined : Object.assign(fakeDefinition(options.second, options.secondId ?? "other"), options.secondColor === undefined ? {} : { color: options.secondColor });
+  const definitions = secondDef === undefined ? [first] : [first, secondDef];
+  const registry = new HarnessRegistry(definitions);
+  const opened: OpenedSession[] = [];
+  const wrap = (session: OpenedSession): TuiSession & { opened: OpenedSession } => ({
+    opened: session,
+    sessionId: session.ref.batonSessionId,
+    cwd: session.ref.meta.cwd,
+    controller: session.controller,
+    recovered: session.recovery.turnsClosed > 0,
+    title: () => displayTitle(session.meta()),
+  });
+  const open = async (choice: SessionChoice): Promise<TuiSession & { opened: OpenedSession }> => {
+    const session = await openTestSession(home, { definitions, choice });
+    opened.push(session);
+    return wrap(session);
+  };
+  const sessions: SessionSwitcher = {
+    list: () =>
+      home.store.listSessions({ cwd: home.cwd }).sessions.map((ref) => ({
+        id: ref.batonSessionId,
+        title: displayTitle(ref.meta),
+        createdAt: ref.meta.createdAt,
+        targets: targetsOf(ref.meta),
+      })),
+    open: (choice) => open(choice),
+    close: (session) => (session as TuiSession & { opened: OpenedSession }).opened.close(),
+  };
+  const titles: string[] = [];
+  const session = await open(options.choice ?? { kind: "new" });
+  const width = options.width ?? 100;
+  const height = options.height ?? 30;
+  const host = new TuiHost({
+    session,
+    sessions,
+    registry,
+    initialTarget: "fake",
+    showThoughts: options.showThoughts ?? true,
+    clock: systemClock,
+    setTitle: (title) => titles.push(title),
+  });
+  host.resize(width);
+  const setup = await testRender(<BatonApp host={host} />, { width, height, exitOnCtrlC: false });
+  const render = async (): Promise<void> => {
+    await act(async () => {
+      await setup.renderOnce();
+    });
+  };
+  await render();
+  await render();
+  const frame = (): string => setup.captureCharFrame();
+  return {
+    host,
+    home,
+    titles,
+    opened,
+    adapters: (targetId = "fake") => (targetId === "fake" ? first.adapters : (secondDef?.adapters ?? [])),
+    frame,
+    render,
+    async keys(fn) {
+      await act(async () => {
+        await fn(setup.mockInput);
+      });
+      await render();
+    },
+    async type(text) {
+      await act(async () => {
+        await setup.mockInput.typeText(text);
+      });
+      await render();
+    },
+    async submit(text) {
+      await act(async () => {
+        await setup.mockInput.typeText(text);
+      });
+      await render();
+      await act(async () => {
+        setup.mockInput.pressEnter();
+      });
+      await render();
+    },
+    async escape() {
+      await act(async () => {
+        setup.mockInput.pressEscape();
+        await sleep(30);
+      });
+      await render();
+    },
+    async resize(w, h) {
+      await act(async () => {
+        setup.resize(w, h);
+        host.resize(w);
+      });
+      await render();
+      await render();
+    },
+    async waitFor(text, timeoutMs = 3000) {
+      const start = Date.now();
+      for (;;) {
+        await render();
+        const current = frame();
+        if (typeof text === "string" ? current.includes(text) : text.test(current)) return current;
+        if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${String(text)} in frame:\n${current}`);
+        await act(async () => {
+          await sleep(10);
+        });
+      }
+    },
+    async until(predicate, timeoutMs = 3000) {
+      const start = Date.now();
+      while (!predicate()) {
+        if (Date.now() - start > timeoutMs) throw new Error("timed out waiting for a condition");
+        await act(async () => {
+          await sleep(10);
+        });
+        await render();
+      }
+    },
+    draft() {
+      const focused = setup.renderer.currentFocusedRenderable;
+      return focused !== null && isEditBufferRenderable(focused) ? focused.plainText : "";
+    },
+    colourOf(needle, lineText) {
+      for (const line of setup.captureSpans().lines) {
+        if (lineText !== undefined && !line.spans.map((span) => span.text).join("").includes(lineText)) continue;
+        for (const span of line.spans) if (span.text.includes(needle)) return rgbToHex(span.fg);
+      }
+      return undefined;
+    },
+    async destroy() {
+      await act(async () => {
+        setup.renderer.destroy();
+      });
+      host.dispose();
+      for (const s of opened) await s.close().catch(() => undefined);
+      if (options.home === undefined) home.cleanup();
+    },
+  };
+}
+
+/** Frame with trailing spaces trimmed per line and trailing blank lines dropped (stable snapshots). */
+export function tidy(frame: string): string {
+  return frame
+    .split("\n")
+    .map((l) => l.trimEnd())
+    .join("\n")
+    .replace(/\n+$/, "");
+}
