@@ -1,0 +1,149 @@
+/**
+ * Session-level commands on the Baton screen: /sessions and /new (refused while busy), /compact,
+ * /implement-plan, question cards, recovery notice, history seeded from the ledger, and a reviewed golden frame.
+ */
+import { afterEach, describe, expect, test } from "bun:test";
+import { HarnessRegistry } from "../../src/harness/registry.ts";
+import { readLedgerFile } from "../../src/store/index.ts";
+import { IMPLEMENT_PLAN_TEXT } from "../../src/tui/index.ts";
+import { fakeDefinition } from "../support/fake-adapter.ts";
+import { makeTestHome, openTestSession } from "../support/session-host.ts";
+import { mountBaton, tidy, type BatonMounted } from "./baton-setup.tsx";
+
+let mounted: BatonMounted | undefined;
+afterEach(async () => {
+  await mounted?.destroy();
+  mounted = undefined;
+});
+
+describe("Baton screen: sessions and control commands", () => {
+  test("/new opens a fresh session (the old one is closed and unlocked); /sessions lists both and switches back", async () => {
+    mounted = await mountBaton({ script: { turns: [[{ type: "text", text: "answer one" }]] } });
+    const firstId = mounted.host.session.sessionId;
+    await mounted.submit("first prompt");
+    await mounted.waitFor("answer one");
+    await mounted.waitFor("fake · idle");
+    await mounted.submit("/new");
+    await mounted.waitFor(/New session bs_/);
+    const secondId = mounted.host.session.sessionId;
+    expect(secondId).not.toBe(firstId);
+    expect(mounted.frame()).toContain(`baton · session ${secondId}`);
+    expect(mounted.frame()).not.toContain("answer one");
+    // The first session's lock was released: it can be opened by someone else now.
+    const probe = await openTestSession(mounted.home, { definitions: [fakeDefinition({ turns: [] })], choice: { kind: "id", id: firstId } });
+    await probe.close();
+    await mounted.submit("/sessions");
+    const picker = await mounted.waitFor("Sessions of this project");
+    expect(picker).toContain("first prompt");
+    expect(picker).toContain(`● chat @`);
+    await mounted.type("first");
+    await mounted.keys((k) => k.pressEnter());
+    await mounted.waitFor(`Switched to session ${firstId}`);
+    expect(mounted.frame()).toContain("answer one");
+  });
+
+  test("/new and /sessions are refused while a turn runs; the other session is not opened", async () => {
+    mounted = await mountBaton({ script: { turns: [[{ type: "waitForCancel" }]] } });
+    await mounted.submit("busy work");
+    await mounted.waitFor("Esc to interrupt");
+    await mounted.submit("/new");
+    await mounted.waitFor("Wait for the current turn to finish");
+    expect(mounted.opened).toHaveLength(1);
+    await mounted.submit("/sessions");
+    expect(mounted.frame()).not.toContain("Sessions of this project");
+    await mounted.escape();
+  });
+
+  test("/compact runs a control turn and confirms; refused while busy", async () => {
+    mounted = await mountBaton({ script: { turns: [[{ type: "text", text: "hi" }]] } });
+    await mounted.submit("hello");
+    await mounted.waitFor("fake · idle");
+    await mounted.submit("/compact");
+    await mounted.waitFor("Fake fake context compacted");
+    const kinds = readLedgerFile(mounted.opened[0]!.ref.paths.ledger).filter((e) => e.kind === "user_message");
+    expect(kinds).toHaveLength(1);
+  });
+
+  test("/implement-plan leaves plan mode and sends the latest proposed plan", async () => {
+    mounted = await mountBaton({ script: { turns: [[{ type: "text", text: "planned" }], [{ type: "text", text: "implementing" }]] } });
+    await mounted.keys((k) => k.pressTab({ shift: true }));
+    await mounted.waitFor("plan mode (shift+tab to cycle)");
+    await mounted.submit("make a plan");
+    await mounted.waitFor("planned");
+    await mounted.waitFor("fake · idle");
+    mounted.host.controller.pipeline.append({
+      kind: "proposed_plan",
+      payload: { planId: "plan-1", content: "1. Write the test\n2. Fix the bug" },
+      source: { type: "harness", harnessTargetId: "fake" },
+      harnessTargetId: "fake",
+    });
+    await mounted.waitFor("Proposed plan");
+    await mounted.submit("/implement-plan");
+    await mounted.waitFor("implementing");
+    expect(mounted.frame()).not.toContain("shift+tab to cycle");
+    const prompt = mounted.adapters()[0]!.record.prompts[1]!.blocks[0] as { text: string };
+    expect(prompt.text).toBe("Implement the following proposed plan:\n\n1. Write the test\n2. Fix the bug");
+    expect(mounted.host.session.title()).toBe("make a plan");
+    expect(IMPLEMENT_PLAN_TEXT).toBe("Implement the plan.");
+  });
+
+  test("a question card answers with the chosen label", async () => {
+    mounted = await mountBaton({ script: { turns: [[{ type: "question", question: "Ship it?" }, { type: "text", text: "shipped" }]] } });
+    await mounted.submit("ask me");
+    const card = await mounted.waitFor("Ship it?");
+    expect(card).toContain("yes");
+    await mounted.keys((k) => k.pressKey("1"));
+    await mounted.waitFor("shipped");
+    expect(mounted.adapters()[0]!.record.answers).toEqual([{ outcome: "answered", answers: { q1: ["yes"] } }]);
+  });
+
+  test("reopening a session a dead process left running shows the recovery toast and its history", async () => {
+    const home = makeTestHome();
+    try {
+      const crashed = await openTestSession(home, { definitions: [fakeDefinition({ turns: [] })] });
+      const append = crashed.controller.pipeline.append;
+      append({ kind: "user_message", payload: { messageId: "m_1", content: [{ type: "text", text: "earlier prompt" }] }, source: { type: "user" }, turnId: "t_1", harnessTargetId: "fake" });
+      append({ kind: "state_update", payload: { state: "running" }, source: { type: "baton" }, turnId: "t_1", harnessTargetId: "fake" });
+      await crashed.ledger.close();
+      crashed.lock.release();
+      mounted = await mountBaton({ home, choice: { kind: "id", id: crashed.ref.batonSessionId } });
+      const frame = await mounted.waitFor("Recovered an interrupted turn from a previous baton run");
+      expect(frame).toContain("› earlier prompt");
+      expect(frame).toContain("fake · idle");
+      await mounted.keys((k) => k.pressArrow("up"));
+      expect(mounted.draft()).toBe("earlier prompt");
+    } finally {
+      await mounted?.destroy();
+      mounted = undefined;
+      home.cleanup();
+    }
+  });
+
+  test("golden frame: a finished turn with a thought, a command and markdown (80x24)", async () => {
+    mounted = await mountBaton({
+      width: 80,
+      height: 24,
+      script: {
+        turns: [
+          [
+            { type: "thought", text: "**Looking around**\nChecking the files first." },
+            { type: "tool", id: "tool-ls", title: "ls", output: "a.ts\nb.ts" },
+            { type: "text", text: "There are **two** files." },
+            { type: "usage", input: 1200, output: 345 },
+          ],
+        ],
+      },
+    });
+    await mounted.submit("what files are there?");
+    await mounted.waitFor("turns:1");
+    const frame = tidy(mounted.frame()).replace(/bs_[0-9A-Z]{6,}…?/g, "bs_<id>").replace(/cwd:\S+/, "cwd:<cwd>");
+    expect(frame).toMatchSnapshot();
+  });
+});
+
+describe("registry", () => {
+  test("two fake targets register with their own ids (sanity for the fixtures above)", () => {
+    const registry = new HarnessRegistry([fakeDefinition({ turns: [] }, "fake"), fakeDefinition({ turns: [] }, "other")]);
+    expect(registry.listTargets().map((t) => t.id)).toEqual(["fake", "other"]);
+  });
+});
