@@ -1,0 +1,258 @@
+/**
+ * The Codex adapter: drives `codex app-server` (JSON-RPC over stdio) per HAR-05.
+ * A handle whose app-server died stays dead: `sendTurn` then throws BatonError("harness_dead")
+ * before accepting, and the host re-opens with the stored resumeState (the thread is resumed).
+ */
+import { supportedPromptBlocks, SUPPORTED, type ApprovalRouting, type Capabilities, type Compactable, type Configurable, type Reconcilable, type ReconcileResult, type SessionConfigOption } from "../capabilities.ts";
+import { unsupportedBlocks, type BindingSink, type EventSink, type HarnessAdapter, type HarnessHandle, type HarnessOpenOptions, type PromptInput, type ResumeState, type SendTurnResult } from "../contract.ts";
+import { BatonError, describeError, isBatonError } from "../../shared/errors.ts";
+import type { HandleId, TurnId } from "../../shared/ids.ts";
+import { silentLogger, type Logger } from "../../shared/log.ts";
+import { CodexConfig, type ConfigId } from "./config.ts";
+import { resolveCodexCommand } from "./executable.ts";
+import { JsonRpcError, type WireTrace } from "./jsonrpc.ts";
+import { describeExit, spawnAppServer } from "./process.ts";
+import { CodexSession } from "./session.ts";
+import { CodexTurn } from "./turn.ts";
+import { RECONCILE_TIMEOUT_MS, SETUP_TIMEOUT_MS } from "./wire.ts";
+import type { ThreadStartParams } from "./protocol/v2/ThreadStartParams";
+import type { ThreadStartResponse } from "./protocol/v2/ThreadStartResponse";
+import type { AskForApproval } from "./protocol/v2/AskForApproval";
+import type { SandboxMode } from "./protocol/v2/SandboxMode";
+import type { ApprovalsReviewer } from "./protocol/v2/ApprovalsReviewer";
+
+export const RESUME_STATE_VERSION = 1;
+
+export interface CodexAdapterOptions {
+  /** The target's `harnesses.codex` settings: `command`, `approvalPolicy`, `sandbox`, `approvalsReviewer`. */
+  readonly settings?: Readonly<Record<string, unknown>>;
+  readonly log?: Logger;
+  /** Raw native wire trace (the app writes it to `native-<target>.jsonl`). */
+  readonly trace?: WireTrace;
+  readonly clientVersion?: string;
+  /** Where the installed @openai/codex package is looked up from (tests); null disables that step. */
+  readonly installedFrom?: string | null;
+}
+
+const CAPABILITIES: Capabilities = Object.freeze({
+  compact: SUPPORTED,
+  sync: SUPPORTED,
+  config: SUPPORTED,
+  reconcile: SUPPORTED,
+  approvalRouting: SUPPORTED,
+  interactions: Object.freeze({ permission: SUPPORTED, question: SUPPORTED }),
+});
+
+/** The thread id inside a v1 resume state; other versions are not reinterpreted. */
+export function resumeThreadId(state: ResumeState | undefined): string | undefined {
+  if (state === undefined || state.version !== RESUME_STATE_VERSION) return undefined;
+  const threadId = state.data["threadId"];
+  return typeof threadId === "string" && threadId !== "" ? threadId : undefined;
+}
+
+/** A definite "this thread does not exist" from thread/resume (then a fresh thread is started). */
+export function isThreadNotFound(error: unknown): boolean {
+  return error instanceof JsonRpcError && /no rollout found|thread not found|not found for thread|unknown thread/i.test(error.message);
+}
+
+const APPROVAL_POLICIES = ["untrusted", "on-request", "on-failure", "never"];
+const SANDBOX_MODES: readonly SandboxMode[] = ["read-only", "workspace-write", "danger-full-access"];
+const REVIEWERS: readonly ApprovalsReviewer[] = ["user", "auto_review", "guardian_subagent"];
+
+export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, Reconcilable, ApprovalRouting {
+  readonly capabilities: Capabilities = CAPABILITIES;
+  private readonly settings: Readonly<Record<string, unknown>>;
+  private readonly log: Logger;
+  private readonly options: CodexAdapterOptions;
+  private readonly sessions = new Map<HandleId, CodexSession>();
+  private config: CodexConfig = new CodexConfig({});
+
+  constructor(options: CodexAdapterOptions = {}) {
+    this.options = options;
+    this.settings = options.settings ?? {};
+    this.log = options.log ?? silentLogger;
+  }
+
+  /** thread/start|resume overrides: only what the user set in Baton's config (COD-03); Codex's own config otherwise. */
+  threadOverrides(): Pick<ThreadStartParams, "approvalPolicy" | "sandbox" | "approvalsReviewer"> {
+    const out: Pick<ThreadStartParams, "approvalPolicy" | "sandbox" | "approvalsReviewer"> = {};
+    const policy = this.settings["approvalPolicy"];
+    if (typeof policy === "string" && APPROVAL_POLICIES.includes(policy)) out.approvalPolicy = policy as AskForApproval;
+    const sandbox = this.settings["sandbox"];
+    if (typeof sandbox === "string" && SANDBOX_MODES.includes(sandbox as SandboxMode)) out.sandbox = sandbox as SandboxMode;
+    const reviewer = this.settings["approvalsReviewer"];
+    if (typeof reviewer === "string" && REVIEWERS.includes(reviewer as ApprovalsReviewer)) out.approvalsReviewer = reviewer as ApprovalsReviewer;
+    return out;
+  }
+
+  async open(options: HarnessOpenOptions, sink: EventSink, binding: BindingSink): Promise<HarnessHandle> {
+    const log = options.log;
+    const report = resolveCodexCommand(this.settings, options.env, this.options.installedFrom === undefined ? {} : { installedFrom: this.options.installedFrom });
+    if (!report.ok) {
+      throw new BatonError("harness_missing", `Codex is not installed or not configured. Searched: ${report.searched.join("; ")}.`, { hint: report.hint });
+    }
+    this.config = new CodexConfig({
+      ...(options.model !== undefined ? { model: options.model } : {}),
+      ...(options.effort !== undefined ? { effort: options.effort } : {}),
+      ...(options.mode !== undefined ? { mode: options.mode } : {}),
+    });
+    const process = spawnAppServer(report.argv, { cwd: options.cwd, env: options.env, log });
+    const session = new CodexSession({
+      process,
+      sink,
+      interactions: options.interactions,
+      ids: options.ids,
+      clock: options.clock,
+      log,
+      ...(this.options.trace !== undefined ? { trace: this.options.trace } : {}),
+    });
+    try {
+      await session.call(
+        "initialize",
+        { clientInfo: { name: "baton", title: "Baton", version: this.options.clientVersion ?? "0.1.0" }, capabilities: { experimentalApi: true, requestAttestation: false } },
+        SETUP_TIMEOUT_MS,
+      );
+      session.peer.notify("initialized");
+      const params: ThreadStartParams = { cwd: options.cwd, ...this.threadOverrides(), ...(this.config.model !== undefined ? { model: this.config.model } : {}) };
+      const resumeId = resumeThreadId(options.resumeState);
+      let response: ThreadStartResponse | undefined;
+      let fresh = true;
+      if (resumeId !== undefined) {
+        try {
+          response = await session.call("thread/resume", { ...params, threadId: resumeId, excludeTurns: true }, SETUP_TIMEOUT_MS);
+          fresh = false;
+        } catch (error) {
+          if (!isThreadNotFound(error)) throw error;
+          log.log("info", `codex thread ${resumeId} not found; starting a new thread`, { error });
+        }
+      }
+      response ??= await session.call("thread/start", params, SETUP_TIMEOUT_MS);
+      session.threadId = response.thread.id;
+      session.model = response.model;
+      session.reasoningEffort = response.reasoningEffort;
+      session.approvalsReviewer = response.approvalsReviewer;
+      session.status = response.thread.status;
+      binding.publishIdentity({ harnessSessionId: session.threadId, resumeState: { version: RESUME_STATE_VERSION, data: { threadId: session.threadId } }, fresh });
+    } catch (error) {
+      await session.shutdown();
+      const stderr = process.stderrTail().trim().split("\n").slice(-3).join("\n");
+      const exit = process.exitInfo();
+      const detail = exit?.error !== undefined ? `could not run ${report.argv[0] ?? "codex"} (${exit.error})` : describeError(error);
+      throw new BatonError("harness_start_failed", `Codex app-server failed to start: ${detail}${stderr !== "" ? `\n${stderr}` : ""}`, {
+        cause: error,
+        hint: `Command: ${report.argv.join(" ")} (from ${report.source}); exit: ${describeExit(exit)}`,
+      });
+    }
+    const handle: HarnessHandle = { id: options.ids.mint("handle") };
+    this.sessions.set(handle.id, session);
+    return handle;
+  }
+
+  private session(handle: HarnessHandle): CodexSession {
+    const session = this.sessions.get(handle.id);
+    if (session === undefined) throw new BatonError("contract_violation", `unknown or closed codex handle ${handle.id}`);
+    return session;
+  }
+
+  async sendTurn(handle: HarnessHandle, input: PromptInput): Promise<SendTurnResult> {
+    const supported = supportedPromptBlocks(this.capabilities);
+    const unsupported = unsupportedBlocks([...input.blocks, ...(input.syncBlocks ?? [])], supported);
+    if (unsupported.length > 0) {
+      throw new BatonError("prompt_unsupported", `Codex does not accept ${unsupported.join(", ")} blocks in Baton yet`);
+    }
+    const session = this.session(handle);
+    if (session.dead) {
+      throw new BatonError("harness_dead", `Codex app-server is not running (${session.deadReason ?? "dead"})`, { hint: "Re-open the harness; the thread is resumed." });
+    }
+    const active = session.active;
+    if (active !== undefined && !active.finished) return session.steer(input);
+    return session.startTurn(input, { summary: "auto", ...this.config.turnParams(session) });
+  }
+
+  async cancel(handle: HarnessHandle, turnId: TurnId): Promise<void> {
+    const session = this.sessions.get(handle.id);
+    if (session === undefined || session.dead) return;
+    await session.cancel(turnId);
+  }
+
+  async close(handle: HarnessHandle): Promise<void> {
+    const session = this.sessions.get(handle.id);
+    if (session === undefined) return;
+    this.sessions.delete(handle.id);
+    await session.close();
+  }
+
+  /** Native compaction as a control turn; its terminal arrives like any turn's. */
+  async compactContext(handle: HarnessHandle, turnId: TurnId): Promise<SendTurnResult> {
+    const session = this.session(handle);
+    if (session.dead) throw new BatonError("harness_dead", `Codex app-server is not running (${session.deadReason ?? "dead"})`);
+    if (session.active !== undefined && !session.active.finished) return { accepted: false, effective: "rejected", reason: "a turn is running" };
+    const turn = new CodexTurn(turnId, "control");
+    turn.visible = true;
+    session.active = turn;
+    session.lastTurnId = turnId;
+    session.call("thread/compact/start", { threadId: session.threadId }, SETUP_TIMEOUT_MS).catch((error: unknown) => {
+      if (turn.finished || isBatonError(error, "harness_dead")) return;
+      session.emitError(turn, `Codex could not compact the thread: ${describeError(error)}`, "compact_failed", false);
+      session.finish(turn, "failed");
+    });
+    return { accepted: true, effective: "new_turn" };
+  }
+
+  async getConfig(handle: HarnessHandle | undefined): Promise<readonly SessionConfigOption[]> {
+    const session = handle === undefined ? undefined : this.sessions.get(handle.id);
+    if (session !== undefined && !session.dead) {
+      try {
+        await this.config.refresh(session);
+      } catch (error) {
+        this.log.log("warn", "codex model/list failed", { error });
+      }
+    }
+    return this.config.options(session);
+  }
+
+  async setConfig(handle: HarnessHandle | undefined, id: ConfigId, value: string): Promise<void> {
+    const session = handle === undefined ? undefined : this.sessions.get(handle.id);
+    this.config.set(id, value, session);
+  }
+
+  async reconcile(handle: HarnessHandle, _turnId: TurnId): Promise<ReconcileResult> {
+    const session = this.sessions.get(handle.id);
+    if (session === undefined || session.dead) return { state: "unknown", detail: "codex app-server is not running" };
+    try {
+      const read = await session.call("thread/read", { threadId: session.threadId, includeTurns: false }, RECONCILE_TIMEOUT_MS);
+      const status = read.thread.status;
+      session.status = status;
+      switch (status.type) {
+        case "idle":
+          return { state: "idle" };
+        case "active":
+          if (status.activeFlags.includes("waitingOnApproval")) return { state: "waiting_approval" };
+          if (status.activeFlags.includes("waitingOnUserInput")) return { state: "waiting_input" };
+          return { state: "active" };
+        default:
+          return { state: "unknown", detail: `thread status ${status.type}` };
+      }
+    } catch (error) {
+      return { state: "unknown", detail: describeError(error) };
+    }
+  }
+
+  /** IX-08: the route Codex reported for this thread, never Baton's config. */
+  approvalRoute(handle: HarnessHandle): "user" | "delegated" | null {
+    const reviewer = this.sessions.get(handle.id)?.approvalsReviewer;
+    if (reviewer === "user") return "user";
+    if (reviewer === "auto_review" || reviewer === "guardian_subagent") return "delegated";
+    return null;
+  }
+
+  /** For tests and diagnostics: the app-server pid behind a handle. */
+  processId(handle: HarnessHandle): number | undefined {
+    return this.sessions.get(handle.id)?.deps.process.pid;
+  }
+
+  /** For tests and diagnostics: the Codex thread id behind a handle. */
+  threadId(handle: HarnessHandle): string | undefined {
+    return this.sessions.get(handle.id)?.threadId;
+  }
+}

@@ -1,0 +1,45 @@
+/** The Codex harness definition (HAR-02): identity, colours, factory, executable probe. */
+import { spawn } from "node:child_process";
+import type { ExecutableReport, HarnessDefinition, HarnessTarget } from "../definition.ts";
+import { CodexAdapter } from "./adapter.ts";
+import { resolveCodexCommand, versionArgv } from "./executable.ts";
+
+const VERSION_TIMEOUT_MS = 10_000;
+
+function runVersion(argv: readonly string[], env: Readonly<Record<string, string>>): Promise<string | undefined> {
+  const [file, ...args] = argv;
+  if (file === undefined) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    let out = "";
+    const child = spawn(file, args, { env: { ...env }, stdio: ["ignore", "pipe", "ignore"] });
+    const timer = setTimeout(() => child.kill("SIGKILL"), VERSION_TIMEOUT_MS);
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (d: string) => (out = (out + d).slice(0, 4096)));
+    child.once("error", () => {
+      clearTimeout(timer);
+      resolve(undefined);
+    });
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve(code === 0 && out.trim() !== "" ? out.trim() : undefined);
+    });
+  });
+}
+
+export async function probeCodexExecutable(target: HarnessTarget, env: Readonly<Record<string, string>>): Promise<ExecutableReport> {
+  const report = resolveCodexCommand(target.settings, env);
+  if (!report.ok) return report;
+  const version = await runVersion(versionArgv(report.argv), env);
+  return version === undefined ? report : { ...report, version };
+}
+
+export const codexDefinition: HarnessDefinition = {
+  id: "codex",
+  aliases: ["cx"],
+  label: "Codex",
+  sessionKey: "codex",
+  shortName: "codex",
+  color: "#73daca",
+  create: (context) => new CodexAdapter({ settings: context.target.settings, log: context.log }),
+  probeExecutable: probeCodexExecutable,
+};

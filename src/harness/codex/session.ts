@@ -1,0 +1,327 @@
+/**
+ * One live `codex app-server` connection bound to one thread: the process, the JSON-RPC peer,
+ * the active turn and its single terminal (COD-04, COD-06, COD-10). Notification mapping lives
+ * in notifications.ts, server requests in requests.ts.
+ */
+import type { AdapterDraft } from "../../event/envelope.ts";
+import type { PromptBlock } from "../../event/content.ts";
+import type { InteractionDraft, InteractionResolution } from "../../event/interaction-types.ts";
+import type { Clock } from "../../shared/clock.ts";
+import { BatonError, describeError, isBatonError } from "../../shared/errors.ts";
+import type { IdSource, TurnId } from "../../shared/ids.ts";
+import type { Logger } from "../../shared/log.ts";
+import type { EventSink, InteractionHandler, PromptInput, SendTurnResult } from "../contract.ts";
+import { part, type DraftPart } from "./items.ts";
+import { JsonRpcError, JsonRpcPeer, type RpcId, type WireTrace } from "./jsonrpc.ts";
+import { createNotificationTable, type NotificationTable } from "./notifications.ts";
+import { describeExit, type CodexProcess, type ExitInfo } from "./process.ts";
+import { handleServerRequest } from "./requests.ts";
+import { CodexTurn } from "./turn.ts";
+import { CONTROL_TIMEOUT_MS, type ClientMethod, type ClientMethods } from "./wire.ts";
+import type { ThreadStatus } from "./protocol/v2/ThreadStatus";
+import type { TokenUsageBreakdown } from "./protocol/v2/TokenUsageBreakdown";
+import type { TurnStartParams } from "./protocol/v2/TurnStartParams";
+import type { UserInput } from "./protocol/v2/UserInput";
+import type { AdditionalContextEntry } from "./protocol/v2/AdditionalContextEntry";
+
+export interface SessionDeps {
+  readonly process: CodexProcess;
+  readonly sink: EventSink;
+  readonly interactions: InteractionHandler;
+  readonly ids: IdSource;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly trace?: WireTrace;
+}
+
+/** After a fatal `error` notification, finish the turn as failed if `turn/completed` does not follow. */
+const FATAL_FALLBACK_MS = 3_000;
+/** How long a closed stdout waits for the exit status before reporting the death. */
+const EXIT_GRACE_MS = 300;
+
+export function toUserInput(blocks: readonly PromptBlock[]): UserInput[] {
+  const out: UserInput[] = [];
+  for (const block of blocks) if (block.type === "text") out.push({ type: "text", text: block.text, text_elements: [] });
+  return out;
+}
+
+/** Catch-up context goes in `additionalContext` (a side channel Codex shows as tool output), never as a user message. */
+export function syncContext(blocks: readonly PromptBlock[] | undefined): { [key: string]: AdditionalContextEntry } | undefined {
+  if (blocks === undefined || blocks.length === 0) return undefined;
+  const value = blocks.map((b) => (b.type === "text" ? b.text : "")).join("\n");
+  return value === "" ? undefined : { "baton-sync": { value, kind: "untrusted" } };
+}
+
+export class CodexSession {
+  readonly peer: JsonRpcPeer;
+  readonly deps: SessionDeps;
+  threadId = "";
+  model: string | undefined;
+  reasoningEffort: string | null = null;
+  approvalsReviewer: string | undefined;
+  status: ThreadStatus | undefined;
+  dead = false;
+  deadReason: string | undefined;
+  closing = false;
+  active: CodexTurn | undefined;
+  lastTurnId: TurnId | undefined;
+  usageBaseline: TokenUsageBreakdown | undefined;
+  readonly finishedNative = new Set<string>();
+  readonly pendingRequests = new Map<string, AbortController>();
+  readonly fileChangePaths = new Map<string, string[]>();
+  private readonly warnedShapes = new Set<string>();
+  private readonly notifications: NotificationTable;
+
+  constructor(deps: SessionDeps) {
+    this.deps = deps;
+    this.notifications = createNotificationTable(this);
+    this.peer = new JsonRpcPeer({
+      transport: deps.process.transport,
+      name: "codex app-server",
+      log: deps.log,
+      clock: deps.clock,
+      ...(deps.trace !== undefined ? { trace: deps.trace } : {}),
+      onNotification: (method, params) => this.notifications.dispatch(method, params),
+      onRequest: (method, params, id) => handleServerRequest(this, method, params, id),
+      onClose: (reason) => this.onPeerClose(reason),
+    });
+    void this.peer.start();
+    void deps.process.exited.then((exit) => this.onExit(exit));
+  }
+
+  call<M extends ClientMethod>(method: M, params: ClientMethods[M]["params"], timeoutMs?: number): Promise<ClientMethods[M]["result"]> {
+    return this.peer.request(method, params, timeoutMs === undefined ? {} : { timeoutMs }) as Promise<ClientMethods[M]["result"]>;
+  }
+
+  emit(turn: CodexTurn | undefined, draft: DraftPart, raw?: unknown): void {
+    const out = {
+      kind: draft.kind,
+      payload: draft.payload,
+      ...(this.threadId !== "" ? { harnessSessionId: this.threadId } : {}),
+      ...(turn !== undefined ? { turnId: turn.turnId } : {}),
+      ...(raw !== undefined ? { raw } : {}),
+    } as AdapterDraft;
+    try {
+      this.deps.sink.emit(out);
+    } catch (error) {
+      this.deps.log.log("error", "event sink threw", { error });
+    }
+  }
+
+  /**
+   * The turn a Codex turn id belongs to. Only `turn/started` (openOrBind) binds an unknown id to the
+   * active turn or opens an observed turn: other notifications may carry an older turn's id (e.g.
+   * the token usage replayed after thread/resume) and must not be adopted.
+   */
+  turnFor(nativeTurnId: string | null | undefined, openOrBind = false): CodexTurn | undefined {
+    if (nativeTurnId === null || nativeTurnId === undefined || this.finishedNative.has(nativeTurnId)) return undefined;
+    const active = this.active;
+    if (active !== undefined && !active.finished) {
+      if (active.nativeTurnId === nativeTurnId) return active;
+      if (openOrBind && active.nativeTurnId === undefined) {
+        this.bindNative(active, nativeTurnId);
+        return active;
+      }
+      return undefined;
+    }
+    if (!openOrBind) return undefined;
+    const turn = new CodexTurn(this.deps.ids.mint("turn"), "observed");
+    turn.nativeTurnId = nativeTurnId;
+    this.active = turn;
+    this.lastTurnId = turn.turnId;
+    this.emit(turn, part("state_update", { state: "running" }));
+    return turn;
+  }
+
+  bindNative(turn: CodexTurn, nativeTurnId: string): void {
+    if (turn.nativeTurnId !== undefined) return;
+    turn.nativeTurnId = nativeTurnId;
+    if (turn.pendingCancel) {
+      turn.pendingCancel = false;
+      void this.interrupt(turn);
+    }
+  }
+
+  /** Start a driven turn. Accepted once written; the outcome arrives as events. */
+  startTurn(input: PromptInput, extra: Partial<TurnStartParams>): SendTurnResult {
+    if (this.dead) throw new BatonError("harness_dead", `Codex app-server is not running (${this.deadReason ?? "dead"})`, { hint: "Re-open the harness; the thread is resumed." });
+    const turn = new CodexTurn(input.turnId, "driven");
+    this.active = turn;
+    this.lastTurnId = turn.turnId;
+    const additionalContext = syncContext(input.syncBlocks);
+    const params: TurnStartParams = {
+      ...extra,
+      threadId: this.threadId,
+      input: toUserInput(input.blocks),
+      ...(additionalContext !== undefined ? { additionalContext } : {}),
+    };
+    this.call("turn/start", params).then(
+      (result) => {
+        if (turn.finished) return;
+        this.bindNative(turn, result.turn.id);
+        const status = result.turn.status;
+        if (status !== "inProgress") this.notifications.dispatch("turn/completed", { threadId: this.threadId, turn: result.turn });
+      },
+      (error: unknown) => {
+        if (turn.finished || isBatonError(error, "harness_dead")) return;
+        this.emitError(turn, `Codex did not start the turn: ${describeError(error)}`, "turn_start_failed", false);
+        this.finish(turn, "failed");
+      },
+    );
+    return { accepted: true, effective: "new_turn" };
+  }
+
+  /** Steer the active turn (COD-04): only when the Baton turn matches and the Codex turn id is known. */
+  async steer(input: PromptInput): Promise<SendTurnResult> {
+    const turn = this.active;
+    if (turn === undefined || turn.finished || turn.turnId !== input.turnId) {
+      return { accepted: false, effective: "rejected", reason: "another turn is running" };
+    }
+    if (turn.nativeTurnId === undefined) return { accepted: false, effective: "rejected", reason: "the Codex turn id is not known yet" };
+    const additionalContext = syncContext(input.syncBlocks);
+    try {
+      await this.call(
+        "turn/steer",
+        { threadId: this.threadId, expectedTurnId: turn.nativeTurnId, input: toUserInput(input.blocks), ...(additionalContext !== undefined ? { additionalContext } : {}) },
+        CONTROL_TIMEOUT_MS,
+      );
+    } catch (error) {
+      return { accepted: false, effective: "rejected", reason: describeError(error) };
+    }
+    this.emit(turn, part("user_message", { messageId: input.messageId, content: [...input.blocks], delivery: "steer" }));
+    return { accepted: true, effective: "steer" };
+  }
+
+  async cancel(turnId: TurnId): Promise<void> {
+    const turn = this.active;
+    if (turn === undefined || turn.finished || turn.turnId !== turnId) return;
+    if (turn.nativeTurnId === undefined) {
+      turn.pendingCancel = true;
+      return;
+    }
+    await this.interrupt(turn);
+  }
+
+  /**
+   * Send turn/interrupt. The start response can precede the turn becoming interruptible; then
+   * Codex answers "no active turn" and the cancel stays pending until `turn/started`.
+   */
+  async interrupt(turn: CodexTurn): Promise<void> {
+    turn.pendingCancel = false;
+    if (turn.nativeTurnId === undefined || turn.finished || this.dead) return;
+    try {
+      await this.call("turn/interrupt", { threadId: this.threadId, turnId: turn.nativeTurnId }, CONTROL_TIMEOUT_MS);
+    } catch (error) {
+      if (!turn.finished && !turn.started && error instanceof JsonRpcError && /no active turn/i.test(error.message)) {
+        turn.pendingCancel = true;
+        return;
+      }
+      this.deps.log.log("warn", "turn/interrupt failed", { error, turnId: turn.turnId });
+    }
+  }
+
+  emitError(turn: CodexTurn | undefined, message: string, code: string | undefined, willRetry: boolean, raw?: unknown): void {
+    if (turn !== undefined && !willRetry) turn.errorShown = true;
+    this.emit(turn, part("_baton_error_update", { message, ...(code !== undefined ? { code } : {}), willRetry }), raw);
+  }
+
+  noteFatal(turn: CodexTurn, message: string): void {
+    turn.fatalError = message;
+    if (turn.fallbackTimer !== undefined) return;
+    turn.fallbackTimer = this.deps.clock.setTimeout(() => this.finish(turn, "failed"), FATAL_FALLBACK_MS);
+  }
+
+  /** Close a turn exactly once: dangling items, empty-turn notice, then the one idle terminal. */
+  finish(turn: CodexTurn, stopReason: string, raw?: unknown): void {
+    if (turn.finished) return;
+    turn.finished = true;
+    if (turn.fallbackTimer !== undefined) this.deps.clock.clearTimeout(turn.fallbackTimer);
+    for (const controller of turn.interactions) controller.abort();
+    turn.interactions.clear();
+    for (const [messageId, text] of turn.openMessages) this.emit(turn, part("agent_message", { messageId, content: text === "" ? [] : [{ type: "text", text }] }));
+    for (const [messageId, text] of turn.openThoughts) this.emit(turn, part("agent_thought", { messageId, content: [{ type: "text", text }] }));
+    for (const toolCallId of turn.openTools) this.emit(turn, part("tool_call_update", { toolCallId, status: "failed" }));
+    turn.openMessages.clear();
+    turn.openThoughts.clear();
+    turn.openTools.clear();
+    if (stopReason === "end_turn" && !turn.visible) {
+      this.emit(turn, part("_baton_notice", { level: "warning", title: "Codex returned an empty turn (no output)" }));
+    }
+    this.emit(turn, part("state_update", { state: "idle", stopReason }), raw);
+    if (turn.nativeTurnId !== undefined) this.finishedNative.add(turn.nativeTurnId);
+    if (this.active === turn) this.active = undefined;
+  }
+
+  /** Ask the host (IX-01); the item is recorded as "asked" for the bypass heuristic (IX-10). */
+  async ask(draft: InteractionDraft, nativeTurnId: string | null, itemId: string, requestId: RpcId, raw: unknown): Promise<InteractionResolution> {
+    const turn = this.turnFor(nativeTurnId) ?? (this.active?.finished === false ? this.active : undefined);
+    if (turn === undefined) return { outcome: "cancelled", reason: "turn" };
+    turn.asked.add(itemId);
+    const controller = new AbortController();
+    turn.interactions.add(controller);
+    this.pendingRequests.set(String(requestId), controller);
+    try {
+      return await this.deps.interactions.request(draft, { turnId: turn.turnId, harnessSessionId: this.threadId, signal: controller.signal, raw });
+    } catch (error) {
+      this.deps.log.log("warn", "interaction handler failed; answering cancel", { error, turnId: turn.turnId });
+      return { outcome: "cancelled", reason: "requester" };
+    } finally {
+      turn.interactions.delete(controller);
+      this.pendingRequests.delete(String(requestId));
+    }
+  }
+
+  /** IX-07: one warning per unrecognized decision shape per thread. */
+  warnShape(shape: string): void {
+    if (this.warnedShapes.has(shape)) return;
+    this.warnedShapes.add(shape);
+    this.emit(this.active, part("_baton_notice", { level: "warning", title: "Unrecognized approval choices from codex", detail: shape }));
+  }
+
+  private onPeerClose(reason: string): void {
+    if (this.closing || this.dead) return;
+    const grace = new Promise<void>((resolve) => this.deps.clock.setTimeout(resolve, EXIT_GRACE_MS));
+    void Promise.race([this.deps.process.exited, grace]).then(() => this.markDead(`${reason}; ${describeExit(this.deps.process.exitInfo())}`));
+  }
+
+  private onExit(exit: ExitInfo): void {
+    if (this.closing) return;
+    this.markDead(`codex app-server ${describeExit(exit)}`);
+    this.peer.close(`process ${describeExit(exit)}`);
+  }
+
+  /** A dead app-server: one error and one failed terminal for the active turn; the handle is then unusable. */
+  private markDead(reason: string): void {
+    if (this.dead || this.closing) return;
+    this.dead = true;
+    this.deadReason = reason;
+    this.deps.log.log("error", `codex app-server died: ${reason}`);
+    const turn = this.active;
+    if (turn !== undefined && !turn.finished) {
+      this.emitError(turn, `Codex app-server stopped unexpectedly (${reason})`, "harness_dead", false);
+      this.finish(turn, "failed");
+    }
+    this.deps.process.kill("SIGKILL");
+  }
+
+  /** Host close: the active turn ends as cancelled, then the process is stopped (stdin EOF, then signals). */
+  async close(): Promise<void> {
+    const turn = this.active;
+    if (turn !== undefined && !turn.finished) this.finish(turn, "cancelled");
+    await this.shutdown();
+  }
+
+  /** Stop the process without emitting anything (also used when open fails). */
+  async shutdown(): Promise<void> {
+    this.closing = true;
+    this.peer.close("closed by Baton");
+    const process = this.deps.process;
+    const waitExit = (ms: number) =>
+      Promise.race([process.exited.then(() => true), new Promise<boolean>((resolve) => this.deps.clock.setTimeout(() => resolve(false), ms))]);
+    if (await waitExit(2_000)) return;
+    process.kill("SIGTERM");
+    if (await waitExit(1_000)) return;
+    process.kill("SIGKILL");
+    await waitExit(1_000);
+  }
+}
