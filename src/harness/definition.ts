@@ -1,5 +1,6 @@
 /** HAR-02/03: what a harness type is, and the concrete targets built from configuration. */
 import type { HarnessAdapter } from "./contract.ts";
+import type { HarnessSessionInspector } from "./inspector.ts";
 import type { Logger } from "../shared/log.ts";
 
 /** A configured concrete target (`codex`, `claude`, `codex-work`, …) of one harness type. */
@@ -35,4 +36,6 @@ export interface HarnessDefinition {
   create(context: HarnessCreateContext): HarnessAdapter;
   /** Resolve the executable without starting a session (doctor, admission errors). */
   probeExecutable(target: HarnessTarget, env: Readonly<Record<string, string>>): Promise<ExecutableReport>;
+  /** Reads this harness's own sessions for adoption (NAT-02); absent when it cannot. */
+  readonly inspector?: HarnessSessionInspector;
 }

@@ -20,6 +20,9 @@ export type BatonErrorCode =
   | "timeout"
   | "not_pending"
   | "busy"
+  | "native_unreadable"
+  | "native_incomplete"
+  | "native_diverged"
   | "internal";
 
 export class BatonError extends Error {

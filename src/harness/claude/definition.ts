@@ -2,6 +2,7 @@
 import type { HarnessDefinition } from "../definition.ts";
 import { ClaudeAdapter } from "./adapter.ts";
 import { probeClaudeExecutable } from "./executable.ts";
+import { claudeInspector } from "./inspector.ts";
 
 function inheritedEnv(): Record<string, string> {
   const out: Record<string, string> = {};
@@ -26,4 +27,5 @@ export const claudeDefinition: HarnessDefinition = {
   probeExecutable(target, env) {
     return probeClaudeExecutable(target.settings, env);
   },
+  inspector: claudeInspector,
 };
