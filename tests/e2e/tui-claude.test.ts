@@ -1,0 +1,144 @@
+/**
+ * The real `baton` (bin/baton.cjs → Bun → src/app/main.ts) in a private tmux server, driving the real Claude
+ * Code against the mock Anthropic server: a working session typed key by key and read back from the screen.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
+import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
+import { allMessageText, lastUserText, reply } from "../support/mock-anthropic/script.ts";
+import { EXIT_MARKER, processesIn, Tmux } from "../support/tmux.ts";
+
+const ROOT = path.resolve(import.meta.dir, "../..");
+const LAUNCHER = path.join(ROOT, "bin", "baton.cjs");
+
+let mock: MockAnthropic;
+let env: ClaudeTestEnv | undefined;
+let tmux: Tmux | undefined;
+
+beforeAll(async () => {
+  mock = await startMockAnthropic();
+});
+afterAll(async () => {
+  tmux?.kill();
+  await mock.stop();
+  env?.cleanup();
+});
+
+function startBaton(claudeEnv: ClaudeTestEnv, args: readonly string[] = []): Tmux {
+  // A second target of the same harness lets a follow-up queue behind a running turn and receive the relay.
+  fs.writeFileSync(path.join(claudeEnv.batonHome, "config.yaml"), "defaultAgent: claude\ntargets:\n  claude-b:\n    harness: claude\n");
+  return Tmux.start({
+    command: ["node", LAUNCHER, ...args],
+    env: { ...claudeEnv.env, TERM: "screen-256color", LANG: "C.UTF-8" },
+    cwd: claudeEnv.cwd,
+    width: 100,
+    height: 30,
+  });
+}
+
+describe("baton TUI with the real Claude Code (tmux)", () => {
+  test("stream, approve, plan mode, /model, Esc, queued follow-up with relay, resize, Ctrl+C twice", async () => {
+    env = makeClaudeEnv({ baseUrl: mock.url });
+    await mock.script(
+      reply.text("Streaming hello from the mock model, one small piece at a time.", { chunkSize: 6, chunkDelayMs: 60, match: { lastUserIncludes: "say hello" } }),
+      reply.tool("Bash", { command: "echo approved-run > ran.txt && cat ran.txt", description: "write ran.txt" }, { match: { lastUserIncludes: "run the command" } }),
+      reply.text("The command ran.", { match: { hasToolResult: true } }),
+      reply.text("word ".repeat(80), { chunkSize: 5, chunkDelayMs: 80, match: { lastUserIncludes: "long story" } }),
+      reply.text("Counting: one, two, three, four, five, six, seven.", { chunkSize: 4, chunkDelayMs: 80, match: { lastUserIncludes: "count slowly" } }),
+      reply.text("B here: claude counted to seven.", { match: { lastUserIncludes: "what did claude say" } }),
+    );
+    const t = (tmux = startBaton(env));
+
+    // Startup: header with the session id, idle activity, the composer and the footer.
+    await t.waitFor(/Message Claude Code .*Ctrl\+J newline/);
+    const first = await t.waitFor(/baton · session bs_\w+/);
+    const sessionId = /baton · session (bs_\w+)/.exec(first)?.[1];
+    expect(sessionId).toBeDefined();
+    expect(first).toContain("claude · idle");
+    expect(first).toMatch(/queue:0/);
+
+    // A prompt streams: a partial answer is on screen before the whole one.
+    t.type("say hello");
+    t.keys("Enter");
+    const partial = await t.waitFor(/Streaming hello/);
+    expect(partial).not.toContain("one small piece at a time.");
+    await t.waitFor("one small piece at a time.");
+    // The terminal title follows the session's display title (its first prompt).
+    for (let i = 0; i < 200 && t.title() !== "say hello"; i++) await Bun.sleep(25);
+    expect(t.title()).toBe("say hello");
+
+    // An approval card; 1 allows; the command runs and its output shows.
+    t.type("run the command");
+    t.keys("Enter");
+    const card = await t.waitFor("1. Allow once", 20_000);
+    expect(card).toContain("echo approved-run > ran.txt");
+    t.keys("1");
+    await t.waitFor("The command ran.", 20_000);
+    const ran = t.capture();
+    expect(ran).toContain("Ran");
+    expect(ran).toContain("approved-run");
+    expect(fs.readFileSync(path.join(env.cwd, "ran.txt"), "utf8")).toBe("approved-run\n");
+
+    // Shift+Tab shows plan mode; again leaves it.
+    t.keys("BTab");
+    await t.waitFor("plan mode (shift+tab to cycle)");
+    t.keys("BTab");
+    await t.waitFor("plan mode off");
+
+    // /model: a picker of Claude's models; filter and choose one; it applies to the next turn.
+    t.type("/model");
+    t.keys("Enter");
+    await t.waitFor("Claude Code model");
+    t.type("haiku");
+    await t.waitFor(/❯ Haiku/);
+    t.keys("Enter");
+    await t.waitFor("(takes effect next turn)");
+
+    // Esc interrupts a running turn.
+    t.type("tell me a long story");
+    t.keys("Enter");
+    await t.waitFor(/word word word/, 20_000);
+    await t.waitFor("Esc to interrupt");
+    t.keys("Escape");
+    await t.waitFor(/claude · \S+ · idle|claude · idle/, 15_000);
+    const story = (await mock.modelRequests()).find((r) => lastUserText(r.body).includes("long story"));
+    expect((story?.body as { model?: string }).model).toContain("haiku");
+
+    // A follow-up for another target queues behind the running turn, then runs and gets the relay.
+    t.type("count slowly");
+    t.keys("Enter");
+    await t.waitFor("Counting:", 20_000);
+    t.type("/claude-b what did claude say?");
+    t.keys("Enter");
+    const queued = await t.waitFor("queue:1");
+    expect(queued).toContain("what did claude say?");
+    await t.waitFor("B here: claude counted to seven.", 30_000);
+    const relayed = (await mock.modelRequests()).find((r) => lastUserText(r.body).includes("what did claude say"));
+    expect(allMessageText(relayed?.body)).toContain("count slowly");
+    expect(t.capture()).toContain("queue:0");
+
+    // Resize: everything is laid out again at 80x24.
+    t.resize(80, 24);
+    const small = await t.waitFor(/^╰─{78}╯$/m);
+    const rows = small.replace(/\n$/, "").split("\n");
+    expect(rows).toHaveLength(24);
+    expect(rows[23]).toContain("queue:0");
+    expect(small).toContain("cwd:");
+
+    // Ctrl+C clears a draft; twice within 1.5 s exits: the session closes (no Claude process left), the
+    // terminal is restored and the hints print.
+    t.type("a draft to drop");
+    await t.waitFor("a draft to drop");
+    t.keys("C-c");
+    const cleared = await t.waitFor("Press Ctrl+C again to exit");
+    expect(cleared).not.toContain("a draft to drop");
+    t.keys("C-c");
+    const end = await t.waitFor(EXIT_MARKER, 20_000);
+    expect(end).toContain(`Resume this session with: baton -s ${sessionId}`);
+    expect(end).toContain(`Fork this session with: baton fork ${sessionId}`);
+    expect(end).toContain(`${EXIT_MARKER}0]`);
+    expect(processesIn(env.cwd, "claude")).toEqual([]);
+  }, 110_000);
+});
