@@ -54,7 +54,7 @@ describe("baton (TUI) before the screen", () => {
 
   test("a session locked by a live process fails with a plain-text error, exit 1", async () => {
     const home = makeTestHome();
-    let holder: ReturnType<typeof Bun.spawn> | undefined;
+    let holder: Bun.Subprocess<"ignore", "pipe", "inherit"> | undefined;
     try {
       env = { ...env, BATON_HOME: home.home };
       cwd = home.cwd;
@@ -75,7 +75,7 @@ describe("baton (TUI) before the screen", () => {
           `setInterval(() => undefined, 1000);`,
         ].join("\n"),
       );
-      holder = Bun.spawn([process.execPath, script], { stdout: "pipe", stderr: "inherit" });
+      holder = Bun.spawn([process.execPath, script], { stdin: "ignore", stdout: "pipe", stderr: "inherit" });
       const reader = holder.stdout.getReader();
       expect(new TextDecoder().decode((await reader.read()).value)).toContain("locked");
       const result = await run(["tui", "-s", session.ref.batonSessionId], true);

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { HarnessRegistry } from "../../src/harness/registry.ts";
 import { readLedgerFile } from "../../src/store/index.ts";
+import type { TurnId } from "../../src/shared/ids.ts";
 import { IMPLEMENT_PLAN_TEXT } from "../../src/tui/index.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { makeTestHome, openTestSession } from "../support/session-host.ts";
@@ -102,8 +103,8 @@ describe("Baton screen: sessions and control commands", () => {
     try {
       const crashed = await openTestSession(home, { definitions: [fakeDefinition({ turns: [] })] });
       const append = crashed.controller.pipeline.append;
-      append({ kind: "user_message", payload: { messageId: "m_1", content: [{ type: "text", text: "earlier prompt" }] }, source: { type: "user" }, turnId: "t_1", harnessTargetId: "fake" });
-      append({ kind: "state_update", payload: { state: "running" }, source: { type: "baton" }, turnId: "t_1", harnessTargetId: "fake" });
+      append({ kind: "user_message", payload: { messageId: "m_1", content: [{ type: "text", text: "earlier prompt" }] }, source: { type: "user" }, turnId: "t_1" as TurnId, harnessTargetId: "fake" });
+      append({ kind: "state_update", payload: { state: "running" }, source: { type: "baton" }, turnId: "t_1" as TurnId, harnessTargetId: "fake" });
       await crashed.ledger.close();
       crashed.lock.release();
       mounted = await mountBaton({ home, choice: { kind: "id", id: crashed.ref.batonSessionId } });
