@@ -32,6 +32,8 @@ export interface CodexAdapterOptions {
   readonly clientVersion?: string;
   /** Where the installed @openai/codex package is looked up from (tests); null disables that step. */
   readonly installedFrom?: string | null;
+  /** The process port (tests pass an in-memory app-server). */
+  readonly spawn?: typeof spawnAppServer;
 }
 
 const CAPABILITIES: Capabilities = Object.freeze({
@@ -96,7 +98,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
       ...(options.effort !== undefined ? { effort: options.effort } : {}),
       ...(options.mode !== undefined ? { mode: options.mode } : {}),
     });
-    const process = spawnAppServer(report.argv, { cwd: options.cwd, env: options.env, log });
+    const process = (this.options.spawn ?? spawnAppServer)(report.argv, { cwd: options.cwd, env: options.env, log });
     const session = new CodexSession({
       process,
       sink,

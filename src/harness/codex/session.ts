@@ -39,6 +39,14 @@ const FATAL_FALLBACK_MS = 3_000;
 /** How long a closed stdout waits for the exit status before reporting the death. */
 const EXIT_GRACE_MS = 300;
 
+/** Process-management waits use real timers (not the clock port): they bound OS effects, not domain time. */
+function realDelay<T>(ms: number, value: T): Promise<T> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(value), ms);
+    timer.unref?.();
+  });
+}
+
 export function toUserInput(blocks: readonly PromptBlock[]): UserInput[] {
   const out: UserInput[] = [];
   for (const block of blocks) if (block.type === "text") out.push({ type: "text", text: block.text, text_elements: [] });
@@ -280,8 +288,7 @@ export class CodexSession {
 
   private onPeerClose(reason: string): void {
     if (this.closing || this.dead) return;
-    const grace = new Promise<void>((resolve) => this.deps.clock.setTimeout(resolve, EXIT_GRACE_MS));
-    void Promise.race([this.deps.process.exited, grace]).then(() => this.markDead(`${reason}; ${describeExit(this.deps.process.exitInfo())}`));
+    void Promise.race([this.deps.process.exited, realDelay(EXIT_GRACE_MS, undefined)]).then(() => this.markDead(`${reason}; ${describeExit(this.deps.process.exitInfo())}`));
   }
 
   private onExit(exit: ExitInfo): void {
@@ -316,8 +323,7 @@ export class CodexSession {
     this.closing = true;
     this.peer.close("closed by Baton");
     const process = this.deps.process;
-    const waitExit = (ms: number) =>
-      Promise.race([process.exited.then(() => true), new Promise<boolean>((resolve) => this.deps.clock.setTimeout(() => resolve(false), ms))]);
+    const waitExit = (ms: number) => Promise.race([process.exited.then(() => true), realDelay(ms, false)]);
     if (await waitExit(2_000)) return;
     process.kill("SIGTERM");
     if (await waitExit(1_000)) return;
