@@ -354,6 +354,24 @@ describe.skipIf(CODEX_BIN === undefined)("codex adapter against the real codex a
     expect((await h.adapter.getConfig(h.handle)).find((o) => o.id === "model")?.value).toBe("mock-model");
   });
 
+  test("textgen: structured output on an ephemeral thread of a separate app-server, leaving no rollout", async () => {
+    const h = await start();
+    await mock.script([{ kind: "text", text: "live reply" }]);
+    const live = prompt("a live turn first");
+    expect(await runTurn(h, live)).toBe("end_turn");
+    const before = h.sink.drafts.length;
+    await mock.script([{ kind: "text", text: JSON.stringify({ title: "Fix the login bug" }) }]);
+    const schema = { type: "object", properties: { title: { type: "string" } }, required: ["title"], additionalProperties: false };
+    const result = await h.adapter.generateStructured({ prompt: "Title this session", schema, cwd: h.home.workdir });
+    expect(result).toEqual({ title: "Fix the login bug" });
+    const request = (await mock.requests()).at(-1)!;
+    expect(JSON.stringify((request.body as { text?: unknown }).text)).toContain("json_schema");
+    expect(inputMessages(request).at(-1)).toEqual({ role: "user", text: "Title this session" });
+    const rollouts = fs.existsSync(path.join(h.home.codexHome, "sessions")) ? fs.readdirSync(path.join(h.home.codexHome, "sessions"), { recursive: true }).filter((f) => String(f).endsWith(".jsonl")) : [];
+    expect(rollouts).toHaveLength(1); // the live thread's only: the ephemeral thread writes none
+    expect(h.sink.drafts.length).toBe(before);
+  });
+
   test("an image block fails admission with prompt_unsupported naming image", async () => {
     const adapter = new CodexAdapter();
     const input: PromptInput = { ...prompt("look"), blocks: [{ type: "text", text: "look" }, { type: "image", mimeType: "image/png", data: "AAAA" }] };

@@ -3,7 +3,7 @@
  * A handle whose app-server died stays dead: `sendTurn` then throws BatonError("harness_dead")
  * before accepting, and the host re-opens with the stored resumeState (the thread is resumed).
  */
-import { supportedPromptBlocks, SUPPORTED, type ApprovalRouting, type Capabilities, type Compactable, type Configurable, type Reconcilable, type ReconcileResult, type SessionConfigOption } from "../capabilities.ts";
+import { supportedPromptBlocks, SUPPORTED, type ApprovalRouting, type Capabilities, type Compactable, type Configurable, type Reconcilable, type ReconcileResult, type SessionConfigOption, type TextGenerating, type TextGenRequest } from "../capabilities.ts";
 import { unsupportedBlocks, type BindingSink, type EventSink, type HarnessAdapter, type HarnessHandle, type HarnessOpenOptions, type PromptInput, type ResumeState, type SendTurnResult } from "../contract.ts";
 import { BatonError, describeError, isBatonError } from "../../shared/errors.ts";
 import type { HandleId, TurnId } from "../../shared/ids.ts";
@@ -13,6 +13,7 @@ import { resolveCodexCommand } from "./executable.ts";
 import { JsonRpcError, type WireTrace } from "./jsonrpc.ts";
 import { describeExit, spawnAppServer } from "./process.ts";
 import { CodexSession } from "./session.ts";
+import { generateStructuredWithCodex } from "./textgen.ts";
 import { CodexTurn } from "./turn.ts";
 import { RECONCILE_TIMEOUT_MS, SETUP_TIMEOUT_MS } from "./wire.ts";
 import type { ThreadStartParams } from "./protocol/v2/ThreadStartParams";
@@ -22,6 +23,13 @@ import type { SandboxMode } from "./protocol/v2/SandboxMode";
 import type { ApprovalsReviewer } from "./protocol/v2/ApprovalsReviewer";
 
 export const RESUME_STATE_VERSION = 1;
+
+/** The user's environment, for textgen before any open (the host normally passes it on open). */
+function inheritedEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) out[key] = value;
+  return out;
+}
 
 export interface CodexAdapterOptions {
   /** The target's `harnesses.codex` settings: `command`, `approvalPolicy`, `sandbox`, `approvalsReviewer`. */
@@ -38,6 +46,7 @@ export interface CodexAdapterOptions {
 
 const CAPABILITIES: Capabilities = Object.freeze({
   compact: SUPPORTED,
+  textgen: SUPPORTED,
   sync: SUPPORTED,
   config: SUPPORTED,
   reconcile: SUPPORTED,
@@ -61,13 +70,15 @@ const APPROVAL_POLICIES = ["untrusted", "on-request", "on-failure", "never"];
 const SANDBOX_MODES: readonly SandboxMode[] = ["read-only", "workspace-write", "danger-full-access"];
 const REVIEWERS: readonly ApprovalsReviewer[] = ["user", "auto_review", "guardian_subagent"];
 
-export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, Reconcilable, ApprovalRouting {
+export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, Reconcilable, ApprovalRouting, TextGenerating {
   readonly capabilities: Capabilities = CAPABILITIES;
   private readonly settings: Readonly<Record<string, unknown>>;
   private readonly log: Logger;
   private readonly options: CodexAdapterOptions;
   private readonly sessions = new Map<HandleId, CodexSession>();
   private config: CodexConfig = new CodexConfig({});
+  /** The environment of the last open (textgen runs with the same one). */
+  private lastEnv: Readonly<Record<string, string>> | undefined;
 
   constructor(options: CodexAdapterOptions = {}) {
     this.options = options;
@@ -98,6 +109,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
       ...(options.effort !== undefined ? { effort: options.effort } : {}),
       ...(options.mode !== undefined ? { mode: options.mode } : {}),
     });
+    this.lastEnv = options.env;
     const process = (this.options.spawn ?? spawnAppServer)(report.argv, { cwd: options.cwd, env: options.env, log });
     const session = new CodexSession({
       process,
@@ -238,6 +250,17 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
     } catch (error) {
       return { state: "unknown", detail: describeError(error) };
     }
+  }
+
+  /** One-shot structured output on an ephemeral thread of a separate app-server (no rollout, no resume). */
+  async generateStructured(request: TextGenRequest): Promise<unknown> {
+    const env = this.lastEnv ?? inheritedEnv();
+    const report = resolveCodexCommand(this.settings, env, this.options.installedFrom === undefined ? {} : { installedFrom: this.options.installedFrom });
+    if (!report.ok) throw new BatonError("harness_missing", `Codex is not installed or not configured. Searched: ${report.searched.join("; ")}.`, { hint: report.hint });
+    return generateStructuredWithCodex(
+      { argv: report.argv, env, log: this.log, spawn: this.options.spawn ?? spawnAppServer, clientVersion: this.options.clientVersion ?? "0.1.0" },
+      request,
+    );
   }
 
   /** IX-08: the route Codex reported for this thread, never Baton's config. */
