@@ -34,7 +34,8 @@ function chunks(text: string, size: number): string[] {
 }
 
 type Event = { type: string; [key: string]: unknown };
-type Step = Event | { delay: number };
+type Step = Event | { type: "__delay"; ms: number };
+const delay = (ms: number): Step => ({ type: "__delay", ms });
 
 function steps(reply: MockReply, responseId: string): Step[] {
   const created: Event = { type: "response.created", response: { id: responseId } };
@@ -64,7 +65,7 @@ function steps(reply: MockReply, responseId: string): Step[] {
       out.push({ type: "response.output_item.added", output_index: index, item: { type: "message", id, role: "assistant", content: [] } });
       const pieces = chunks(reply.text, reply.chunkSize ?? Math.max(1, Math.ceil(reply.text.length / 3)));
       pieces.forEach((delta, i) => {
-        if (i > 0 && (reply.delayMs ?? 0) > 0) out.push({ delay: reply.delayMs as number });
+        if (i > 0 && (reply.delayMs ?? 0) > 0) out.push(delay(reply.delayMs as number));
         out.push({ type: "response.output_text.delta", item_id: id, output_index: index, content_index: 0, delta });
       });
       out.push({
@@ -91,7 +92,7 @@ function steps(reply: MockReply, responseId: string): Step[] {
     case "fail":
       return [created, { type: "response.failed", response: { id: responseId, error: { code: reply.code ?? "server_error", message: reply.message } } }];
     case "hang":
-      return [created, { delay: 3_600_000 }];
+      return [created, delay(3_600_000)];
     case "http_error":
       return [];
   }
@@ -104,8 +105,8 @@ function sse(plan: Step[], entry: MockRequest): Response {
     async start(controller) {
       for (const step of plan) {
         if (cancelled) return;
-        if ("delay" in step) {
-          const until = Date.now() + step.delay;
+        if (step.type === "__delay") {
+          const until = Date.now() + (step.ms as number);
           while (!cancelled && Date.now() < until) await sleep(Math.min(20, until - Date.now()));
           continue;
         }
