@@ -26,7 +26,10 @@ export interface NativeSessionInfo {
   readonly id: string;
   /** Where the native session says it ran. */
   readonly cwd?: string;
+  /** A title the user gave it (not a generated summary). */
   readonly title?: string;
+  /** Its first prompt, to tell sessions apart. */
+  readonly preview?: string;
   /** Where it is stored (a rollout or transcript path), when the harness says; distinguishes copies. */
   readonly location?: string;
 }

@@ -1,5 +1,6 @@
 /**
- * `baton fork [bs_id|--last] [--cwd DIR]` and `baton resume [bs_id]` (CLI-03/04). Fork is pure storage:
+ * `baton fork [bs_id|native-id|--last] [--cwd DIR]` and `baton resume [bs_id|native-id]` (CLI-03/04). A native
+ * id (Codex thread, Claude Code session; `cx:`/`cc:` to pin the harness) is adopted first (NAT-06/08). Fork is pure storage:
  * the logical prefix (through the last moment no turn was running) is copied into a new session under
  * the invoking directory's project; its first turn starts a fresh native session and receives the
  * history through context delivery.
@@ -13,6 +14,7 @@ import { batonHome } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import { projectionFold } from "../open-session.ts";
 import { displayTitle } from "../../store/display.ts";
+import { describeAdoption, resolveSessionArg } from "./session-arg.ts";
 import { EXIT, parse, reportError, UsageError } from "./shared.ts";
 import { runTuiCommand } from "./tui.ts";
 
@@ -21,9 +23,9 @@ export async function runFork(argv: readonly string[], io: CliIo): Promise<numbe
     const { values, positionals } = parse(argv, { last: { type: "boolean" }, cwd: { type: "string" } });
     const cwd = path.resolve(io.cwd, values.cwd ?? ".");
     const store = createSessionStore({ home: batonHome(io.env), clock: systemClock, ids: createUlidSource() });
-    if (positionals.length > 1 || (values.last && positionals.length > 0)) throw new UsageError("usage: baton fork [bs_id | --last] [--cwd DIR]");
+    if (positionals.length > 1 || (values.last && positionals.length > 0)) throw new UsageError("usage: baton fork [bs_id | native-id | --last] [--cwd DIR]");
     const source = positionals[0]
-      ? store.findSession(positionals[0])
+      ? await sourceFor(io, store, positionals[0], values.cwd)
       : values.last
         ? latest(store, cwd)
         : await pick(io, store, cwd, "Fork a previous session");
@@ -42,15 +44,37 @@ export async function runFork(argv: readonly string[], io: CliIo): Promise<numbe
 export async function runResume(argv: readonly string[], io: CliIo): Promise<number> {
   try {
     const { values, positionals } = parse(argv, { cwd: { type: "string" } });
-    if (positionals.length > 1) throw new UsageError("usage: baton resume [bs_id]");
+    if (positionals.length > 1) throw new UsageError("usage: baton resume [bs_id | native-id]");
     const cwd = path.resolve(io.cwd, values.cwd ?? ".");
     const store = createSessionStore({ home: batonHome(io.env), clock: systemClock, ids: createUlidSource() });
-    const ref = positionals[0] ? store.findSession(positionals[0]) : await pick(io, store, cwd, "Resume a session");
+    let ref: SessionRef | undefined;
+    if (positionals[0]) {
+      const resolved = await resolveSessionArg(io, store, positionals[0], values.cwd);
+      if (resolved.kind === "native") {
+        const id = resolved.adoption.ref.batonSessionId;
+        io.stdout.write(describeAdoption(resolved.adoption));
+        if (!io.stdout.isTTY || !io.stdinIsTTY) {
+          io.stdout.write(`open it with: baton -s ${id}   (or: baton exec --session ${id} "…")\n`);
+          return EXIT.ok;
+        }
+      }
+      ref = resolved.kind === "native" ? resolved.adoption.ref : resolved.ref;
+    } else {
+      ref = await pick(io, store, cwd, "Resume a session");
+    }
     if (!ref) return EXIT.ok;
     return runTuiCommand(["--session", ref.batonSessionId, ...(values.cwd ? ["--cwd", values.cwd] : [])], io);
   } catch (error) {
     return reportError(io, error);
   }
+}
+
+/** The fork source: a Baton session, or the owner of an adopted native session (adopted first). */
+async function sourceFor(io: CliIo, store: SessionStore, arg: string, cwd: string | undefined): Promise<SessionRef> {
+  const resolved = await resolveSessionArg(io, store, arg, cwd);
+  if (resolved.kind === "baton") return resolved.ref;
+  io.stdout.write(describeAdoption(resolved.adoption));
+  return resolved.adoption.ref;
 }
 
 function latest(store: SessionStore, cwd: string): SessionRef {

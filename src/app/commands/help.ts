@@ -32,9 +32,12 @@ Commands:
       Sessions of this directory's project (all projects with --all), newest first;
       --tree shows forks under the session they came from.
         baton sessions --json
-  baton resume [bs_id]
+  baton resume [bs_id | native-id]
       Open a session in the terminal UI (no id: pick one of this directory's sessions).
-  baton fork [bs_id | --last] [--cwd DIR]
+      A Codex thread or Claude Code session id (cx:<id> / cc:<id> to say which) is imported
+      first, read-only; its next turn continues that native session.
+        baton resume cc:0f6c2a1e-5b7d-4c1a-9f3e-2d8b7a6c5e4f
+  baton fork [bs_id | native-id | --last] [--cwd DIR]
       Copy a session (through its last finished turn) into a new session under this directory.
       The fork's first turn starts fresh agent sessions and hands them the history.
         baton fork --last

@@ -173,8 +173,15 @@ async function sessionInfo(id: string, file: string, entries: readonly SessionSt
   const info = await getSessionInfo(id, { sessionStore: readOnlyStore(id, entries) }).catch(() => undefined);
   const cwdLine = entries.find((entry) => typeof entry["cwd"] === "string");
   const cwd = info?.cwd ?? (cwdLine?.["cwd"] as string | undefined);
-  const title = info?.customTitle ?? info?.summary;
-  return { id, location: file, ...(cwd === undefined ? {} : { cwd }), ...(title === undefined || title === "" ? {} : { title }) };
+  const title = info?.customTitle;
+  const preview = info?.firstPrompt;
+  return {
+    id,
+    location: file,
+    ...(cwd === undefined ? {} : { cwd }),
+    ...(title === undefined || title === "" ? {} : { title }),
+    ...(preview === undefined || preview === "" ? {} : { preview }),
+  };
 }
 
 export const claudeInspector: HarnessSessionInspector = {
