@@ -113,7 +113,9 @@ async function runOneTurn(
   let code: number;
   try {
     const outcome = await controller.submit(targetId, [{ type: "text", text: prompt }], { displayText: prompt });
-    code = outcome === "completed" ? EXIT.ok : outcome === "interrupted" ? EXIT.interrupted : EXIT.failed;
+    // 130 only when the user interrupted; a turn the harness itself cancelled (e.g. after a denied
+    // approval) did not complete: 1.
+    code = outcome === "completed" ? EXIT.ok : outcome === "interrupted" && interrupted ? EXIT.interrupted : EXIT.failed;
   } catch (error) {
     printer.endLine();
     io.stderr.write(`baton: ${describeError(error)}\n`);

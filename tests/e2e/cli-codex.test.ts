@@ -1,0 +1,168 @@
+/**
+ * Issue 4 end to end through the CLI: the real `baton` process driving the real `codex app-server`
+ * against the project's mock Responses API. Asserts on what the mock received and on the ledger.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
+import { runBaton, spawnBaton, waitUntil } from "../support/baton-process.ts";
+
+let mock: MockResponses;
+let home: CodexHome;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  mock = await startMockResponses();
+});
+afterAll(async () => {
+  await mock.stop();
+  home?.cleanup();
+});
+beforeEach(async () => {
+  await mock.reset();
+  home?.cleanup();
+  // Codex's own configuration asks before escalating out of the read-only sandbox.
+  home = makeCodexHome({ baseUrl: mock.baseUrl, approvalPolicy: "on-request", sandboxMode: "read-only" });
+  env = { ...home.env, BATON_HOME: path.join(home.root, "baton"), BATON_DEFAULT_AGENT: "codex" };
+});
+
+const exec = (args: string[]) => runBaton(["exec", ...args], { env, cwd: home.workdir, stdin: "" });
+const sessionOf = (stderr: string) => /baton: session (bs_\w+) turn/.exec(stderr)?.[1] ?? "";
+
+function ledgerOf(sessionId: string): { kind: string; payload: Record<string, unknown>; turnId?: string }[] {
+  const projects = path.join(env["BATON_HOME"]!, "projects");
+  for (const project of readdirSync(projects)) {
+    const file = path.join(projects, project, "sessions", sessionId, "session.jsonl");
+    if (existsSync(file)) return readFileSync(file, "utf8").trim().split("\n").map((line) => JSON.parse(line));
+  }
+  throw new Error(`no ledger for ${sessionId}`);
+}
+
+const requestText = (request: { body: unknown }) => JSON.stringify(request.body);
+
+describe("baton exec --agent codex", () => {
+  test("completes a text turn", async () => {
+    await mock.script([{ kind: "text", text: "Hello from Codex." }]);
+    const result = await exec(["--agent", "codex", "say hello"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("Hello from Codex.\n");
+    expect(result.stderr).toMatch(/turn t_\w+ end_turn$/m);
+    const requests = await mock.requests();
+    expect(requestText(requests[0]!)).toContain("say hello");
+  }, 60_000);
+
+  test("a command needing approval runs with --approve allow (file on disk) and not with --approve deny (declined)", async () => {
+    await mock.script([{ kind: "exec", cmd: "echo yes > allowed.txt", escalate: true }, { kind: "text", text: "created" }]);
+    const allowed = await exec(["--approve", "allow", "create the file"]);
+    expect(allowed.code).toBe(0);
+    expect(existsSync(path.join(home.workdir, "allowed.txt"))).toBe(true);
+
+    await mock.reset();
+    await mock.script([{ kind: "exec", cmd: "echo no > denied.txt", escalate: true }, { kind: "text", text: "ok, not created" }]);
+    const denied = await exec(["create the other file"]);
+    // Codex offers no plain decline for an escalation: the reject-once choice is its `cancel`, which ends the turn.
+    expect([0, 1]).toContain(denied.code);
+    expect(existsSync(path.join(home.workdir, "denied.txt"))).toBe(false);
+    const ledger = ledgerOf(sessionOf(denied.stderr));
+    const statuses = ledger.filter((e) => e.kind === "tool_call_update").map((e) => e.payload["status"]).filter(Boolean);
+    expect(statuses.at(-1)).toBe("declined");
+    expect(ledger.find((e) => e.kind === "interaction.resolved")?.payload["resolution"]).toMatchObject({ outcome: "selected", answeredBy: "cli-policy:deny" });
+  }, 60_000);
+
+  test("SIGINT mid-stream ends the turn cancelled (exit 130)", async () => {
+    await mock.script([{ kind: "text", text: "slow ".repeat(100), chunkSize: 5, delayMs: 100 }]);
+    const child = spawnBaton(["exec", "go slowly"], { env, cwd: home.workdir });
+    await waitUntil(() => child.stdout().includes("slow"), 30_000, "streamed text");
+    child.signal("SIGINT");
+    const result = await child.done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(/ cancelled$/m);
+  }, 60_000);
+
+  test("a second exec --session resumes the same thread (the mock sees the whole history)", async () => {
+    await mock.script([{ kind: "text", text: "Noted: pineapple." }, { kind: "text", text: "You said pineapple." }]);
+    const first = await exec(["remember the word pineapple"]);
+    const id = sessionOf(first.stderr);
+    const second = await exec(["--session", id, "what word did I say?"]);
+    expect(second.code).toBe(0);
+    const requests = await mock.requests();
+    const text = requestText(requests.at(-1)!);
+    expect(text).toContain("remember the word pineapple");
+    expect(text).toContain("Noted: pineapple.");
+    const ledger = ledgerOf(id);
+    const threads = new Set(ledger.map((e) => (e as { harnessSessionId?: string }).harnessSessionId).filter(Boolean));
+    expect(threads.size).toBe(1);
+  }, 60_000);
+
+  test("the mock returning 500 fails the turn with the error text (exit 1)", async () => {
+    await mock.script([{ kind: "http_error", status: 500, body: "upstream exploded" }]);
+    const result = await exec(["hello?"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("[error]");
+    // Codex words a 500 its own way; the error is shown, not swallowed
+    expect(result.stderr).toMatch(/\[error\] \S.+/);
+    expect(result.stderr).toMatch(/ failed$/m);
+  }, 60_000);
+
+  test("kill -9 of the app-server mid-turn fails the turn with a visible error; the next turn works", async () => {
+    await mock.script([{ kind: "text", text: "slow ".repeat(200), chunkSize: 5, delayMs: 100 }]);
+    const child = spawnBaton(["exec", "go slowly"], { env, cwd: home.workdir });
+    await waitUntil(() => child.stdout().includes("slow"), 30_000, "streamed text");
+    const appServer = childrenOf(child.pid).find((pid) => commandOf(pid).includes("app-server"));
+    expect(appServer).toBeDefined();
+    process.kill(appServer!, "SIGKILL");
+    const result = await child.done;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("[error]");
+    expect(result.stderr).toMatch(/ failed$/m);
+    await mock.reset();
+    await mock.script([{ kind: "text", text: "alive again" }]);
+    const next = await exec(["--session", sessionOf(result.stderr), "are you there?"]);
+    expect(next.code).toBe(0);
+    expect(next.stdout).toContain("alive again");
+  }, 60_000);
+});
+
+describe("baton repl --agent codex", () => {
+  test("answers an approval inline", async () => {
+    await mock.script([{ kind: "exec", cmd: "echo inline > inline.txt", escalate: true }, { kind: "text", text: "made it" }]);
+    const child = spawnBaton(["repl", "--agent", "codex"], { env, cwd: home.workdir });
+    await waitUntil(() => child.stdout().includes("you> "), 20_000, "the prompt");
+    child.write("make the file\n");
+    await waitUntil(() => /choose 1-\d/.test(child.stdout()), 30_000, "the approval card");
+    const options = child.stdout().split("[approval]")[1] ?? "";
+    const allowIndex = options.split("\n").findIndex((line) => /^\s+\d\) .*(Allow|Yes|Approve|accept)/i.test(line));
+    const number = /^\s+(\d)\)/.exec(options.split("\n")[allowIndex] ?? "")?.[1] ?? "1";
+    child.write(`${number}\n`);
+    await waitUntil(() => child.stdout().includes("— turn done"), 30_000, "the end of the turn");
+    child.write("/exit\n");
+    const result = await child.done;
+    expect(result.code).toBe(0);
+    expect(existsSync(path.join(home.workdir, "inline.txt"))).toBe(true);
+  }, 60_000);
+});
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === pid) out.push(Number(entry), ...childrenOf(Number(entry)));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");
+  } catch {
+    return "";
+  }
+}
