@@ -14,6 +14,7 @@ export interface BatonRun {
 export interface BatonChild {
   readonly pid: number;
   readonly done: Promise<BatonRun>;
+  exited(): boolean;
   stdout(): string;
   stderr(): string;
   write(text: string): void;
@@ -35,14 +36,17 @@ export function spawnBaton(args: readonly string[], options: { env: Record<strin
     for await (const chunk of stream) add(decoder.decode(chunk, { stream: true }));
   };
   const pumps = Promise.all([pump(child.stdout, (t) => (out += t)), pump(child.stderr, (t) => (err += t))]);
+  let finished = false;
   const done = (async () => {
     const code = await child.exited;
+    finished = true;
     await pumps;
     return { code, stdout: out, stderr: err };
   })();
   return {
     pid: child.pid,
     done,
+    exited: () => finished,
     stdout: () => out,
     stderr: () => err,
     write(text) {

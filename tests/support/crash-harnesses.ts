@@ -2,6 +2,9 @@
 import { startMockAnthropic, type MockAnthropic } from "./mock-anthropic/client.ts";
 import { lastUserText, reply } from "./mock-anthropic/script.ts";
 import { makeClaudeEnv, type ClaudeTestEnv } from "./claude-env.ts";
+import { startMockResponses, type MockResponses } from "./mock-responses/index.ts";
+import { makeCodexHome, type CodexHome } from "./codex-home.ts";
+import path from "node:path";
 
 export interface CrashEnv {
   readonly env: Record<string, string>;
@@ -24,6 +27,8 @@ export interface CrashHarness {
   resetScript(): Promise<void>;
   /** The newest user text of every model request so far, in order. */
   promptsSeen(): Promise<string[]>;
+  /** Every model request body so far as text (catch-up may travel outside the user message). */
+  requestsSeen(): Promise<string[]>;
 }
 
 function claudeHarness(): CrashHarness {
@@ -53,9 +58,58 @@ function claudeHarness(): CrashHarness {
     async promptsSeen() {
       return (await mock!.modelRequests()).map((request) => lastUserText(request.body));
     },
+    async requestsSeen() {
+      return (await mock!.modelRequests()).map((request) => JSON.stringify(request.body));
+    },
+  };
+}
+
+/** The newest user message text of a Responses API request body. */
+export function codexLastUserText(body: unknown): string {
+  const input = (body as { input?: unknown } | null)?.input;
+  if (!Array.isArray(input)) return "";
+  for (let index = input.length - 1; index >= 0; index--) {
+    const item = input[index] as { type?: string; role?: string; content?: unknown };
+    if (item.role !== "user" || !Array.isArray(item.content)) continue;
+    return (item.content as { type?: string; text?: string }[]).map((part) => part.text ?? "").join("");
+  }
+  return "";
+}
+
+function codexHarness(): CrashHarness {
+  let mock: MockResponses | undefined;
+  let home: CodexHome | undefined;
+  return {
+    name: "codex",
+    target: "codex",
+    async start() {
+      mock = await startMockResponses();
+    },
+    async stop() {
+      home?.cleanup();
+      await mock?.stop();
+    },
+    async freshEnv() {
+      home?.cleanup();
+      await mock!.reset();
+      home = makeCodexHome({ baseUrl: mock!.baseUrl, approvalPolicy: "on-request", sandboxMode: "read-only" });
+      const batonHome = path.join(home.root, "baton");
+      return { env: { ...home.env, BATON_HOME: batonHome }, cwd: home.workdir, batonHome };
+    },
+    // Replies are consumed in order; a turn that never reached the model leaves its reply for resetScript.
+    scriptText: (text) => mock!.script([{ kind: "text", text }], { append: true }),
+    scriptSlow: () => mock!.script([{ kind: "text", text: "slow ".repeat(100), chunkSize: 5, delayMs: 100 }], { append: true }),
+    scriptApproval: () => mock!.script([{ kind: "exec", cmd: "echo x > x.txt", escalate: true }, { kind: "text", text: "done" }], { append: true }),
+    resetScript: () => mock!.reset(),
+    async promptsSeen() {
+      return (await mock!.requests()).map((request) => codexLastUserText(request.body));
+    },
+    async requestsSeen() {
+      return (await mock!.requests()).map((request) => JSON.stringify(request.body));
+    },
   };
 }
 
 export function crashHarnesses(): CrashHarness[] {
-  return [claudeHarness()];
+  return [claudeHarness(), codexHarness()];
 }
