@@ -7,7 +7,7 @@
 import type { PromptBlock } from "../event/content.ts";
 import { boundaryHolds, type HistoryBoundary } from "../harness/history-boundary.ts";
 import type { NativeTurn } from "../harness/inspector.ts";
-import { displayUserText } from "../projection/index.ts";
+import { displayUserText, stripInjectedContext } from "../projection/index.ts";
 
 /** A turn Baton ran on the adopted native session after the last import. */
 export interface BatonTurnView {
@@ -53,7 +53,7 @@ export function reconcileNative(native: readonly NativeTurn[], recorded: History
   }
   let next = imported;
   for (const turn of batonSince) {
-    const wanted = comparableText(turn.userText);
+    const wanted = comparableText(stripInjectedContext(turn.userText));
     const candidate = native[next];
     if (candidate !== undefined && promptText(candidate.prompt) === wanted) {
       next++;
