@@ -190,6 +190,16 @@ export class HarnessBinding {
         );
         this.deps.onIdentity?.(this, identity);
       },
+      markFresh: (reason) => {
+        this.fresh = true;
+        this.deps.log.log("warn", `${this.target.id}: the stored native session cannot be resumed (${reason}); a fresh one gets the history`, { harnessTargetId: this.target.id });
+        this.deps.meta.update((meta) => {
+          const entry = meta.harnessSessions[this.target.id];
+          if (!entry) return meta;
+          const { harnessSessionId: _dropped, resumeState: _resume, contextEpochId: _epoch, ...rest } = entry;
+          return { ...meta, harnessSessions: { ...meta.harnessSessions, [this.target.id]: rest } };
+        });
+      },
     };
   }
 }

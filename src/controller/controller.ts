@@ -350,7 +350,7 @@ export class Controller {
 
   /** TTL-02: once per controller, after the first completed driven prompt turn; fire-and-forget. */
   private maybeTitle(record: TurnRecord): void {
-    if (this.titling || !record.input || record.failure || record.cancelRequested) return;
+    if (this.options.settings.generateTitles === false || this.titling || !record.input || record.failure || record.cancelRequested) return;
     this.titling = startTitleGeneration(this.pipeline.state, record.turnId, record.targetId, {
       registry: this.options.registry,
       meta: this.options.meta,

@@ -27,6 +27,8 @@ export interface ControllerSettings {
   readonly mentionBudgetChars: number;
   readonly cancelGraceMs: number;
   readonly stallNoticeMs: number;
+  /** Generate a title after the first completed turn (off for one-shot `exec`: it would outlive the process). */
+  readonly generateTitles?: boolean;
   /** Title generation: the target to ask first, and a model per harness id. */
   readonly textgenPrefer?: string;
   readonly textgenModels?: Readonly<Record<string, string>>;

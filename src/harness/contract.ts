@@ -31,6 +31,11 @@ export interface HarnessIdentity {
 
 export interface BindingSink {
   publishIdentity(identity: HarnessIdentity): void;
+  /**
+   * The stored native session cannot be resumed (e.g. deleted); a fresh one will be started. Call it
+   * before the first turn when the adapter can tell at open, so the host delivers the whole history.
+   */
+  markFresh?(reason: string): void;
 }
 
 /** Adapters submit interaction drafts here and await the one resolution. Cancellation is a resolution too. */

@@ -65,7 +65,8 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
       clock: ctx.clock,
       ids: ctx.ids,
       env: ctx.childEnv,
-      settings: ctx.settings,
+      // A one-shot run ends with its turn; the title is generated the next time the session is used.
+      settings: { ...ctx.settings, generateTitles: false },
       logLevel: ctx.loaded.config.logLevel as "debug" | "info" | "warn" | "error",
       preferences: ctx.preferences,
     });

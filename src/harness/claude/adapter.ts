@@ -1,5 +1,6 @@
 /** The Claude Code adapter (inventory §2.12): one ClaudeSession per handle; capabilities compact, config, textgen. */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { query as sdkQuery, type ModelInfo, type SettingSource } from "@anthropic-ai/claude-agent-sdk";
 import {
@@ -69,8 +70,11 @@ export class ClaudeAdapter implements HarnessAdapter, Compactable, Configurable,
       });
     }
     const handle: HarnessHandle = { id: options.ids.mint("handle") };
+    const resumable = resumeIdOf(options) === undefined || transcriptExists(options.env, resumeIdOf(options)!);
+    if (!resumable) binding.markFresh?.(`Claude Code has no transcript for session ${resumeIdOf(options)}`);
+    const { resumeState: _unusable, ...withoutResume } = options;
     const withDefaults: HarnessOpenOptions = {
-      ...options,
+      ...(resumable ? options : withoutResume),
       ...(options.model === undefined && this.defaults.model !== undefined ? { model: this.defaults.model } : {}),
       ...(options.effort === undefined && this.defaults.effort !== undefined ? { effort: this.defaults.effort } : {}),
       ...(options.mode === undefined ? { mode: this.defaults.mode } : {}),
@@ -139,4 +143,22 @@ export class ClaudeAdapter implements HarnessAdapter, Compactable, Configurable,
     if (!executable.ok) throw new BatonError("harness_missing", "Claude Code executable not found", { hint: executable.hint });
     return generateStructured(request, { env, executable: executable.path, queryFn: this.queryFn });
   }
+}
+
+function resumeIdOf(options: HarnessOpenOptions): string | undefined {
+  const id = options.resumeState?.version === 1 ? options.resumeState.data["sessionId"] : undefined;
+  return typeof id === "string" && id.length > 0 ? id : undefined;
+}
+
+/** Claude Code keeps one transcript per session under `<config dir>/projects/<project>/<id>.jsonl`. */
+function transcriptExists(env: Readonly<Record<string, string>>, sessionId: string): boolean {
+  const configDir = env["CLAUDE_CONFIG_DIR"] ?? path.join(env["HOME"] ?? os.homedir(), ".claude");
+  const projects = path.join(configDir, "projects");
+  let dirs: string[];
+  try {
+    dirs = fs.readdirSync(projects);
+  } catch {
+    return false;
+  }
+  return dirs.some((dir) => fs.existsSync(path.join(projects, dir, `${sessionId}.jsonl`)));
 }
