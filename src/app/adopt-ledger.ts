@@ -6,7 +6,8 @@
  */
 import type { AppendDraft, Ledger } from "../store/index.ts";
 import type { NativeEvent, NativeTurn } from "../harness/inspector.ts";
-import { buildTurnSummary, reduce, type ProjectionState } from "../projection/index.ts";
+import { buildTurnSummary, displayUserText, reduce, type ProjectionState } from "../projection/index.ts";
+import type { ContentBlock } from "../event/content.ts";
 import type { TurnSummaryPayload } from "../event/kinds.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdSource, TurnId } from "../shared/ids.ts";
@@ -69,16 +70,19 @@ function nativeDraft(event: NativeEvent, at: { turnId: TurnId; harnessTargetId: 
  * re-import must find in the native history. One pass over the ledger (an explicit command, not a hot path).
  */
 export function batonTurnsSince(ledger: Ledger, afterSeq: number, harnessTargetId: string, harnessSessionId: string): BatonTurnView[] {
-  const turns = new Map<string, { target?: string; native?: string; summary?: TurnSummaryPayload; summarySeq: number }>();
+  const turns = new Map<string, { target?: string; native?: string; summary?: TurnSummaryPayload; summarySeq: number; steers: string[] }>();
   for (const { event } of ledger.readEvents()) {
     if (event.seq <= afterSeq || event.turnId === undefined) continue;
     let entry = turns.get(event.turnId);
     if (entry === undefined) {
-      entry = { summarySeq: 0 };
+      entry = { summarySeq: 0, steers: [] };
       turns.set(event.turnId, entry);
     }
     if (entry.target === undefined && event.harnessTargetId !== undefined) entry.target = event.harnessTargetId;
     if (event.source.type === "harness" && event.harnessSessionId !== undefined) entry.native ??= event.harnessSessionId;
+    if (event.kind === "user_message" && (event.payload as { delivery?: unknown }).delivery === "steer") {
+      entry.steers.push(displayUserText((event.payload as { content?: ContentBlock[] }).content ?? []));
+    }
     if (event.kind === "_baton_turn_summary" && entry.summary === undefined) {
       entry.summary = event.payload as TurnSummaryPayload;
       entry.summarySeq = event.seq;
@@ -93,6 +97,7 @@ export function batonTurnsSince(ledger: Ledger, afterSeq: number, harnessTargetI
       userText: entry.summary.userText ?? "",
       hasOutput: (entry.summary.agentText ?? "") !== "" || entry.summary.toolCalls.length > 0,
       stopReason: entry.summary.stopReason,
+      steers: entry.steers,
     });
   }
   return out.sort((a, b) => a.seq - b.seq).map(({ seq: _seq, ...view }) => view);

@@ -16,6 +16,8 @@ export interface BatonTurnView {
   /** True when the turn produced agent text or tool calls. */
   readonly hasOutput: boolean;
   readonly stopReason: string | undefined;
+  /** Messages steered into the turn; a harness may record each as a prompt of its own (Claude Code does). */
+  readonly steers?: readonly string[];
 }
 
 export type ReconcileResult =
@@ -57,6 +59,10 @@ export function reconcileNative(native: readonly NativeTurn[], recorded: History
     const candidate = native[next];
     if (candidate !== undefined && promptText(candidate.prompt) === wanted) {
       next++;
+      for (const steer of turn.steers ?? []) {
+        const recorded = native[next];
+        if (recorded !== undefined && promptText(recorded.prompt) === comparableText(stripInjectedContext(steer))) next++;
+      }
       continue;
     }
     if (mayBeMissing(turn)) continue;

@@ -67,6 +67,8 @@ describe("reconcileNative", () => {
     ["a failed Baton turn that never reached the harness is skipped", imported2, [view("lost", { hasOutput: false, stopReason: "failed" }), view("three")], { kind: "append", from: 3 }],
     ["prompts compare by visible text (whitespace, injected context)", imported2, [view("<baton-sync>\nold history\n</baton-sync>\n three ")], { kind: "append", from: 3 }],
     ["legacy owner: Baton's own turns from the start", undefined, [view("one"), view("two")], { kind: "append", from: 2 }],
+    ["a steer the harness recorded as its own prompt belongs to Baton's turn", imported2, [view("three", { steers: ["four"] })], { kind: "append", from: 4 }],
+    ["a steer the harness kept inside the turn is not looked for", imported2, [view("three", { steers: ["not a native turn"] })], { kind: "append", from: 3 }],
   ] as const)("%s", (_name, boundary, since, expected) => {
     expect(reconcileNative(native, boundary, since)).toEqual(expected);
   });
