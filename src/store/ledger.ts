@@ -4,19 +4,24 @@
  * - `append` is synchronous: stamp → validate → one `writeSync` on an O_APPEND fd → broadcast.
  *   Once it returns, the line is in the kernel: a process crash (kill -9) cannot lose it.
  *   Power loss can; call `sync()` (or use `appendDurable`) before an external side effect.
+ * - Streamed chunks (`*_chunk` kinds) are the exception: they are batched for at most
+ *   `CHUNK_FLUSH_MS` (or 64 KiB) and written with the next line, the timer, `sync()` or `close()`.
+ *   A crash can lose the last few milliseconds of streamed text, never anything else; the agent's
+ *   complete message replaces the chunks anyway.
  * - Opening reads only the tail (backwards, growing windows) to learn `lastSeq` and the end offset.
  * - A torn last line is ignored by readers and, before the first write, moved to a
  *   `session.jsonl.partial-<ms>` sidecar and truncated away.
  */
 import * as fs from "node:fs";
-import { ENVELOPE_VERSION, validatePayload, type AdapterDraft, type AnyEvent, type EventDraft, type EventSource, type KnownEvent } from "../event/envelope.ts";
+import type { AdapterDraft, AnyEvent, EventDraft, EventSource, KnownEvent } from "../event/envelope.ts";
 import type { Clock } from "../shared/clock.ts";
-import { BatonError, describeError } from "../shared/errors.ts";
+import { BatonError } from "../shared/errors.ts";
 import type { BatonSessionId, IdSource } from "../shared/ids.ts";
 import { silentLogger, type Logger } from "../shared/log.ts";
 import { FILE_MODE, closeQuietly, errnoCode, isoTime } from "./files.ts";
 import { findTail, lineEndingAt, readAt } from "./ledger-lines.ts";
 import { decodeLine, decodeLineOrThrow, readEventsFromFd, type LocatedEvent } from "./ledger-read.ts";
+import { ioError, serialize, stampDraft, writeSidecar } from "./ledger-files.ts";
 
 /** A draft the host has attributed (source stamped); the store stamps the rest. */
 export type AppendDraft = EventDraft | (AdapterDraft & { readonly source: EventSource });
@@ -55,6 +60,11 @@ export interface OpenLedgerOptions {
   readonly io?: LedgerIo;
 }
 
+/** Streamed content: many small events whose loss in a crash is bounded and repaired by the full message. */
+const BATCHED_KINDS: ReadonlySet<string> = new Set(["agent_message_chunk", "agent_thought_chunk", "tool_call_content_chunk", "user_message_chunk"]);
+export const CHUNK_FLUSH_MS = 5;
+const CHUNK_FLUSH_BYTES = 64 * 1024;
+
 interface TornTail {
   readonly offset: number;
   readonly bytes: number;
@@ -80,6 +90,12 @@ export class Ledger {
   private readonly pending: Array<{ event: AnyEvent; position: LedgerPosition }> = [];
   private broadcasting = false;
   private syncedThrough = 0;
+  /** Batched chunk lines not yet written, and their byte count. */
+  private batch: string[] = [];
+  private batchBytes = 0;
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+  /** A background flush failed: the next append reports it. */
+  private flushError: BatonError | undefined;
   private inflight: Promise<void> | undefined;
   private inflightTarget = 0;
 
@@ -104,12 +120,15 @@ export class Ledger {
     return this.seq;
   }
 
-  /** Byte length of the complete lines (a torn tail not yet repaired is excluded). */
+  /** Byte length of the complete lines (a torn tail not yet repaired is excluded). Flushes batched chunks. */
   get byteLength(): number {
+    this.flushQuietly();
     return this.end;
   }
 
+  /** The position on disk after the last event (batched chunks are flushed first). */
   get position(): LedgerPosition {
+    this.flushQuietly();
     return { seq: this.seq, byteOffset: this.end, eventId: this.lastId };
   }
 
@@ -125,16 +144,69 @@ export class Ledger {
    */
   append(draft: AppendDraft): KnownEvent {
     this.assertWritable();
-    const event = this.stamp(draft);
+    if (this.flushError) {
+      const error = this.flushError;
+      this.flushError = undefined;
+      throw error;
+    }
+    const event = stampDraft(draft, { seq: this.seq + 1, eventId: this.ids.mint("event"), ts: isoTime(this.clock.now()), batonSessionId: this.batonSessionId });
     const line = serialize(event);
     const bytes = Buffer.byteLength(line);
-    this.prepareForWrite();
-    this.writeLine(line, bytes);
+    if (BATCHED_KINDS.has(event.kind)) {
+      this.batch.push(line);
+      this.batchBytes += bytes;
+      if (this.batchBytes >= CHUNK_FLUSH_BYTES) this.flush();
+      else this.scheduleFlush();
+    } else {
+      this.writeBatchWith(line, bytes);
+    }
     this.seq = event.seq;
-    this.end += bytes;
     this.lastId = event.eventId;
-    this.broadcast(event, this.position);
+    this.broadcast(event, { seq: this.seq, byteOffset: this.end + this.batchBytes, eventId: this.lastId });
     return event as KnownEvent;
+  }
+
+  /** Write batched chunks now (timer, sync, close, readers). Throws like append on I/O failure. */
+  flush(): void {
+    if (this.flushTimer !== undefined) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+    }
+    if (this.batch.length === 0 || this.closed) return;
+    this.writeBatchWith("", 0);
+  }
+
+  /** One write for the batched chunks plus `line`; on failure nothing of it counts as written. */
+  private writeBatchWith(line: string, bytes: number): void {
+    if (this.flushTimer !== undefined) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+    }
+    const text = this.batch.length === 0 ? line : this.batch.join("") + line;
+    const total = this.batchBytes + bytes;
+    this.batch = [];
+    this.batchBytes = 0;
+    this.prepareForWrite();
+    this.writeLine(text, total);
+    this.end += total;
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushTimer !== undefined) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      this.flushQuietly();
+    }, CHUNK_FLUSH_MS);
+    this.flushTimer.unref?.();
+  }
+
+  private flushQuietly(): void {
+    try {
+      this.flush();
+    } catch (error) {
+      this.flushError = error instanceof BatonError ? error : ioError(this.path, "append to", error);
+      this.log.log("error", "could not write streamed chunks; the next append reports it", { error });
+    }
   }
 
   /** `append`, then wait until the line is on disk. Use for facts that precede an external side effect. */
@@ -149,6 +221,11 @@ export class Ledger {
    * when it already covers them.
    */
   sync(): Promise<void> {
+    try {
+      this.flush();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const target = this.end;
     if (this.closed || this.syncedThrough >= target) return Promise.resolve();
     if (this.inflight !== undefined && this.inflightTarget >= target) return this.inflight;
@@ -187,6 +264,7 @@ export class Ledger {
    */
   readEvents(options: { readonly fromOffset?: number; readonly toOffset?: number; readonly firstLine?: number } = {}): Generator<LocatedEvent> {
     this.assertOpen();
+    this.flushQuietly();
     const from = options.fromOffset ?? 0;
     const to = Math.min(options.toOffset ?? this.end, this.end);
     const firstLine = options.firstLine ?? (from === 0 ? 1 : undefined);
@@ -196,6 +274,7 @@ export class Ledger {
   /** The line ending exactly at `offset`, decoded; undefined when `offset` is not a line end. */
   eventEndingAt(offset: number): AnyEvent | undefined {
     this.assertOpen();
+    this.flushQuietly();
     if (offset > this.end) return undefined;
     const raw = lineEndingAt(this.fd, offset);
     if (raw === undefined) return undefined;
@@ -206,6 +285,7 @@ export class Ledger {
   /** Wait for pending syncs, flush to disk, close the fd. Idempotent. */
   async close(): Promise<void> {
     if (this.closed) return;
+    this.flushQuietly();
     try {
       if (this.inflight !== undefined) await this.inflight.catch(() => undefined);
       if (!this.readOnly && this.syncedThrough < this.end) await this.io.fdatasync(this.fd).catch(() => undefined);
@@ -214,32 +294,6 @@ export class Ledger {
       this.listeners.clear();
       closeQuietly(this.fd);
     }
-  }
-
-  private stamp(draft: AppendDraft): AnyEvent {
-    const record = draft as unknown as Record<string, unknown>;
-    if (typeof record["kind"] !== "string" || record["kind"].length === 0) {
-      throw new BatonError("contract_violation", "event draft has no kind");
-    }
-    const kind = record["kind"];
-    const source = record["source"] as { type?: unknown } | undefined;
-    if (typeof source !== "object" || source === null || typeof source.type !== "string") {
-      throw new BatonError("contract_violation", `${kind} draft has no source (the host must stamp it)`);
-    }
-    const problem = validatePayload(kind, record["payload"]);
-    if (problem !== undefined) throw new BatonError("contract_violation", problem);
-    const seq = this.seq + 1;
-    const eventId = this.ids.mint("event");
-    const ts = isoTime(this.clock.now());
-    const scope = { type: "session", batonSessionId: this.batonSessionId } as const;
-    const event: Record<string, unknown> = { v: ENVELOPE_VERSION, eventId, seq, ts, scope, ...record };
-    // The store's stamps win over anything a draft carried at runtime (EV-02).
-    event["v"] = ENVELOPE_VERSION;
-    event["eventId"] = eventId;
-    event["seq"] = seq;
-    event["ts"] = ts;
-    event["scope"] = scope;
-    return event as unknown as AnyEvent;
   }
 
   private prepareForWrite(): void {
@@ -311,39 +365,6 @@ export class Ledger {
   private assertWritable(): void {
     this.assertOpen();
     if (this.readOnly) throw new BatonError("ledger_io", `ledger ${this.path} was opened read-only`);
-  }
-}
-
-function serialize(event: AnyEvent): string {
-  let json: string;
-  try {
-    json = JSON.stringify(event);
-  } catch (error) {
-    throw new BatonError("contract_violation", `${event.kind} draft cannot be serialized: ${describeError(error)}`);
-  }
-  return `${json}\n`;
-}
-
-function ioError(file: string, action: string, error: unknown): BatonError {
-  const code = errnoCode(error);
-  if (code === "ENOSPC" || code === "EDQUOT") {
-    return new BatonError("disk_full", `cannot ${action} ${file}: the disk is full (${code}); the event was not recorded`, {
-      cause: error,
-      hint: "free some disk space; Baton keeps the session consistent and can continue afterwards",
-    });
-  }
-  return new BatonError("ledger_io", `cannot ${action} ${file}: ${describeError(error)}`, { cause: error });
-}
-
-function writeSidecar(ledgerPath: string, now: number, fragment: Buffer): string {
-  for (let attempt = 0; ; attempt++) {
-    const sidecar = `${ledgerPath}.partial-${now}${attempt === 0 ? "" : `-${attempt}`}`;
-    try {
-      fs.writeFileSync(sidecar, fragment, { mode: FILE_MODE, flag: "wx" });
-      return sidecar;
-    } catch (error) {
-      if (errnoCode(error) !== "EEXIST" || attempt > 100) throw ioError(sidecar, "save the torn tail to", error);
-    }
   }
 }
 

@@ -47,7 +47,7 @@ describe("Claude executable resolution", () => {
   });
 
   test("the definition's identity", () => {
-    expect({ ...claudeDefinition, create: undefined, probeExecutable: undefined }).toEqual({
+    expect({ ...claudeDefinition, create: undefined, probeExecutable: undefined, inspector: undefined }).toEqual({
       id: "claude",
       aliases: ["cc"],
       label: "Claude Code",
@@ -56,6 +56,8 @@ describe("Claude executable resolution", () => {
       color: "#ff9e64",
       create: undefined,
       probeExecutable: undefined,
+      inspector: undefined,
     });
+    expect(typeof claudeDefinition.inspector?.read).toBe("function");
   });
 });

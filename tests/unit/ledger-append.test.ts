@@ -27,15 +27,25 @@ function options(file: string, extra: Partial<OpenLedgerOptions> = {}): OpenLedg
   return { path: file, batonSessionId: SESSION, clock: new ManualClock(), ids: createSequentialIdSource(), ...extra };
 }
 
+/** A line that is written at once (streamed `*_chunk` kinds are batched; see "streamed chunks" below). */
 function chunk(text: string, messageId = "m_1"): EventDraft {
   return {
-    kind: "agent_message_chunk",
+    kind: "tool_call_update",
     source: { type: "harness", harnessTargetId: "codex" },
     harness: "codex",
     harnessTargetId: "codex",
     turnId: "t_1" as TurnId,
-    payload: { messageId, content: { type: "text", text } },
+    payload: { toolCallId: messageId, title: text },
     raw: { method: "item/agentMessage/delta", params: { delta: text } },
+  };
+}
+
+function streamed(text: string): EventDraft {
+  return {
+    kind: "agent_message_chunk",
+    source: { type: "harness", harnessTargetId: "codex" },
+    turnId: "t_1" as TurnId,
+    payload: { messageId: "m_1", content: { type: "text", text } },
   };
 }
 
@@ -105,7 +115,7 @@ describe("ledger append (EV-01..EV-03)", () => {
   });
 
   test.each([
-    ["an invalid known payload", { ...chunk("x"), payload: { messageId: "" } }, /invalid agent_message_chunk payload/],
+    ["an invalid known payload", { ...chunk("x"), payload: { toolCallId: "" } }, /invalid tool_call_update payload/],
     ["a draft without source", { kind: "agent_message_chunk", payload: { messageId: "m", content: { type: "text", text: "x" } } }, /no source/],
     ["a draft without kind", { source: { type: "baton" }, payload: {} }, /no kind/],
     ["a payload that cannot be serialized", { ...chunk("x"), raw: { big: 10n } }, /cannot be serialized/],
@@ -233,7 +243,7 @@ describe("ledger append (EV-01..EV-03)", () => {
     expect(fs.statSync(file).size).toBe(goodSize + 10);
     mode = "ok";
     expect(ledger.append(chunk("c")).seq).toBe(2);
-    expect(readLedgerFile(file).map((event) => (event.payload as { content: { text: string } }).content.text)).toEqual(["a", "c"]);
+    expect(readLedgerFile(file).map((event) => (event.payload as { title: string }).title)).toEqual(["a", "c"]);
   });
 
   test("a short write without an error is completed, byte-exact even for multi-byte text", () => {
@@ -249,7 +259,7 @@ describe("ledger append (EV-01..EV-03)", () => {
     ledger.append(chunk("héllo 🚀 wörld"));
     ledger.append(chunk("second"));
     expect(ledger.byteLength).toBe(fs.statSync(file).size);
-    expect(readLedgerFile(file).map((event) => (event.payload as { content: { text: string } }).content.text)).toEqual([
+    expect(readLedgerFile(file).map((event) => (event.payload as { title: string }).title)).toEqual([
       "héllo 🚀 wörld",
       "second",
     ]);
@@ -332,5 +342,65 @@ describe("ledger append (EV-01..EV-03)", () => {
     const events = readLedgerFile(file);
     expect(events).toHaveLength(200);
     expect(events.at(-1)?.seq).toBe(200);
+  });
+});
+
+describe("streamed chunks are batched (issue 2 durability rules)", () => {
+  test("chunks are broadcast at once and written with the next line, in seq order, in one write", () => {
+    const file = tempLedgerPath();
+    const writes: number[] = [];
+    const io: LedgerIo = { ...nodeLedgerIo, writeSync: (fd, data) => (writes.push(1), nodeLedgerIo.writeSync(fd, data)) };
+    const ledger = openLedger(options(file, { io }));
+    const heard: number[] = [];
+    ledger.subscribe((event) => heard.push(event.seq));
+    ledger.append(streamed("a"));
+    ledger.append(streamed("b"));
+    expect(heard).toEqual([1, 2]);
+    expect(fs.statSync(file).size).toBe(0);
+    ledger.append(chunk("a full line"));
+    expect(writes.length).toBe(1);
+    expect(readLedgerFile(file).map((event) => event.seq)).toEqual([1, 2, 3]);
+  });
+
+  test("a timer writes a quiet stream within a few milliseconds", async () => {
+    const file = tempLedgerPath();
+    const ledger = openLedger(options(file));
+    ledger.append(streamed("a"));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(readLedgerFile(file).length).toBe(1);
+  });
+
+  test("sync, position and close write pending chunks first", async () => {
+    const file = tempLedgerPath();
+    const ledger = openLedger(options(file));
+    ledger.append(streamed("a"));
+    expect(ledger.position.byteOffset).toBe(fs.statSync(file).size);
+    ledger.append(streamed("b"));
+    await ledger.sync();
+    expect(readLedgerFile(file).length).toBe(2);
+    ledger.append(streamed("c"));
+    await ledger.close();
+    expect(readLedgerFile(file).length).toBe(3);
+  });
+
+  test("a failed background write is reported by the next append; the file stays consistent", async () => {
+    const file = tempLedgerPath();
+    let failing = false;
+    const io: LedgerIo = {
+      ...nodeLedgerIo,
+      writeSync: (fd, data) => {
+        if (failing) throw errno("ENOSPC");
+        return nodeLedgerIo.writeSync(fd, data);
+      },
+    };
+    const ledger = openLedger(options(file, { io, log: recordingLogger() }));
+    ledger.append(chunk("kept"));
+    failing = true;
+    ledger.append(streamed("lost"));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    failing = false;
+    expect(() => ledger.append(chunk("after"))).toThrow(/disk is full/);
+    ledger.append(chunk("after"));
+    expect(readLedgerFile(file).map((event) => event.kind)).toEqual(["tool_call_update", "tool_call_update"]);
   });
 });
