@@ -6,7 +6,8 @@ export { compactNumber, mapActivity, modelLabel, phaseLabel, type ActivityInput,
 export { HOOK_SKIP, HOOK_TRUST, mapInteraction, resolutionFor } from "./map-cards.ts";
 export { splitThought, type ThoughtBlock } from "./map-thoughts.ts";
 export { mapTask, mapToolCall, splitPatch } from "./map-tools.ts";
-export { createTimelineMapper, mapEntry, type LocalItem, type LookFn, type TimelineOutput } from "./map-transcript.ts";
+export { mapEntry, type LocalItem, type LookFn, type TimelineOutput } from "./map-transcript.ts";
+export { createTimelineMapper, dirtyRefOf, type DirtyRef, type TimelineMapper } from "./timeline-mapper.ts";
 export type { ConfigId, SessionListing, SessionOpenChoice, SessionSwitcher, TuiSession } from "./session-port.ts";
 export { IMPLEMENT_PLAN_TEXT, latestOpenPlan, runCommand } from "./slash-commands.ts";
 export { BACKGROUND, startTui, type StartedTui, type StartTuiOptions } from "./start-tui.tsx";

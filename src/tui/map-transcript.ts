@@ -1,19 +1,16 @@
 /**
- * Projection → timeline items (TUI-03). Pure and cached on the identity of each projected item, so one
- * streamed chunk re-maps one item and an unchanged transcript keeps its array identity.
+ * Projection → timeline items (TUI-03). Pure per item; the mapper caches on the identity of each projected
+ * item, so one streamed chunk re-maps one item and an unchanged transcript keeps its array identity.
  */
 import { textOf } from "../event/content.ts";
 import {
   displayUserText,
-  selectTargetPlan,
   type ApprovalReviewItem,
   type InteractionItem,
   type NoticeItem as ProjectedNotice,
   type ProjectionState,
   type TranscriptEntry,
-  type TranscriptSelector,
 } from "../projection/index.ts";
-import { createTranscriptSelector } from "../projection/index.ts";
 import type { PinnedPlan, ReviewItem, TimelineItem } from "../../packages/chat-tui/src/index.ts";
 import { assertNever } from "../shared/assert.ts";
 import { splitThought } from "./map-thoughts.ts";
@@ -104,7 +101,7 @@ function mapResolvedInteraction(item: InteractionItem, look: TargetLook): Timeli
   };
 }
 
-function isTurnActive(state: ProjectionState, turnId: string | null): boolean {
+export function isTurnActive(state: ProjectionState, turnId: string | null): boolean {
   return turnId !== null && Object.hasOwn(state.activeTurns, turnId);
 }
 
@@ -159,52 +156,4 @@ export function mapEntry(state: ProjectionState, entry: TranscriptEntry, lookOf:
     default:
       return assertNever(entry, "transcript entry");
   }
-}
-
-interface Cached {
-  readonly streaming: boolean;
-  readonly items: readonly TimelineItem[];
-}
-
-/**
- * A stateful mapper for one view: caches per projected item and reuses the previous output array when
- * nothing changed. `target` decides the pinned plan (TUI-04).
- */
-export function createTimelineMapper(lookOf: LookFn): (state: ProjectionState, target: string, local: readonly LocalItem[]) => TimelineOutput {
-  const select: TranscriptSelector = createTranscriptSelector();
-  const cache = new WeakMap<object, Cached>();
-  let last: TimelineOutput = { items: [], plan: undefined, entries: 0 };
-  let lastPlanRef: object | undefined;
-  return (state, target, local) => {
-    const entries = select(state);
-    const pinned = selectTargetPlan(state, target);
-    const pinnedId = pinned?.pinned === true ? pinned.plan.planId : undefined;
-    const out: TimelineItem[] = [];
-    let li = 0;
-    for (let i = 0; i < entries.length; i++) {
-      for (; li < local.length && (local[li]?.after ?? 0) <= i; li++) out.push((local[li] as LocalItem).item);
-      const entry = entries[i] as TranscriptEntry;
-      if (entry.type === "plan" && entry.item.planId === pinnedId) continue;
-      const streaming = entry.type === "message" && entry.item.status === "in_progress" && isTurnActive(state, entry.item.turnId);
-      let cached = cache.get(entry.item);
-      if (cached === undefined || cached.streaming !== streaming) {
-        cached = { streaming, items: mapEntry(state, entry, lookOf) };
-        cache.set(entry.item, cached);
-      }
-      out.push(...cached.items);
-    }
-    for (; li < local.length; li++) out.push((local[li] as LocalItem).item);
-    const sameItems = out.length === last.items.length && out.every((item, i) => item === last.items[i]);
-    const planRef = pinnedId === undefined ? undefined : pinned?.plan;
-    const plan: PinnedPlan | undefined =
-      planRef === undefined
-        ? undefined
-        : planRef === lastPlanRef && last.plan !== undefined
-          ? last.plan
-          : { title: "Plan", entries: planRef.entries.map((e) => ({ text: e.content, status: e.status })) };
-    lastPlanRef = planRef;
-    if (sameItems && plan === last.plan && last.entries === entries.length) return last;
-    last = { items: sameItems ? last.items : out, plan, entries: entries.length };
-    return last;
-  };
 }

@@ -5,7 +5,7 @@
 import type { Controller } from "../controller/controller.ts";
 import type { AnyEvent } from "../event/envelope.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
-import { displayUserText, selectTranscript, tableGet } from "../projection/index.ts";
+import { tableGet } from "../projection/index.ts";
 import type { Clock, TimerHandle } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import {
@@ -25,10 +25,12 @@ import { resolutionFor } from "./map-cards.ts";
 import type { LocalItem } from "./map-transcript.ts";
 import type { SessionOpenChoice, SessionSwitcher, TuiSession } from "./session-port.ts";
 import { runCommand } from "./slash-commands.ts";
-import { PublishThrottle } from "./stream-throttle.ts";
+import { PublishThrottle, STREAM_KINDS } from "./stream-throttle.ts";
+import { dirtyRefOf, type DirtyRef } from "./timeline-mapper.ts";
 import { createTargetLooks, matchSlashTarget, type TargetLook } from "./targets.ts";
 import { sanitizeTitle } from "./terminal-title.ts";
 import { ViewComposer } from "./view-composer.ts";
+import { historyOf } from "./view-states.ts";
 
 export interface TuiHostOptions {
   readonly session: TuiSession;
@@ -75,6 +77,8 @@ export class TuiHost {
   private titleShown: string | undefined;
   private resolveExit: () => void = () => undefined;
   private columns = 120;
+  /** Items changed by stream chunks since the last publication; undefined once anything else happened. */
+  private dirty: DirtyRef[] | undefined = [];
 
   constructor(private readonly options: TuiHostOptions) {
     this.registry = options.registry;
@@ -286,8 +290,10 @@ export class TuiHost {
         draft: this.draft,
         toast: this.toastValue,
         columns: this.columns,
+        dirty: this.dirty,
       }),
     );
+    this.dirty = [];
   }
 
   private submitText(text: string): void {
@@ -338,9 +344,10 @@ export class TuiHost {
     this.current = session;
     this.config.reset();
     this.view.reset();
+    this.dirty = undefined;
     this.local = [];
     this.draft = undefined;
-    this.history = this.seedHistory();
+    this.history = historyOf(session.controller.state);
     const controller = session.controller;
     this.detachFns.push(
       controller.subscribe((event) => this.onEvent(event)),
@@ -358,19 +365,15 @@ export class TuiHost {
   }
 
   private onEvent(event: AnyEvent): void {
+    if (STREAM_KINDS.has(event.kind)) {
+      const ref = dirtyRefOf(event.kind, event.payload);
+      if (ref !== undefined) this.dirty?.push(ref);
+    } else {
+      this.dirty = undefined;
+    }
     if (event.kind === "config_option_update" && event.harnessTargetId !== undefined) this.config.onSnapshot(event.harnessTargetId);
     if (event.kind === "_baton_turn_summary") this.refreshTitle();
     this.throttle.onEvent(event.kind);
-  }
-
-  private seedHistory(): readonly string[] {
-    const out: string[] = [];
-    for (const entry of selectTranscript(this.controller.state)) {
-      if (entry.type !== "message" || entry.item.role !== "user") continue;
-      const text = displayUserText(entry.item.content).trim();
-      if (text !== "" && out[out.length - 1] !== text) out.push(text);
-    }
-    return out;
   }
 
   private refreshTitle(): void {

@@ -10,7 +10,8 @@ import type { ActivityItem, ChatStatePatch, DraftInjection, InteractionCard, Pic
 import type { ConfigControl } from "./config-control.ts";
 import { mapActivity } from "./map-activity.ts";
 import { mapInteraction } from "./map-cards.ts";
-import { createTimelineMapper, type LocalItem, type LookFn, type TimelineOutput } from "./map-transcript.ts";
+import type { LocalItem, LookFn, TimelineOutput } from "./map-transcript.ts";
+import { createTimelineMapper, type DirtyRef, type TimelineMapper } from "./timeline-mapper.ts";
 import { footerTexts, headerFor, keepArray, mapQueued, placeholderFor, shallowSame } from "./view-states.ts";
 
 /** What the host knows that the projection does not. */
@@ -26,6 +27,8 @@ export interface HostView {
   readonly draft: DraftInjection | undefined;
   readonly toast: Toast | undefined;
   readonly columns: number;
+  /** Items named by the stream chunks since the last composition, when nothing else happened since. */
+  readonly dirty: readonly DirtyRef[] | undefined;
 }
 
 export interface ComposerDeps {
@@ -37,7 +40,7 @@ export interface ComposerDeps {
 }
 
 export class ViewComposer {
-  private mapTimeline: ReturnType<typeof createTimelineMapper>;
+  private mapTimeline: TimelineMapper;
   private timelineOut: TimelineOutput | undefined;
   private cards: readonly InteractionCard[] = [];
   private cardsFrom: readonly InteractionItem[] | undefined;
@@ -65,7 +68,7 @@ export class ViewComposer {
     const { lookOf, config } = this.deps;
     const state = view.controller.state;
     const look = lookOf(view.target);
-    const timeline = this.mapTimeline(state, view.target, view.local);
+    const timeline = this.mapTimeline(state, view.target, view.local, view.dirty);
     this.timelineOut = timeline;
     const pending = selectPendingInteractions(state);
     if (pending !== this.cardsFrom) {

@@ -1,6 +1,6 @@
 /** Composer, footer and header text (TUI-02, TUI-06, TUI-10), and helpers that keep unchanged values identical. */
 import type { QueuedView } from "../input/queue.ts";
-import type { Footer as ProjectedFooter } from "../projection/index.ts";
+import { displayUserText, selectTranscript, type Footer as ProjectedFooter, type ProjectionState } from "../projection/index.ts";
 import type { QueuedInput, TimelineHeader } from "../../packages/chat-tui/src/index.ts";
 import { compactNumber } from "./map-activity.ts";
 import type { LookFn } from "./map-transcript.ts";
@@ -79,4 +79,15 @@ export function shallowSame(a: object, b: object): boolean {
   const ka = Object.keys(a);
   if (ka.length !== Object.keys(b).length) return false;
   return ka.every((k) => Object.is((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/** TUI-13: the ↑/↓ history of a session, seeded from its user messages (visible text, adjacent repeats once). */
+export function historyOf(state: ProjectionState): readonly string[] {
+  const out: string[] = [];
+  for (const entry of selectTranscript(state)) {
+    if (entry.type !== "message" || entry.item.role !== "user") continue;
+    const text = displayUserText(entry.item.content).trim();
+    if (text !== "" && out[out.length - 1] !== text) out.push(text);
+  }
+  return out;
 }

@@ -10,6 +10,7 @@ import { ManualClock } from "../../src/shared/clock.ts";
 import {
   createTargetLooks,
   createTimelineMapper,
+  dirtyRefOf,
   footerTexts,
   mapActivity,
   mapInteraction,
@@ -132,6 +133,33 @@ describe("transcript mapping", () => {
     const after = map(ended, "fake", []);
     expect(after.plan).toBeUndefined();
     expect(after.items.some((i) => i.kind === "plan")).toBe(true);
+  });
+
+  test("between full passes, chunks re-map only the items they name; the result equals a full pass", () => {
+    const f = createEventFactory();
+    const events: AnyEvent[] = [f.make("state_update", { state: "running" }, { turn: "t_1", target: "fake", source: "baton" })];
+    for (let i = 0; i < 600; i++) {
+      events.push(f.make("agent_message", { messageId: `m${i}`, content: [{ type: "text", text: `old ${i}` }] }, { turn: "t_0", target: "fake" }));
+      events.push(f.make("tool_call_update", { toolCallId: `c${i}`, title: "ls", kind: "execute", status: "in_progress" }, { turn: "t_1", target: "fake" }));
+    }
+    events.push(f.make("agent_message_chunk", { messageId: "live", content: { type: "text", text: "a" } }, { turn: "t_1", target: "fake" }));
+    let state = fold(events);
+    const map = createTimelineMapper(lookOf);
+    const before = map(state, "fake", []);
+    const chunks = [
+      f.make("agent_message_chunk", { messageId: "live", content: { type: "text", text: "b" } }, { turn: "t_1", target: "fake" }),
+      f.make("tool_call_content_chunk", { toolCallId: "c3", content: { type: "text", text: "out" } }, { turn: "t_1", target: "fake" }),
+      f.make("usage_update", { inputTokens: 1 }, { turn: "t_1", target: "fake" }),
+    ];
+    state = fold(chunks, state);
+    const dirty = chunks.map((e) => dirtyRefOf(e.kind, e.payload)).filter((r) => r !== undefined);
+    expect(dirty).toEqual([{ type: "message", id: "live" }, { type: "tool_call", id: "c3" }]);
+    const patched = map(state, "fake", [], dirty);
+    expect(patched.items).toEqual(createTimelineMapper(lookOf)(state, "fake", []).items);
+    expect(patched.items).not.toBe(before.items);
+    expect(patched.items.at(-1)).toMatchObject({ kind: "agent", text: "ab", streaming: true });
+    expect(patched.items[0]).toBe(before.items[0]);
+    expect(patched.items.filter((item, i) => item !== before.items[i])).toHaveLength(2);
   });
 
   test("local items go where they were added, after the projected entries seen then", () => {

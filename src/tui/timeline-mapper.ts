@@ -1,0 +1,161 @@
+/**
+ * The timeline of one view, kept up to date cheaply. A full pass walks every timeline reference, looks an
+ * item up only when its table changed and re-maps it only when its object (or streaming flag) changed. Between
+ * full passes, a publication caused only by streamed chunks (TUI-12) re-maps just the items those chunks named:
+ * a chunk changes exactly the message or tool call in its payload, so the rest is known to be unchanged.
+ */
+import { selectTargetPlan, tableGet, type MessageItem, type ProjectionState, type Table, type TimelineItemType, type TranscriptEntry } from "../projection/index.ts";
+import { assertNever } from "../shared/assert.ts";
+import type { PinnedPlan, TimelineItem } from "../../packages/chat-tui/src/index.ts";
+import { isTurnActive, mapEntry, type LocalItem, type LookFn, type TimelineOutput } from "./map-transcript.ts";
+
+/** A timeline item a streamed chunk changed. */
+export interface DirtyRef {
+  readonly type: TimelineItemType;
+  readonly id: string;
+}
+
+export type TimelineMapper = (state: ProjectionState, target: string, local: readonly LocalItem[], dirty?: readonly DirtyRef[]) => TimelineOutput;
+
+/** The item a stream event changes, if any (the stream kinds of TUI-12). */
+export function dirtyRefOf(kind: string, payload: unknown): DirtyRef | undefined {
+  const p = payload as { messageId?: unknown; toolCallId?: unknown } | null;
+  if ((kind === "agent_message_chunk" || kind === "agent_thought_chunk") && typeof p?.messageId === "string") return { type: "message", id: p.messageId };
+  if (kind === "tool_call_content_chunk" && typeof p?.toolCallId === "string") return { type: "tool_call", id: p.toolCallId };
+  return undefined;
+}
+
+/** The projection table that holds items of a timeline type (read through `tableGet`). */
+function tableOf(state: ProjectionState, type: TimelineItemType): Table<object> {
+  switch (type) {
+    case "message":
+      return state.messages;
+    case "tool_call":
+      return state.toolCalls;
+    case "plan":
+      return state.plans;
+    case "proposed_plan":
+      return state.proposedPlans;
+    case "task":
+      return state.tasks;
+    case "notice":
+      return state.notices;
+    case "approval_review":
+      return state.approvalReviews;
+    case "error":
+      return state.errors;
+    case "interaction":
+      return state.interactions;
+    default:
+      return assertNever(type, "timeline item type");
+  }
+}
+
+interface Slot {
+  readonly item: object;
+  readonly streaming: boolean;
+  readonly items: readonly TimelineItem[];
+  /** Index of the slot's first item in the last output. */
+  start: number;
+}
+
+const ALL_TYPES: readonly TimelineItemType[] = ["message", "tool_call", "plan", "proposed_plan", "task", "notice", "approval_review", "error", "interaction"];
+
+export function createTimelineMapper(lookOf: LookFn): TimelineMapper {
+  const slots = new Map<TimelineItemType, Map<string, Slot>>(ALL_TYPES.map((type) => [type, new Map()]));
+  const tables = new Map<TimelineItemType, Table<object>>();
+  let lastState: ProjectionState | undefined;
+  let lastTarget = "";
+  let lastLocal: readonly LocalItem[] = [];
+  let last: TimelineOutput = { items: [], plan: undefined, entries: 0 };
+  let lastPlanRef: object | undefined;
+
+  const remap = (state: ProjectionState, type: TimelineItemType, id: string, item: object): { streaming: boolean; items: readonly TimelineItem[] } => {
+    const message = type === "message" ? (item as MessageItem) : undefined;
+    const streaming = message !== undefined && message.status === "in_progress" && isTurnActive(state, message.turnId);
+    return { streaming, items: mapEntry(state, { type, id, item } as TranscriptEntry, lookOf) };
+  };
+
+  /** Only chunks arrived since the last pass: patch the items they named, or give up (undefined). */
+  const patch = (state: ProjectionState, dirty: readonly DirtyRef[]): readonly TimelineItem[] | undefined => {
+    let out: TimelineItem[] | undefined;
+    for (const ref of dirty) {
+      const slot = slots.get(ref.type)?.get(ref.id);
+      if (slot === undefined) return undefined;
+      const item = tableGet(tableOf(state, ref.type), ref.id);
+      if (item === undefined) return undefined;
+      if (item === slot.item) continue;
+      const next = remap(state, ref.type, ref.id, item);
+      if (next.items.length !== slot.items.length || last.items[slot.start] !== slot.items[0]) return undefined;
+      out ??= last.items.slice();
+      for (let i = 0; i < next.items.length; i++) out[slot.start + i] = next.items[i] as TimelineItem;
+      slots.get(ref.type)?.set(ref.id, { item, streaming: next.streaming, items: next.items, start: slot.start });
+    }
+    for (const type of ALL_TYPES) tables.set(type, tableOf(state, type));
+    return out ?? last.items;
+  };
+
+  const fullPass = (state: ProjectionState, local: readonly LocalItem[], pinnedId: string | undefined): { items: TimelineItem[]; entries: number } => {
+    const changed = new Set<TimelineItemType>();
+    for (const type of ALL_TYPES) if (tables.get(type) !== tableOf(state, type)) changed.add(type);
+    const out: TimelineItem[] = [];
+    let entries = 0;
+    let li = 0;
+    for (const page of state.timeline.pages) {
+      for (const ref of page) {
+        const byId = slots.get(ref.type) as Map<string, Slot>;
+        const slot = byId.get(ref.id);
+        const item = slot !== undefined && !changed.has(ref.type) ? slot.item : tableGet(tableOf(state, ref.type), ref.id);
+        if (item === undefined) continue;
+        if (ref.type === "task" && (item as { skipTranscript?: boolean }).skipTranscript === true) continue;
+        for (; li < local.length && (local[li]?.after ?? 0) <= entries; li++) out.push((local[li] as LocalItem).item);
+        entries++;
+        if (ref.type === "plan" && ref.id === pinnedId) continue;
+        let next = slot;
+        const streaming = ref.type === "message" && (item as MessageItem).status === "in_progress" && isTurnActive(state, (item as MessageItem).turnId);
+        if (next === undefined || next.item !== item || next.streaming !== streaming) {
+          next = { item, ...remap(state, ref.type, ref.id, item), start: out.length };
+          byId.set(ref.id, next);
+        } else {
+          next.start = out.length;
+        }
+        for (const mapped of next.items) out.push(mapped);
+      }
+    }
+    for (; li < local.length; li++) out.push((local[li] as LocalItem).item);
+    for (const type of changed) tables.set(type, tableOf(state, type));
+    return { items: out, entries };
+  };
+
+  return (state, target, local, dirty) => {
+    if (state === lastState && target === lastTarget && local === lastLocal) return last;
+    const pinned = selectTargetPlan(state, target);
+    const pinnedId = pinned?.pinned === true ? pinned.plan.planId : undefined;
+    const planRef = pinnedId === undefined ? undefined : pinned?.plan;
+    const canPatch =
+      dirty !== undefined &&
+      lastState !== undefined &&
+      state.timeline === lastState.timeline &&
+      state.activeTurns === lastState.activeTurns &&
+      target === lastTarget &&
+      local === lastLocal &&
+      planRef === lastPlanRef;
+    const patched = canPatch ? patch(state, dirty) : undefined;
+    const pass = patched === undefined ? fullPass(state, local, pinnedId) : { items: patched, entries: last.entries };
+    lastState = state;
+    lastTarget = target;
+    lastLocal = local;
+    const items = pass.items;
+    const sameItems = items === last.items || (items.length === last.items.length && items.every((item, i) => item === last.items[i]));
+    const plan: PinnedPlan | undefined =
+      planRef === undefined
+        ? undefined
+        : planRef === lastPlanRef && last.plan !== undefined
+          ? last.plan
+          : { title: "Plan", entries: (planRef as { entries: readonly { content: string; status: string }[] }).entries.map((e) => ({ text: e.content, status: e.status })) };
+    lastPlanRef = planRef;
+    if (sameItems && plan === last.plan && last.entries === pass.entries) return last;
+    last = { items: sameItems ? last.items : items, plan, entries: pass.entries };
+    return last;
+  };
+}
