@@ -24,6 +24,7 @@ const OPTIONS = {
 
 /** Shutdown that hangs (a wedged harness) must not keep the terminal hostage. */
 const SHUTDOWN_LIMIT_MS = 15_000;
+const TITLE_WAIT_MS = 3_000;
 
 interface OpenTuiSession extends TuiSession {
   readonly opened: OpenedSession;
@@ -131,6 +132,10 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
     await host.exitRequested;
     const last = host.session as OpenTuiSession;
     host.dispose();
+    // A title being generated runs a harness process of its own; give it a moment to finish so no child
+    // outlives the session (the controller does not cancel it on shutdown yet).
+    const titling = last.controller.titleGeneration;
+    if (titling !== undefined) await withLimit(titling.catch(() => undefined), TITLE_WAIT_MS);
     await withLimit(last.opened.close(), SHUTDOWN_LIMIT_MS).catch((error: unknown) => {
       io.stderr.write(`baton: closing the session: ${describeError(error)}\n`);
     });

@@ -1,0 +1,88 @@
+/**
+ * The real `baton` in tmux with the real Codex (`codex app-server`) and the real Claude Code against their
+ * mock model servers: a Codex turn with an approval card, then `/claude <message>` switches agents and
+ * Claude receives the Codex turn through the relay. Colours follow each harness definition.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
+import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
+import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
+import { allMessageText, lastUserText, reply } from "../support/mock-anthropic/script.ts";
+import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { EXIT_MARKER, processesIn, Tmux } from "../support/tmux.ts";
+
+const LAUNCHER = path.resolve(import.meta.dir, "../../bin/baton.cjs");
+
+let codexMock: MockResponses;
+let claudeMock: MockAnthropic;
+let codex: CodexHome | undefined;
+let claude: ClaudeTestEnv | undefined;
+let tmux: Tmux | undefined;
+
+beforeAll(async () => {
+  [codexMock, claudeMock] = await Promise.all([startMockResponses(), startMockAnthropic()]);
+});
+afterAll(async () => {
+  tmux?.kill();
+  await Promise.all([codexMock.stop(), claudeMock.stop()]);
+  codex?.cleanup();
+  claude?.cleanup();
+});
+
+/** The SGR sequence tmux reports for a 24-bit foreground colour. */
+const fg = (hex: string): string => {
+  const n = Number.parseInt(hex.slice(1), 16);
+  return `38;2;${(n >> 16) & 255};${(n >> 8) & 255};${n & 255}`;
+};
+
+describe("baton TUI with the real Codex and Claude Code (tmux)", () => {
+  test("a Codex turn with an approval, then /claude switches and Claude gets the relay; /exit prints the hints", async () => {
+    codex = makeCodexHome({ baseUrl: codexMock.baseUrl, approvalPolicy: "on-request", sandboxMode: "read-only" });
+    claude = makeClaudeEnv({ baseUrl: claudeMock.url });
+    await codexMock.script([
+      { kind: "exec", cmd: "echo from-codex > codex.txt && cat codex.txt", escalate: true },
+      { kind: "text", text: "Codex wrote codex.txt with the words from-codex.", chunkSize: 8, delayMs: 40 },
+    ]);
+    await claudeMock.script(reply.text("Claude sees that Codex wrote codex.txt.", { match: { lastUserIncludes: "what did codex do" } }));
+    const t = (tmux = Tmux.start({
+      command: ["node", LAUNCHER, "--agent", "codex"],
+      env: { ...claude.env, CODEX_HOME: codex.env["CODEX_HOME"]!, MOCK_API_KEY: "mock-key", TERM: "screen-256color", COLORTERM: "truecolor", LANG: "C.UTF-8" },
+      cwd: claude.cwd,
+    }));
+    await t.waitFor(/Message Codex .*Ctrl\+J newline/);
+    const sessionId = /baton · session (bs_\w+)/.exec(await t.waitFor(/baton · session bs_\w+/))?.[1];
+
+    t.type("make the file");
+    t.keys("Enter");
+    const card = await t.waitFor("1. Allow once", 30_000);
+    expect(card).toContain("from-codex > codex.txt");
+    t.keys("1");
+    await t.waitFor("Codex wrote codex.txt with the words from-codex.", 30_000);
+    await t.waitFor("codex · ", 5_000);
+    expect(fs.readFileSync(path.join(claude.cwd, "codex.txt"), "utf8")).toBe("from-codex\n");
+    const coloured = t.capture({ escapes: true });
+    expect(coloured).toContain(fg("#73daca"));
+
+    t.type("/claude what did codex do?");
+    t.keys("Enter");
+    await t.waitFor("Claude sees that Codex wrote codex.txt.", 30_000);
+    const screen = t.capture();
+    expect(screen).toContain("Message Claude Code");
+    const turn = (await claudeMock.modelRequests()).find((r) => lastUserText(r.body).includes("what did codex do"));
+    const relayed = allMessageText(turn?.body);
+    expect(relayed).toContain("<baton-sync>");
+    expect(relayed).toContain("make the file");
+    expect(relayed).toContain("Codex wrote codex.txt with the words from-codex.");
+    expect(t.capture({ escapes: true })).toContain(fg("#ff9e64"));
+
+    t.type("/exit");
+    t.keys("Enter");
+    const end = await t.waitFor(EXIT_MARKER, 20_000);
+    expect(end).toContain(`Resume this session with: baton -s ${sessionId}`);
+    expect(end).toContain(`Fork this session with: baton fork ${sessionId}`);
+    expect(processesIn(claude.cwd, "codex")).toEqual([]);
+    expect(processesIn(claude.cwd, "claude")).toEqual([]);
+  }, 100_000);
+});
