@@ -25,6 +25,7 @@ export function BatonApp(props: BatonAppProps): ReactNode {
       onIntent={host.handle}
       commands={host.commands}
       theme={theme}
+      onMentionQuery={host.mentionQuery}
       {...(props.now === undefined ? {} : { now: props.now })}
       {...(props.timelineWindow === undefined ? {} : { timelineWindow: props.timelineWindow })}
       {...(props.onSurfaceRender === undefined ? {} : { onSurfaceRender: props.onSurfaceRender })}

@@ -3,6 +3,7 @@
  * over the store (the TUI never imports it); tests implement them over a test home.
  */
 import type { Controller } from "../controller/controller.ts";
+import type { MentionGroup } from "../../packages/chat-tui/src/index.ts";
 
 export type ConfigId = "model" | "effort" | "mode";
 
@@ -14,6 +15,8 @@ export interface TuiSession {
   readonly recovered: boolean;
   /** The display title (TTL-01), read from the session's meta. */
   title(): string;
+  /** `@` completion (TUI-14): candidates grouped by reference kind, inserted as `@<kind>:<id>`. */
+  mentions?(query: string): Promise<readonly MentionGroup[]>;
 }
 
 export interface SessionListing {

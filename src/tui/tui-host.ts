@@ -13,6 +13,7 @@ import {
   type ChatCommand,
   type ChatIntent,
   type ChatStore,
+  type MentionGroup,
   type PickerItem,
   type PickerState,
   type TimelineItem,
@@ -179,6 +180,9 @@ export class TuiHost {
         return;
     }
   };
+
+  /** `@` completion for the current session (the view drops stale answers itself). */
+  readonly mentionQuery = (query: string): Promise<readonly MentionGroup[]> => this.current.mentions?.(query) ?? Promise.resolve([]);
 
   /** Switch the input target (`/<target>`), optionally sending a message to it. */
   switchTarget(targetId: string, message = ""): void {

@@ -88,6 +88,27 @@ describe("Baton screen: sessions and control commands", () => {
     expect(IMPLEMENT_PLAN_TEXT).toBe("Implement the plan.");
   });
 
+  test("@ lists other sessions of the store grouped under 'session'; Tab inserts @session:<id>", async () => {
+    const home = makeTestHome();
+    try {
+      const other = await openTestSession(home, { definitions: [fakeDefinition({ turns: [] })] });
+      other.controller.pipeline.append({ kind: "user_message", payload: { messageId: "m_1", content: [{ type: "text", text: "refactor the parser" }] }, source: { type: "user" }, harnessTargetId: "fake" });
+      const otherId = other.ref.batonSessionId;
+      home.store.updateMeta(other.ref, (meta) => ({ ...meta, preview: "refactor the parser" }));
+      await other.close();
+      mounted = await mountBaton({ home });
+      await mounted.type(`look at @${otherId.slice(0, 8)}`);
+      const popup = await mounted.waitFor("refactor the parser");
+      expect(popup).toContain("session");
+      await mounted.keys((k) => k.pressTab());
+      expect(mounted.draft()).toBe(`look at @session:${otherId} `);
+    } finally {
+      await mounted?.destroy();
+      mounted = undefined;
+      home.cleanup();
+    }
+  });
+
   test("a question card answers with the chosen label", async () => {
     mounted = await mountBaton({ script: { turns: [[{ type: "question", question: "Ship it?" }, { type: "text", text: "shipped" }]] } });
     await mounted.submit("ask me");

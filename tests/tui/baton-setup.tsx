@@ -7,6 +7,7 @@ import { testRender } from "@opentui/react/test-utils";
 import { isEditBufferRenderable, rgbToHex } from "@opentui/core";
 import type { MockInput } from "@opentui/core/testing";
 import type { OpenedSession, SessionChoice } from "../../src/app/open-session.ts";
+import { createSessionProvider } from "../../src/context/session-provider.ts";
 import { HarnessRegistry } from "../../src/harness/registry.ts";
 import { displayTitle, targetsOf } from "../../src/store/index.ts";
 import { systemClock } from "../../src/shared/clock.ts";
@@ -71,6 +72,10 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
     controller: session.controller,
     recovered: session.recovery.turnsClosed > 0,
     title: () => displayTitle(session.meta()),
+    mentions: async (query) => {
+      const found = await createSessionProvider(home.store, session.ref.batonSessionId).search(query, { limit: 6 });
+      return found.length === 0 ? [] : [{ group: "session", items: found.map((c) => ({ id: c.id, label: c.label, insert: `@session:${c.id}` })) }];
+    },
   });
   const open = async (choice: SessionChoice): Promise<TuiSession & { opened: OpenedSession }> => {
     const session = await openTestSession(home, { definitions, choice });

@@ -5,6 +5,7 @@
  * destroy the renderer → print how to resume and fork.
  */
 import fs from "node:fs";
+import { createSessionProvider } from "../../context/session-provider.ts";
 import type { HarnessRegistry } from "../../harness/registry.ts";
 import { displayTitle, targetsOf } from "../../store/index.ts";
 import { describeError } from "../../shared/errors.ts";
@@ -25,6 +26,7 @@ const OPTIONS = {
 /** Shutdown that hangs (a wedged harness) must not keep the terminal hostage. */
 const SHUTDOWN_LIMIT_MS = 15_000;
 const TITLE_WAIT_MS = 3_000;
+const MENTION_LIMIT = 6;
 
 interface OpenTuiSession extends TuiSession {
   readonly opened: OpenedSession;
@@ -60,6 +62,11 @@ async function open(ctx: AppContext, choice: SessionChoice): Promise<OpenTuiSess
     controller: opened.controller,
     recovered: r.turnsClosed > 0 || r.attemptsSettled > 0 || r.interactionsCancelled > 0,
     title: () => displayTitle(opened.meta()),
+    mentions: async (query) => {
+      const found = await createSessionProvider(ctx.store, opened.ref.batonSessionId).search(query, { limit: MENTION_LIMIT });
+      if (found.length === 0) return [];
+      return [{ group: "session", items: found.map((c) => ({ id: c.id, label: c.label, ...(c.detail === undefined ? {} : { detail: c.detail }), insert: `@session:${c.id}` })) }];
+    },
   };
 }
 
