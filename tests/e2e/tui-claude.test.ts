@@ -141,4 +141,30 @@ describe("baton TUI with the real Claude Code (tmux)", () => {
     expect(end).toContain(`${EXIT_MARKER}0]`);
     expect(processesIn(env.cwd, "claude")).toEqual([]);
   }, 110_000);
+
+  test("baton -c reopens the latest session of the directory; -s opens one by id", async () => {
+    const claudeEnv = makeClaudeEnv({ baseUrl: mock.url });
+    try {
+      const first = startBaton(claudeEnv);
+      const id = /baton · session (bs_\w+)/.exec(await first.waitFor(/baton · session bs_\w+/))?.[1];
+      await first.waitFor("queue:0");
+      first.type("/exit");
+      first.keys("Enter");
+      await first.waitFor(`${EXIT_MARKER}0]`);
+      first.kill();
+      for (const args of [["-c"], ["tui", "-s", id ?? "?"]]) {
+        const again = startBaton(claudeEnv, args);
+        try {
+          expect(await again.waitFor(/baton · session bs_\w+/)).toContain(`baton · session ${id}`);
+          await again.waitFor("queue:0");
+          again.keys("C-d");
+          expect(await again.waitFor(`${EXIT_MARKER}0]`)).toContain(`Resume this session with: baton -s ${id}`);
+        } finally {
+          again.kill();
+        }
+      }
+    } finally {
+      claudeEnv.cleanup();
+    }
+  }, 60_000);
 });
