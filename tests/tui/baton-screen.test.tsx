@@ -21,7 +21,7 @@ describe("Baton screen", () => {
     const id = mounted.host.session.sessionId;
     const frame = mounted.frame();
     expect(frame.split("\n")[0]).toContain(`baton · session ${id}`);
-    expect(frame).toContain("/fake /other".replace(" /other", ""));
+    expect(frame).toContain("/fake switch agent");
     expect(frame).toContain("fake · idle");
     expect(frame).toContain("Message Fake fake (/ commands, @ mentions, Shift+Tab mode, Ctrl+J newline)");
     expect(frame).toContain(`session: ${id}`);
