@@ -44,6 +44,8 @@ export interface OpenedSession {
   readonly loaded: LoadedState<ProjectionState>;
   readonly recovery: RecoveryReport;
   readonly created: boolean;
+  /** `@<kind>:<id>` providers of this session (the built-in `session` kind; plugins later). */
+  readonly contextProviders: ContextProviderRegistry;
   meta(): SessionMeta;
   /** Shutdown order: close harnesses (terminals) → checkpoint → flush log → close ledger → release lock. */
   close(): Promise<void>;
@@ -144,6 +146,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       loaded,
       recovery,
       created,
+      contextProviders,
       meta: () => store.readMeta(ref),
       async close() {
         if (closed) return;

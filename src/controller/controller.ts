@@ -23,6 +23,7 @@ import { recoverOnOpen, type RecoveryReport } from "./recovery.ts";
 import type { TurnRecord } from "./turn-record.ts";
 import { capturePreview } from "./preview.ts";
 import { interruptTurn } from "./interrupt.ts";
+import { appendAdmission } from "./admission.ts";
 import { TargetConfigurator } from "./target-config.ts";
 import { startTitleGeneration } from "./titles.ts";
 import { BindingPool } from "./binding-pool.ts";
@@ -33,6 +34,8 @@ import { canSteer, trySteer } from "./steer.ts";
 export interface SubmitOptions {
   /** What the user typed before @-expansion; defaults to the text of the blocks. */
   readonly displayText?: string;
+  /** The proposed plan this prompt implements (`/implement-plan`). */
+  readonly implementsPlan?: string;
 }
 
 export type ControllerNotice = { readonly level: "info" | "warning" | "error"; readonly text: string };
@@ -59,6 +62,7 @@ export class Controller {
   private readonly idleWaiters = new Set<() => void>();
   private driven: TurnRecord | undefined;
   private titling: Promise<string | undefined> | undefined;
+  private readonly closing = new AbortController();
   private accepting = true;
   private unsubscribe: () => void;
 
@@ -163,7 +167,14 @@ export class Controller {
     // Expansion only waits when there is something to expand, so plain prompts queue in submit order.
     const providers = this.options.contextProviders;
     const expanded = providers && hasMentions(blocks) ? await expandBlocks(blocks, providers, this.options.settings.mentionBudgetChars) : blocks;
-    const submission = { kind: "prompt", source: { type: "user" }, targetId: target.id, blocks: expanded, displayText } as const;
+    const submission = {
+      kind: "prompt",
+      source: { type: "user" },
+      targetId: target.id,
+      blocks: expanded,
+      displayText,
+      ...(options.implementsPlan ? { implementsPlan: options.implementsPlan } : {}),
+    } as const;
     const steerDeps = {
       driven: this.driven,
       queueLength: this.queue.length,
@@ -255,6 +266,7 @@ export class Controller {
   async shutdown(): Promise<void> {
     if (!this.accepting && this.bindings.size === 0) return;
     this.accepting = false;
+    this.closing.abort();
     this.queue.drainAll();
     await this.broker.cancelAll("turn");
     await this.bindings.closeAll();
@@ -262,6 +274,8 @@ export class Controller {
       if (!record.finalized) this.finalizer.synthesizeTerminal(record, "cancelled");
     }
     this.stall.stopAll();
+    // A title generation in flight was aborted above; wait (bounded) so its process is gone too.
+    if (this.titling) await Promise.race([this.titling, new Promise((resolve) => setTimeout(resolve, 3000))]);
     this.unsubscribe();
   }
 
@@ -294,22 +308,7 @@ export class Controller {
     this.turns.set(turn.turnId, turn);
     this.driven = turn;
     try {
-      if (!turn.compact) {
-        this.pipeline.append({
-          kind: "user_message",
-          payload: { messageId: record.messageId, content: [...record.submission.blocks], delivery: record.delivery },
-          source: { type: "user" },
-          turnId: turn.turnId,
-          harnessTargetId: turn.targetId,
-        });
-      }
-      this.pipeline.append({
-        kind: "state_update",
-        payload: { state: "running" },
-        source: { type: "baton" },
-        turnId: turn.turnId,
-        harnessTargetId: turn.targetId,
-      });
+      appendAdmission(this.pipeline.append, turn, record);
     } catch (error) {
       // The ledger refused the write (disk full, I/O): nothing was admitted durably.
       this.turns.delete(turn.turnId);
@@ -359,6 +358,7 @@ export class Controller {
       binding: (id) => this.binding(id),
       prefer: this.options.settings.textgenPrefer,
       models: this.options.settings.textgenModels,
+      signal: this.closing.signal,
     });
   }
 

@@ -25,6 +25,8 @@ export interface TitleDeps {
   readonly prefer?: string | undefined;
   /** harness id → model for title generation. */
   readonly models?: Readonly<Record<string, string>> | undefined;
+  /** Aborted when the session closes: no generation outlives its session. */
+  readonly signal?: AbortSignal;
 }
 
 export function sanitizeTitle(raw: unknown): string | undefined {
@@ -52,6 +54,7 @@ export async function generateTitle(deps: TitleDeps, userText: string, ranOn: st
   const order = [deps.prefer, ranOn, ...deps.registry.listTargets().map((t) => t.id)].filter((id): id is string => id !== undefined && deps.registry.hasTarget(id));
   const tried = new Set<string>();
   for (const targetId of order) {
+    if (deps.signal?.aborted) return undefined;
     if (tried.has(targetId)) continue;
     tried.add(targetId);
     const adapter = deps.binding(targetId).adapter;
@@ -60,6 +63,8 @@ export async function generateTitle(deps: TitleDeps, userText: string, ranOn: st
     const model = deps.models?.[harness] ?? deps.models?.[targetId];
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), TIMEOUT_MS);
+    const onClose = (): void => controller.abort();
+    deps.signal?.addEventListener("abort", onClose, { once: true });
     try {
       const result = await adapter.generateStructured({
         prompt: titlePrompt(userText),
@@ -78,6 +83,7 @@ export async function generateTitle(deps: TitleDeps, userText: string, ranOn: st
       deps.log.log("warn", `title generation with ${targetId} failed: ${describeError(error)}`, { harnessTargetId: targetId });
     } finally {
       clearTimeout(timer);
+      deps.signal?.removeEventListener("abort", onClose);
     }
   }
   return undefined;

@@ -15,6 +15,8 @@ export interface PromptSubmission {
   readonly blocks: readonly PromptBlock[];
   /** What the user typed, before any @-expansion (previews, history). */
   readonly displayText: string;
+  /** The proposed plan this prompt implements (linked once admitted). */
+  readonly implementsPlan?: string;
 }
 
 export interface InteractionAnswer {

@@ -70,7 +70,7 @@ async function implementPlan(host: TuiHost, target: string): Promise<void> {
   }
   const plan = latestOpenPlan(state, target);
   if (plan === undefined) host.send(target, IMPLEMENT_PLAN_TEXT);
-  else host.send(target, `${IMPLEMENT_PREFIX}${plan.content}`, IMPLEMENT_PLAN_TEXT);
+  else host.send(target, `${IMPLEMENT_PREFIX}${plan.content}`, IMPLEMENT_PLAN_TEXT, plan.planId);
 }
 
 function compact(host: TuiHost, target: string, label: string): void {

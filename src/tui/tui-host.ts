@@ -195,8 +195,8 @@ export class TuiHost {
   }
 
   /** Submit a prompt: steered into the running turn when the harness accepts, else queued (IN-05). */
-  send(targetId: string, text: string, displayText = text): void {
-    const submitted = this.controller.submit(targetId, [{ type: "text", text }], { displayText });
+  send(targetId: string, text: string, displayText = text, implementsPlan?: string): void {
+    const submitted = this.controller.submit(targetId, [{ type: "text", text }], { displayText, ...(implementsPlan ? { implementsPlan } : {}) });
     this.publish();
     submitted
       .catch((error: unknown) => this.toast(describeError(error), "error"))

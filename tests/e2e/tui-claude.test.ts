@@ -136,7 +136,7 @@ describe("baton TUI with the real Claude Code (tmux)", () => {
     expect(cleared).not.toContain("a draft to drop");
     t.keys("C-c");
     const end = await t.waitFor(EXIT_MARKER, 20_000);
-    expect(end).toContain(`Resume this session with: baton -s ${sessionId}`);
+    expect(end).toContain(`Resume this session with: baton resume ${sessionId}`);
     expect(end).toContain(`Fork this session with: baton fork ${sessionId}`);
     expect(end).toContain(`${EXIT_MARKER}0]`);
     expect(processesIn(env.cwd, "claude")).toEqual([]);
@@ -158,7 +158,7 @@ describe("baton TUI with the real Claude Code (tmux)", () => {
           expect(await again.waitFor(/baton · session bs_\w+/)).toContain(`baton · session ${id}`);
           await again.waitFor("queue:0");
           again.keys("C-d");
-          expect(await again.waitFor(`${EXIT_MARKER}0]`)).toContain(`Resume this session with: baton -s ${id}`);
+          expect(await again.waitFor(`${EXIT_MARKER}0]`)).toContain(`Resume this session with: baton resume ${id}`);
         } finally {
           again.kill();
         }

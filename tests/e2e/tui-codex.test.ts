@@ -80,7 +80,7 @@ describe("baton TUI with the real Codex and Claude Code (tmux)", () => {
     t.type("/exit");
     t.keys("Enter");
     const end = await t.waitFor(EXIT_MARKER, 20_000);
-    expect(end).toContain(`Resume this session with: baton -s ${sessionId}`);
+    expect(end).toContain(`Resume this session with: baton resume ${sessionId}`);
     expect(end).toContain(`Fork this session with: baton fork ${sessionId}`);
     expect(processesIn(claude.cwd, "codex")).toEqual([]);
     expect(processesIn(claude.cwd, "claude")).toEqual([]);

@@ -7,6 +7,7 @@ import type { InteractionDraft, InteractionResolution } from "../../event/intera
 import { describeError } from "../../shared/errors.ts";
 import { createAppContext } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
+import { exitHints } from "../exit-hints.ts";
 import { openSession, type OpenedSession } from "../open-session.ts";
 import { StreamPrinter } from "../stream-printer.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom } from "./shared.ts";
@@ -75,7 +76,7 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
     } finally {
       stopInterrupt();
     }
-    io.stdout.write(`\nResume this session with: baton exec --session ${opened.ref.batonSessionId} "…"\n`);
+    io.stdout.write(`\n${exitHints(opened.ref.batonSessionId)}`);
     return EXIT.ok;
   } catch (error) {
     return reportError(io, error);

@@ -5,13 +5,14 @@
  * destroy the renderer → print how to resume and fork.
  */
 import fs from "node:fs";
-import { createSessionProvider } from "../../context/session-provider.ts";
+import { tokenPrefix } from "../../context/providers.ts";
 import type { HarnessRegistry } from "../../harness/registry.ts";
 import { displayTitle, targetsOf } from "../../store/index.ts";
 import { describeError } from "../../shared/errors.ts";
 import { startTui, titleSequence, TuiHost, type SessionSwitcher, type StartedTui, type TuiSession } from "../../tui/index.ts";
 import { createAppContext, type AppContext } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
+import { exitHints } from "../exit-hints.ts";
 import { openSession, type OpenedSession, type SessionChoice } from "../open-session.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError } from "./shared.ts";
 
@@ -62,10 +63,16 @@ async function open(ctx: AppContext, choice: SessionChoice): Promise<OpenTuiSess
     controller: opened.controller,
     recovered: r.turnsClosed > 0 || r.attemptsSettled > 0 || r.interactionsCancelled > 0,
     title: () => displayTitle(opened.meta()),
+    // Every registered provider answers, grouped by kind (CTX-06).
     mentions: async (query) => {
-      const found = await createSessionProvider(ctx.store, opened.ref.batonSessionId).search(query, { limit: MENTION_LIMIT });
-      if (found.length === 0) return [];
-      return [{ group: "session", items: found.map((c) => ({ id: c.id, label: c.label, ...(c.detail === undefined ? {} : { detail: c.detail }), insert: `@session:${c.id}` })) }];
+      const groups = await Promise.all(
+        opened.contextProviders.list().map(async (provider) => {
+          const found = await provider.search(query, { limit: MENTION_LIMIT }).catch(() => []);
+          const prefix = tokenPrefix(provider.kind);
+          return { group: provider.kind, items: found.map((c) => ({ id: c.id, label: c.label, ...(c.detail === undefined ? {} : { detail: c.detail }), insert: `@${prefix}:${c.id}` })) };
+        }),
+      );
+      return groups.filter((group) => group.items.length > 0);
     },
   };
 }
@@ -100,7 +107,7 @@ export async function runTuiCommand(argv: readonly string[], io: CliIo): Promise
     const first = session;
     session = undefined;
     const opened = await runScreen(io, ctx, first, target);
-    io.stdout.write(`Resume this session with: baton -s ${opened}\nFork this session with: baton fork ${opened}\n`);
+    io.stdout.write(exitHints(opened));
     return EXIT.ok;
   } catch (error) {
     return reportError(io, error);
