@@ -21,6 +21,7 @@ import { buildConfigOptions, updateConfigState, type ClaudeConfigState } from ".
 import { resolveClaudeExecutable } from "./executable.ts";
 import { ClaudeSession, type ClaudeTrace } from "./session.ts";
 import { generateStructured } from "./textgen.ts";
+import { CLAUDE_CAPABILITIES } from "./capabilities.ts";
 
 export interface ClaudeAdapterOptions {
   /** The target's settings: `executable`, `settingSources` (default user, project, local). */
@@ -42,12 +43,7 @@ function settingSourcesOf(value: unknown): SettingSource[] {
 }
 
 export class ClaudeAdapter implements HarnessAdapter, Compactable, Configurable, TextGenerating {
-  readonly capabilities: Capabilities = {
-    compact: SUPPORTED,
-    config: SUPPORTED,
-    textgen: SUPPORTED,
-    interactions: { permission: SUPPORTED, question: SUPPORTED },
-  };
+  readonly capabilities: Capabilities = CLAUDE_CAPABILITIES;
   private readonly sessions = new Map<HandleId, ClaudeSession>();
   private readonly settings: Readonly<Record<string, unknown>>;
   private readonly queryFn: typeof sdkQuery;

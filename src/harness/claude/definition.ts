@@ -1,14 +1,23 @@
-/** The Claude Code harness type (HAR-02). */
+/**
+ * The Claude Code harness type (HAR-02). The adapter and the inspector load the Agent SDK (~100 ms), so
+ * both are imported on first use, not when Baton starts.
+ */
 import type { HarnessDefinition } from "../definition.ts";
-import { ClaudeAdapter } from "./adapter.ts";
+import type { HarnessSessionInspector } from "../inspector.ts";
+import { LazyAdapter } from "../lazy-adapter.ts";
+import { CLAUDE_CAPABILITIES } from "./capabilities.ts";
 import { probeClaudeExecutable } from "./executable.ts";
-import { claudeInspector } from "./inspector.ts";
 
 function inheritedEnv(): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined) out[key] = value;
   return out;
 }
+
+const inspector: HarnessSessionInspector = {
+  probe: async (id, context) => (await import("./inspector.ts")).claudeInspector.probe(id, context),
+  read: async (id, context) => (await import("./inspector.ts")).claudeInspector.read(id, context),
+};
 
 export const claudeDefinition: HarnessDefinition = {
   id: "claude",
@@ -18,14 +27,17 @@ export const claudeDefinition: HarnessDefinition = {
   shortName: "claude",
   color: "#ff9e64",
   create(context) {
-    return new ClaudeAdapter({
-      settings: context.target.settings,
-      env: { ...inheritedEnv(), ...context.target.env },
-      log: context.log.child("claude", { harness: "claude-code", harnessTargetId: context.target.id }),
+    return new LazyAdapter(CLAUDE_CAPABILITIES, async () => {
+      const { ClaudeAdapter } = await import("./adapter.ts");
+      return new ClaudeAdapter({
+        settings: context.target.settings,
+        env: { ...inheritedEnv(), ...context.target.env },
+        log: context.log.child("claude", { harness: "claude-code", harnessTargetId: context.target.id }),
+      });
     });
   },
   probeExecutable(target, env) {
     return probeClaudeExecutable(target.settings, env);
   },
-  inspector: claudeInspector,
+  inspector,
 };
