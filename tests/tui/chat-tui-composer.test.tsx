@@ -229,13 +229,14 @@ test("Ctrl+C clears the draft; a second press within 1.5 s exits", async () => {
   await mounted.type("some draft");
   await mounted.keys((k) => k.pressCtrlC());
   expect(mounted.draft()).toBe("");
-  expect(mounted.intents).toEqual([{ type: "clearDraft" }]);
+  expect(mounted.intents).toEqual([{ type: "clearDraft", cleared: true }]);
   mounted.clock.advance(2000);
+  // on an empty composer the first press still says so (the host shows "press again to exit")
   await mounted.keys((k) => k.pressCtrlC());
-  expect(mounted.intents).toEqual([{ type: "clearDraft" }]);
+  expect(mounted.intents).toEqual([{ type: "clearDraft", cleared: true }, { type: "clearDraft", cleared: false }]);
   mounted.clock.advance(1000);
   await mounted.keys((k) => k.pressCtrlC());
-  expect(mounted.intents).toEqual([{ type: "clearDraft" }, { type: "exit" }]);
+  expect(mounted.intents).toEqual([{ type: "clearDraft", cleared: true }, { type: "clearDraft", cleared: false }, { type: "exit" }]);
 });
 
 test("Ctrl+D exits only on an empty, idle composer", async () => {
@@ -259,4 +260,15 @@ test("Shift+Tab cycles the mode; Esc with nothing open emits cancel", async () =
   await mounted.escape();
   expect(mounted.intents).toEqual([{ type: "cycleMode" }, { type: "cancel" }]);
   expect(mounted.draft()).toBe("keep me");
+});
+
+test("picker: keys arriving in one burst move from the latest cursor (Down Down Enter picks the third item)", async () => {
+  const items = [{ id: "a", label: "alpha" }, { id: "b", label: "beta" }, { id: "c", label: "gamma" }];
+  mounted = await mountChat({ width: 60, height: 16, initial: { composer: { picker: { id: "pk_1", title: "Pick", items } } } });
+  await mounted.keys((k) => {
+    k.pressArrow("down");
+    k.pressArrow("down");
+    k.pressEnter();
+  });
+  expect(mounted.intents).toEqual([{ type: "pickerSelect", id: "pk_1", itemId: "c" }]);
 });

@@ -49,7 +49,7 @@ function GlobalKeys(props: { readonly busy: () => boolean }): null {
       return "consume";
     }
     lastCtrlC.current = t;
-    if (composer.current?.clear() === true) emit({ type: "clearDraft" });
+    emit({ type: "clearDraft", cleared: composer.current?.clear() === true });
     return "consume";
   });
 

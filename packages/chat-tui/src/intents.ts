@@ -8,8 +8,8 @@ export type ChatIntent =
   | { readonly type: "cancel" }
   | { readonly type: "cycleMode" }
   | { readonly type: "exit" }
-  /** Ctrl+C cleared a non-empty draft. */
-  | { readonly type: "clearDraft" }
+  /** Ctrl+C once: the draft was cleared (`cleared`) or was already empty; a second press within 1.5 s exits. */
+  | { readonly type: "clearDraft"; readonly cleared: boolean }
   /** ↑ on an empty composer while inputs are queued: the latest queued input. */
   | { readonly type: "recall"; readonly id: string }
   | { readonly type: "resolveInteraction"; readonly id: string; readonly response: InteractionResponse }

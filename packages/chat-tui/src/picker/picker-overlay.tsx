@@ -23,7 +23,13 @@ function PickerBody(props: { readonly picker: PickerState }): ReactNode {
   const { picker } = props;
   const { width, height } = useTerminalDimensions();
   const [query, setQuery] = useState(picker.query ?? "");
-  const [cursor, setCursor] = useState(() => Math.max(0, picker.items.findIndex((i) => i.current === true)));
+  const [cursor, setCursorState] = useState(() => Math.max(0, picker.items.findIndex((i) => i.current === true)));
+  // Keys that arrive in one burst run before React re-renders: they read and move this ref, not the state.
+  const cursorRef = useRef(cursor);
+  const setCursor = (next: number): void => {
+    cursorRef.current = next;
+    setCursorState(next);
+  };
   const input = useRef<InputRenderable>(null);
 
   const items = picker.filter === "remote" ? picker.items : filterPickerItems(picker.items, query);
@@ -49,16 +55,18 @@ function PickerBody(props: { readonly picker: PickerState }): ReactNode {
       }
       return "consume";
     }
+    const last = Math.max(0, items.length - 1);
+    const current = Math.min(cursorRef.current, last);
     if (isPlainKey(key, "up")) {
-      setCursor(Math.max(0, selected - 1));
+      setCursor(Math.max(0, current - 1));
       return "consume";
     }
     if (isPlainKey(key, "down")) {
-      setCursor(Math.min(Math.max(0, items.length - 1), selected + 1));
+      setCursor(Math.min(last, current + 1));
       return "consume";
     }
     if (isPlainKey(key, "return")) {
-      const item = items[selected];
+      const item = items[current];
       if (item !== undefined) emit({ type: "pickerSelect", id: picker.id, itemId: item.id });
       return "consume";
     }
