@@ -13,6 +13,8 @@ import type { HarnessRegistry } from "../harness/registry.ts";
 import { initialState, PROJECTION_VERSION, reduce, type ProjectionState } from "../projection/index.ts";
 import { loadState, writeCheckpoint, type Ledger, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
 import { BatonError } from "../shared/errors.ts";
+import path from "node:path";
+import { resolveCwd } from "../store/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdSource } from "../shared/ids.ts";
 import type { LogLevel } from "../shared/log.ts";
@@ -59,12 +61,29 @@ export const projectionFold: StateFold<ProjectionState> = {
 
 /** Pick the session to open without touching it. */
 export function chooseSession(store: SessionStore, cwd: string, choice: SessionChoice): { ref: SessionRef; created: boolean } {
-  if (choice.kind === "id") return { ref: store.findSession(choice.id), created: false };
+  if (choice.kind === "id") {
+    const ref = store.findSession(choice.id);
+    assertOwnProject(ref, cwd);
+    return { ref, created: false };
+  }
   if (choice.kind === "continue") {
     const latest = store.listSessions({ cwd }).sessions[0];
     if (latest) return { ref: latest, created: false };
   }
   return { ref: store.createSession({ cwd }), created: true };
+}
+
+/**
+ * A session belongs to the directory it was started in; continuing it from elsewhere would run the
+ * agents in a directory the user did not choose. Subdirectories are fine.
+ */
+function assertOwnProject(ref: SessionRef, cwd: string): void {
+  const here = resolveCwd(cwd);
+  const home = ref.meta.cwd;
+  if (here === home || here.startsWith(home.endsWith(path.sep) ? home : `${home}${path.sep}`)) return;
+  throw new BatonError("project_mismatch", `session ${ref.batonSessionId} belongs to ${home}, not ${here}`, {
+    hint: `Run baton from ${home} (or pass --cwd ${home}), or copy it here with: baton fork ${ref.batonSessionId}`,
+  });
 }
 
 export async function openSession(options: OpenSessionOptions): Promise<OpenedSession> {

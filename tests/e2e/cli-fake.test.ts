@@ -272,3 +272,71 @@ describe("per-target preferences", () => {
     expect(launchModel((await run(["--agent", "alpha", "after reset"])).stdout)).toBeUndefined();
   });
 });
+
+describe("bad input: one line that says what to do, and no file modified", () => {
+  const hashTree = (dir: string): string => {
+    const crypto = require("node:crypto") as typeof import("node:crypto");
+    const fs = require("node:fs") as typeof import("node:fs");
+    const hash = crypto.createHash("sha256");
+    const walk = (d: string) => {
+      for (const entry of fs.readdirSync(d).sort()) {
+        const full = path.join(d, entry);
+        if (fs.statSync(full).isDirectory()) walk(full);
+        else hash.update(`${full}\0`).update(fs.readFileSync(full));
+      }
+    };
+    walk(dir);
+    return hash.digest("hex");
+  };
+
+  test("unknown, ambiguous, another project's, locked and corrupt sessions", async () => {
+    const one = JSON.parse((await cli(["exec", "--json", "first"], { turns: [] })).stdout.split("\n")[0]!).scope.batonSessionId as string;
+    await cli(["exec", "second"], { turns: [] });
+    const home = env["BATON_HOME"]!;
+    const before = hashTree(home);
+
+    const unknown = await cli(["exec", "--session", "bs_nope", "hi"], { turns: [] });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.split("\n")[0]).toMatch(/^baton: .*bs_nope/);
+
+    const ambiguous = await cli(["exec", "--session", "bs_", "hi"], { turns: [] });
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toMatch(/more than one|ambiguous|matches/i);
+
+    const elsewhere = path.join(base, "elsewhere");
+    mkdirSync(elsewhere);
+    const foreign = await runCliOnce(["exec", "--session", one, "hi"], { env, cwd: elsewhere, definitions: [fakeDefinition({ turns: [] })] });
+    expect(foreign.code).toBe(2);
+    expect(foreign.stderr).toContain(`belongs to`);
+    expect(foreign.stderr).toContain(`baton fork ${one}`);
+    expect(hashTree(home)).toBe(before);
+
+    // a live owner holds the lock: refused, exit 1, naming the pid
+    const dir = path.join(home, "projects", readdirOne(path.join(home, "projects")), "sessions", one);
+    const holder = Bun.spawn([process.execPath, "-e", `
+      const { acquireLock } = await import(${JSON.stringify(path.resolve(import.meta.dir, "../../src/store/lock.ts"))});
+      acquireLock(${JSON.stringify(path.join(dir, "lock"))});
+      console.log("held"); await new Promise((r) => setTimeout(r, 60000));`], { stdout: "pipe" });
+    const reader = holder.stdout.getReader();
+    await reader.read();
+    try {
+      const locked = await cli(["exec", "--session", one, "hi"], { turns: [] });
+      expect(locked.code).toBe(1);
+      expect(locked.stderr).toContain(`pid ${holder.pid}`);
+    } finally {
+      holder.kill("SIGKILL");
+      await holder.exited;
+    }
+
+    // a corrupt middle line: refused with file and line, nothing written
+    const ledger = path.join(dir, "session.jsonl");
+    const lines = readFileSync(ledger, "utf8").split("\n");
+    lines[1] = "{garbage";
+    writeFileSync(ledger, lines.join("\n"));
+    const corruptBefore = readFileSync(ledger, "utf8");
+    const corrupt = await cli(["exec", "--session", one, "hi"], { turns: [] });
+    expect(corrupt.code).toBe(1);
+    expect(corrupt.stderr).toContain(`${ledger}:2`);
+    expect(readFileSync(ledger, "utf8")).toBe(corruptBefore);
+  });
+});
