@@ -11,7 +11,7 @@ import type { ControllerSettings, MetaPort, PreferencesPort } from "../controlle
 import type { RecoveryReport } from "../controller/recovery.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
 import { initialState, PROJECTION_VERSION, reduce, type ProjectionState } from "../projection/index.ts";
-import { loadState, writeCheckpoint, type Ledger, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
+import { createNativeTrace, loadState, writeCheckpoint, type NativeTrace, type Ledger, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
 import { BatonError } from "../shared/errors.ts";
 import path from "node:path";
 import { resolveCwd } from "../store/index.ts";
@@ -106,6 +106,16 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     const failpoint = failpointFrom(options.env["BATON_FAILPOINT"]);
     let closed = false;
     let lastSummaryTs: string | undefined;
+    const traces = new Map<string, NativeTrace>();
+    const nativeTrace = (targetId: string) => {
+      let trace = traces.get(targetId);
+      if (!trace) {
+        trace = createNativeTrace(ref.paths.dir, targetId, options.clock);
+        traces.set(targetId, trace);
+      }
+      const writer = trace;
+      return (direction: "in" | "out", message: unknown) => writer.trace(direction, message);
+    };
     const contextProviders = new ContextProviderRegistry();
     contextProviders.register(createSessionProvider(store, ref.batonSessionId));
     const controller = new Controller({
@@ -128,6 +138,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       registry: options.registry,
       initialState: loaded.state,
       contextProviders,
+      nativeTrace,
       ...(options.preferences ? { preferences: options.preferences } : {}),
     });
     const recovery = controller.recover();
@@ -177,6 +188,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
           if (openLedgerRef.lastSeq > 0) {
             await writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch(() => false);
           }
+          await Promise.all([...traces.values()].map((trace) => trace.close()));
           sessionLog.log("info", "Session closed");
           await sessionLog.close();
           await openLedgerRef.close();

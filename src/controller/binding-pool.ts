@@ -37,6 +37,7 @@ export class BindingPool {
       env: this.deps.env,
       interactions: { request: (draft, context) => this.request({ id: target.id, harness: target.harness }, draft, context) },
       preferences: this.deps.preferences,
+      trace: this.deps.nativeTrace?.(target.id),
     });
     this.bindings.set(targetId, binding);
     return binding;

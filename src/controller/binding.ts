@@ -23,6 +23,7 @@ export interface BindingDeps {
   readonly env: Readonly<Record<string, string>>;
   readonly interactions: InteractionHandler;
   readonly preferences?: PreferencesPort | undefined;
+  readonly trace?: ((direction: "in" | "out", message: unknown) => void) | undefined;
   /** Told when the adapter publishes a new identity (fresh native sessions reset context delivery). */
   readonly onIdentity?: (binding: HarnessBinding, identity: HarnessIdentity) => void;
 }
@@ -42,7 +43,11 @@ export class HarnessBinding {
     private readonly deps: BindingDeps,
   ) {
     this.fresh = deps.meta.read().harnessSessions[target.id]?.harnessSessionId === undefined;
-    this.adapter = definition.create({ target, log: deps.log.child(`harness.${target.id}`, { harness: definition.sessionKey, harnessTargetId: target.id }) });
+    this.adapter = definition.create({
+      target,
+      log: deps.log.child(`harness.${target.id}`, { harness: definition.sessionKey, harnessTargetId: target.id }),
+      ...(deps.trace ? { trace: deps.trace } : {}),
+    });
   }
 
   get handle(): HarnessHandle | undefined {

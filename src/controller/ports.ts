@@ -51,6 +51,8 @@ export interface ControllerDeps {
   readonly env: Readonly<Record<string, string>>;
   readonly settings: ControllerSettings;
   readonly preferences?: PreferencesPort;
+  /** Where a target's raw native wire trace goes (LOG-03), if anywhere. */
+  readonly nativeTrace?: (targetId: string) => ((direction: "in" | "out", message: unknown) => void) | undefined;
 }
 
 export function setHarnessSession(meta: SessionMeta, targetId: string, patch: Partial<HarnessSessionMeta> & Pick<HarnessSessionMeta, "harness">): SessionMeta {

@@ -16,6 +16,8 @@ export interface HarnessTarget {
 export interface HarnessCreateContext {
   readonly target: HarnessTarget;
   readonly log: Logger;
+  /** Raw wire trace (LOG-03), when the host keeps one: every message in and out, verbatim. */
+  readonly trace?: (direction: "in" | "out", message: unknown) => void;
 }
 
 /** How the harness binary would be started, for errors and `baton doctor`. */

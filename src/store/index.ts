@@ -11,3 +11,4 @@ export * from "./session-log.ts";
 export * from "./session-store.ts";
 export * from "./sessions.ts";
 export * from "./display.ts";
+export * from "./native-trace.ts";

@@ -94,7 +94,8 @@ const fsAsync = {
     new Promise<void>((resolve, reject) => fs.rename(from, to, (error) => (error ? reject(error) : resolve()))),
 };
 
-class LogSink {
+/** An async, serialized, size-rotated NDJSON file writer (one `.1` kept); failures never reach callers. */
+export class LogSink {
   private queue: string[] = [];
   private queuedBytes = 0;
   private dropped = 0;

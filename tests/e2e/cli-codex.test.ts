@@ -166,3 +166,19 @@ function commandOf(pid: number): string {
     return "";
   }
 }
+
+describe("native wire trace (LOG-03)", () => {
+  test("native-codex.jsonl holds the wire messages; the ledger holds none of them", async () => {
+    await mock.script([{ kind: "text", text: "traced" }]);
+    const result = await exec(["trace me"]);
+    const id = sessionOf(result.stderr);
+    const projects = path.join(env["BATON_HOME"]!, "projects");
+    const dir = path.join(projects, readdirSync(projects)[0]!, "sessions", id);
+    const trace = readFileSync(path.join(dir, "native-codex.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(trace.some((t) => t.dir === "out" && t.msg.method === "turn/start")).toBe(true);
+    expect(trace.some((t) => t.dir === "in" && t.msg.method === "turn/completed")).toBe(true);
+    expect((require("node:fs").statSync(path.join(dir, "native-codex.jsonl")).mode & 0o777).toString(8)).toBe("600");
+    const ledger = readFileSync(path.join(dir, "session.jsonl"), "utf8");
+    for (const line of ledger.trim().split("\n")) expect(JSON.parse(line).kind).not.toMatch(/\//);
+  }, 60_000);
+});

@@ -33,6 +33,7 @@ export const claudeDefinition: HarnessDefinition = {
         settings: context.target.settings,
         env: { ...inheritedEnv(), ...context.target.env },
         log: context.log.child("claude", { harness: "claude-code", harnessTargetId: context.target.id }),
+        ...(context.trace ? { trace: context.trace } : {}),
       });
     });
   },

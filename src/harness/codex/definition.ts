@@ -40,6 +40,6 @@ export const codexDefinition: HarnessDefinition = {
   sessionKey: "codex",
   shortName: "codex",
   color: "#73daca",
-  create: (context) => new CodexAdapter({ settings: context.target.settings, log: context.log }),
+  create: (context) => new CodexAdapter({ settings: context.target.settings, log: context.log, ...(context.trace ? { trace: context.trace } : {}) }),
   probeExecutable: probeCodexExecutable,
 };
