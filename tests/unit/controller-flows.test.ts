@@ -162,6 +162,17 @@ describe("context delivery", () => {
     expect(summaries[1]?.agentText).toBe("background result");
     expect(s.controller.busy).toBe(false);
   });
+
+  test("an observed turn is included in the next delivery to another target (TURN-09, CTX-05)", async () => {
+    const alpha = fakeDefinition({ observedAfterTurn: [{ type: "text", text: "background result" }], turns: [[{ type: "text", text: "main" }]] }, "alpha");
+    const beta = fakeDefinition({ turns: [[{ type: "text", text: "beta" }]] }, "beta");
+    const s = await open([alpha, beta]);
+    await s.controller.submit("alpha", text("kick off"));
+    await waitFor(() => ledgerOf(s).filter((e) => e.kind === "_baton_turn_summary").length === 2);
+    await s.controller.submit("beta", text("what happened?"));
+    const sync = beta.adapters[0]?.record.prompts[0]?.syncBlocks?.[0];
+    expect(sync?.type === "text" ? sync.text : "").toContain("background result");
+  });
 });
 
 describe("recovery", () => {
