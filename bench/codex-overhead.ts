@@ -1,12 +1,21 @@
 /**
  * Baton's per-turn overhead on Codex: the same scripted turns against the mock Responses server,
- * driven (a) through the Codex adapter (open/sendTurn → idle, events mapped into drafts) and
- * (b) through a minimal raw JSON-RPC client on `codex app-server`. Turns alternate between the two
- * so both see the same machine load. Budget: Baton adds ≤ 5 % or ≤ 10 ms per turn.
+ * driven (a) through all of Baton — controller, ledger (with its fsync before dispatch), projection,
+ * adapter — as `baton exec --session` does it, minus the process start; (b) through the Codex adapter
+ * alone; (c) through a minimal raw JSON-RPC client on `codex app-server`. Turns alternate so all three
+ * see the same machine load. Budget: Baton adds ≤ 5 % or ≤ 10 ms per turn.
  *   bun bench/codex-overhead.ts [turns=20]
  */
 import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openSession } from "../src/app/open-session.ts";
+import { DEFAULT_CONTROLLER_SETTINGS } from "../src/controller/ports.ts";
 import { CodexAdapter } from "../src/harness/codex/adapter.ts";
+import { codexDefinition } from "../src/harness/codex/definition.ts";
+import { HarnessRegistry } from "../src/harness/registry.ts";
+import { createSessionStore } from "../src/store/index.ts";
 import { resolveInstalledCodex } from "../src/harness/codex/executable.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createUlidSource } from "../src/shared/ids.ts";
@@ -76,7 +85,26 @@ const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length -
 const mock = await startMockResponses();
 const rawHome = makeCodexHome({ baseUrl: mock.baseUrl });
 const batonHome = makeCodexHome({ baseUrl: mock.baseUrl });
+const fullHome = makeCodexHome({ baseUrl: mock.baseUrl });
+const storeDir = mkdtempSync(path.join(os.tmpdir(), "baton-bench-codex-"));
 try {
+  const fullIds = createUlidSource();
+  const session = await openSession({
+    store: createSessionStore({ home: storeDir, clock: systemClock, ids: fullIds }),
+    registry: new HarnessRegistry([codexDefinition]),
+    cwd: fullHome.workdir,
+    choice: { kind: "new" },
+    clock: systemClock,
+    ids: fullIds,
+    env: { ...fullHome.env, BATON_CODEX_BIN: bin },
+    settings: { ...DEFAULT_CONTROLLER_SETTINGS, generateTitles: false },
+    logLevel: "warn",
+  });
+  const fullTurn = async (text: string): Promise<number> => {
+    const start = performance.now();
+    await session.controller.submit("codex", [{ type: "text", text }]);
+    return performance.now() - start;
+  };
   const raw = await rawClient(rawHome.env, rawHome.workdir);
   const ids = createUlidSource();
   const sink = new RecordingSink();
@@ -95,22 +123,28 @@ try {
   };
   const rawTimes: number[] = [];
   const batonTimes: number[] = [];
+  const fullTimes: number[] = [];
   for (let i = 0; i < WARMUP + TURNS; i++) {
     await mock.script([REPLY]);
     const r = await raw.turn(`turn ${i}`);
     await mock.script([REPLY]);
     const b = await batonTurn(`turn ${i}`);
+    await mock.script([REPLY]);
+    const f = await fullTurn(`turn ${i}`);
     if (i >= WARMUP) {
       rawTimes.push(r);
       batonTimes.push(b);
+      fullTimes.push(f);
     }
   }
   await adapter.close(handle);
+  await session.close();
   await raw.close();
   const rawMedian = median(rawTimes);
   const batonMedian = median(batonTimes);
-  const overheadMs = batonMedian - rawMedian;
-  const ratio = batonMedian / rawMedian;
+  const fullMedian = median(fullTimes);
+  const overheadMs = fullMedian - rawMedian;
+  const ratio = fullMedian / rawMedian;
   const within = overheadMs <= 10 || ratio <= 1.05;
   const fmt = (n: number) => n.toFixed(1).padStart(7);
   process.stdout.write(
@@ -118,7 +152,8 @@ try {
       `codex-overhead: ${TURNS} text turns (+${WARMUP} warm-up), ${REPLY.kind} reply of ${REPLY.text.length} chars in ${Math.ceil(REPLY.text.length / (REPLY.chunkSize ?? 1))} deltas`,
       `                     median ms     p90 ms`,
       `  raw app-server   ${fmt(rawMedian)}    ${fmt(p90(rawTimes))}`,
-      `  baton adapter    ${fmt(batonMedian)}    ${fmt(p90(batonTimes))}`,
+      `  baton adapter    ${fmt(batonMedian)}    ${fmt(p90(batonTimes))}   (adapter alone: +${(batonMedian - rawMedian).toFixed(1)} ms)`,
+      `  all of baton     ${fmt(fullMedian)}    ${fmt(p90(fullTimes))}   (controller + ledger + projection + adapter)`,
       `  overhead: ${overheadMs.toFixed(1)} ms per turn, ratio ${ratio.toFixed(3)}  (budget: ≤ 5 % or ≤ 10 ms) → ${within ? "within budget" : "OVER BUDGET"}`,
       `  drafts per baton turn: ${(sink.drafts.length / (WARMUP + TURNS)).toFixed(1)}`,
       "",
@@ -128,4 +163,6 @@ try {
   await mock.stop();
   rawHome.cleanup();
   batonHome.cleanup();
+  fullHome.cleanup();
+  rmSync(storeDir, { recursive: true, force: true });
 }

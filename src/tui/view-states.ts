@@ -9,7 +9,7 @@ export function headerFor(sessionId: string, targetIds: readonly string[]): Time
   const switches = targetIds.map((id) => `/${id}`).join(" ");
   return {
     title: `baton · session ${sessionId}`,
-    hint: `${switches} switch agent · /sessions · @bs_xxx mentions a session · / commands`,
+    hint: `${switches} switch agent · /sessions · @ references a session · / commands`,
   };
 }
 

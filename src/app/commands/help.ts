@@ -13,9 +13,10 @@ export const HELP = `baton — one terminal workspace for Codex and Claude Code,
 Usage: baton [command] [options]
 
 Commands:
-  baton [--cwd DIR] [-c | -s <bs_id>]
+  baton [--cwd DIR] [-c | -s <bs_id>] [--agent <target>]
       Open the terminal UI (the default). -c continues the latest session of the directory,
-      -s opens a given session.
+      -s opens a given session, --agent picks the agent to start with.
+        baton -c
   baton exec [--agent <target>] [--cwd DIR] [--session <bs_id> | --continue]
              [--approve deny|allow] [--model M] [--effort E] [--json] [--] <prompt…>
       Run one turn and exit: 0 completed, 1 failed, 2 usage/config error, 130 interrupted.
