@@ -9,6 +9,8 @@ import { createSessionStore, type SessionStore } from "../store/index.ts";
 import { systemClock, type Clock } from "../shared/clock.ts";
 import { createUlidSource, type IdSource } from "../shared/ids.ts";
 import type { CliIo } from "./io.ts";
+import { openSession, type OpenedSession, type SessionChoice } from "./open-session.ts";
+import type { LogLevel } from "../shared/log.ts";
 
 export interface AppContext {
   readonly home: string;
@@ -62,4 +64,20 @@ export function createAppContext(io: CliIo, options: { cwd?: string; home?: stri
     childEnv,
     preferences: createPreferences(home),
   };
+}
+
+/** Open a session with everything the context knows (config, registry, preferences). */
+export function openSessionIn(ctx: AppContext, choice: SessionChoice, settings: Partial<ControllerSettings> = {}): Promise<OpenedSession> {
+  return openSession({
+    store: ctx.store,
+    registry: ctx.registry,
+    cwd: ctx.cwd,
+    choice,
+    clock: ctx.clock,
+    ids: ctx.ids,
+    env: ctx.childEnv,
+    settings: { ...ctx.settings, ...settings },
+    logLevel: ctx.loaded.config.logLevel as LogLevel,
+    preferences: ctx.preferences,
+  });
 }

@@ -1,19 +1,12 @@
 /** Delivery Attempts (ATT-01..05): phases recorded on the turn record and appended as facts. */
 import type { AttemptOutcome, AttemptPhase, LaunchSnapshot } from "../event/kinds.ts";
+import { checkAttemptTransition } from "../projection/index.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
 
-const ALLOWED: Readonly<Record<AttemptPhase, readonly AttemptPhase[]>> = {
-  prepared: ["dispatching", "finalized"],
-  dispatching: ["accepted", "uncertain", "finalized"],
-  accepted: ["uncertain", "finalized"],
-  uncertain: ["accepted", "finalized"],
-  finalized: [],
-};
-
+/** The §3.5 machine, shared with the reducer (which skips what this refuses). */
 export function canMoveAttempt(from: AttemptPhase | undefined, to: AttemptPhase): boolean {
-  if (from === undefined) return to === "prepared";
-  return ALLOWED[from].includes(to);
+  return checkAttemptTransition(from ?? null, to).ok;
 }
 
 export interface AttemptFields {

@@ -8,6 +8,7 @@ import path from "node:path";
 import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
 import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
 import { runBaton, spawnBaton, waitUntil } from "../support/baton-process.ts";
+import { commandOf, descendants } from "../support/processes.ts";
 
 let mock: MockResponses;
 let home: CodexHome;
@@ -110,7 +111,7 @@ describe("baton exec --agent codex", () => {
     await mock.script([{ kind: "text", text: "slow ".repeat(200), chunkSize: 5, delayMs: 100 }]);
     const child = spawnBaton(["exec", "go slowly"], { env, cwd: home.workdir });
     await waitUntil(() => child.stdout().includes("slow"), 30_000, "streamed text");
-    const appServer = childrenOf(child.pid).find((pid) => commandOf(pid).includes("app-server"));
+    const appServer = descendants(child.pid).find((pid) => commandOf(pid).includes("app-server"));
     expect(appServer).toBeDefined();
     process.kill(appServer!, "SIGKILL");
     const result = await child.done;
@@ -141,44 +142,5 @@ describe("baton repl --agent codex", () => {
     const result = await child.done;
     expect(result.code).toBe(0);
     expect(existsSync(path.join(home.workdir, "inline.txt"))).toBe(true);
-  }, 60_000);
-});
-
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === pid) out.push(Number(entry), ...childrenOf(Number(entry)));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
-function commandOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");
-  } catch {
-    return "";
-  }
-}
-
-describe("native wire trace (LOG-03)", () => {
-  test("native-codex.jsonl holds the wire messages; the ledger holds none of them", async () => {
-    await mock.script([{ kind: "text", text: "traced" }]);
-    const result = await exec(["trace me"]);
-    const id = sessionOf(result.stderr);
-    const projects = path.join(env["BATON_HOME"]!, "projects");
-    const dir = path.join(projects, readdirSync(projects)[0]!, "sessions", id);
-    const trace = readFileSync(path.join(dir, "native-codex.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
-    expect(trace.some((t) => t.dir === "out" && t.msg.method === "turn/start")).toBe(true);
-    expect(trace.some((t) => t.dir === "in" && t.msg.method === "turn/completed")).toBe(true);
-    expect((require("node:fs").statSync(path.join(dir, "native-codex.jsonl")).mode & 0o777).toString(8)).toBe("600");
-    const ledger = readFileSync(path.join(dir, "session.jsonl"), "utf8");
-    for (const line of ledger.trim().split("\n")) expect(JSON.parse(line).kind).not.toMatch(/\//);
   }, 60_000);
 });

@@ -1,19 +1,10 @@
 /** The controller with the real Codex adapter in-process: steering a running turn reaches the model. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { openSession } from "../../src/app/open-session.ts";
-import { DEFAULT_CONTROLLER_SETTINGS } from "../../src/controller/ports.ts";
 import { codexDefinition } from "../../src/harness/codex/definition.ts";
-import { HarnessRegistry } from "../../src/harness/registry.ts";
 import { selectTranscript } from "../../src/projection/index.ts";
-import { createSessionStore } from "../../src/store/index.ts";
-import { systemClock } from "../../src/shared/clock.ts";
-import { createUlidSource } from "../../src/shared/ids.ts";
 import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
 import { makeCodexHome } from "../support/codex-home.ts";
-import { waitFor } from "../support/session-host.ts";
+import { openRealSession, waitFor } from "../support/session-host.ts";
 
 let mock: MockResponses;
 beforeAll(async () => {
@@ -25,20 +16,8 @@ afterAll(async () => {
 
 test("a prompt during a slow Codex turn is a steer: one turn, and the model's next request carries the steer text", async () => {
   const home = makeCodexHome({ baseUrl: mock.baseUrl });
-  const base = mkdtempSync(path.join(os.tmpdir(), "baton-steer-"));
-  const ids = createUlidSource();
   await mock.script([{ kind: "text", text: "slow ".repeat(60), chunkSize: 5, delayMs: 50 }, { kind: "text", text: "steered answer" }]);
-  const session = await openSession({
-    store: createSessionStore({ home: path.join(base, "home"), clock: systemClock, ids }),
-    registry: new HarnessRegistry([codexDefinition]),
-    cwd: home.workdir,
-    choice: { kind: "new" },
-    clock: systemClock,
-    ids,
-    env: home.env,
-    settings: { ...DEFAULT_CONTROLLER_SETTINGS, textgenPrefer: "none" },
-    logLevel: "warn",
-  });
+  const { session, cleanup } = await openRealSession({ definitions: [codexDefinition], cwd: home.workdir, env: home.env, settings: { generateTitles: false } });
   try {
     const first = session.controller.submit("codex", [{ type: "text", text: "write slowly" }]);
     await waitFor(() => selectTranscript(session.controller.state).some((entry) => entry.type === "message" && entry.item.role === "agent"), 20_000, "streamed text");
@@ -50,8 +29,7 @@ test("a prompt during a slow Codex turn is a steer: one turn, and the model's ne
     const summaries = session.controller.state.turnSummaries;
     expect(summaries.length).toBe(1);
   } finally {
-    await session.close();
-    rmSync(base, { recursive: true, force: true });
+    await cleanup();
     home.cleanup();
   }
 }, 60_000);

@@ -11,6 +11,7 @@ import path from "node:path";
 import { RECOVERY_NOTICE } from "../../src/controller/recovery.ts";
 import { runBaton, spawnBaton, waitUntil } from "../support/baton-process.ts";
 import { crashHarnesses, type CrashHarness } from "../support/crash-harnesses.ts";
+import { descendants, isStopped, tryKill } from "../support/processes.ts";
 
 interface Point {
   readonly name: string;
@@ -121,37 +122,8 @@ for (const harness of crashHarnesses()) {
   });
 }
 
-function isStopped(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
-  } catch {
-    return false;
-  }
-}
 
-function descendants(pid: number): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      if (ppid === pid) out.push(Number(entry), ...descendants(Number(entry)));
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
 
-function tryKill(pid: number): void {
-  try {
-    process.kill(pid, "SIGKILL");
-  } catch {
-    // already gone
-  }
-}
 
 function sessionDir(home: string, id: string): string {
   const projects = path.join(home, "projects");

@@ -1,15 +1,10 @@
 /** Session titles (TTL-02) with the real Codex: generated after the first turn on an ephemeral thread. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import os from "node:os";
+import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
-import { openSession } from "../../src/app/open-session.ts";
-import { DEFAULT_CONTROLLER_SETTINGS } from "../../src/controller/ports.ts";
+import type { OpenedSession } from "../../src/app/open-session.ts";
+import { openRealSession } from "../support/session-host.ts";
 import { codexDefinition } from "../../src/harness/codex/definition.ts";
-import { HarnessRegistry } from "../../src/harness/registry.ts";
-import { createSessionStore } from "../../src/store/index.ts";
-import { systemClock } from "../../src/shared/clock.ts";
-import { createUlidSource } from "../../src/shared/ids.ts";
 import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
 import { makeCodexHome } from "../support/codex-home.ts";
 
@@ -40,26 +35,13 @@ function rollouts(dir: string): string[] {
   return out;
 }
 
-async function withSession<T>(run: (session: Awaited<ReturnType<typeof openSession>>, codexHome: string) => Promise<T>): Promise<T> {
+async function withSession<T>(run: (session: OpenedSession, codexHome: string) => Promise<T>): Promise<T> {
   const home = makeCodexHome({ baseUrl: mock.baseUrl });
-  const base = mkdtempSync(path.join(os.tmpdir(), "baton-title-"));
-  const ids = createUlidSource();
-  const session = await openSession({
-    store: createSessionStore({ home: path.join(base, "home"), clock: systemClock, ids }),
-    registry: new HarnessRegistry([codexDefinition]),
-    cwd: home.workdir,
-    choice: { kind: "new" },
-    clock: systemClock,
-    ids,
-    env: home.env,
-    settings: DEFAULT_CONTROLLER_SETTINGS,
-    logLevel: "debug",
-  });
+  const { session, cleanup } = await openRealSession({ definitions: [codexDefinition], cwd: home.workdir, env: home.env });
   try {
     return await run(session, home.env["CODEX_HOME"]!);
   } finally {
-    await session.close();
-    rmSync(base, { recursive: true, force: true });
+    await cleanup();
     home.cleanup();
   }
 }

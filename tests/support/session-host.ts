@@ -75,3 +75,32 @@ export async function waitFor(predicate: () => boolean, timeoutMs = 5000, what =
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+/** An in-process session over real harness definitions (real store in a temp BATON_HOME). */
+export async function openRealSession(options: {
+  readonly definitions: readonly HarnessDefinition[];
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly settings?: Partial<ControllerSettings>;
+}): Promise<{ session: OpenedSession; cleanup(): Promise<void> }> {
+  const base = mkdtempSync(path.join(os.tmpdir(), "baton-real-"));
+  const ids = createUlidSource();
+  const session = await openSession({
+    store: createSessionStore({ home: path.join(base, "home"), clock: systemClock, ids }),
+    registry: new HarnessRegistry(options.definitions),
+    cwd: options.cwd,
+    choice: { kind: "new" },
+    clock: systemClock,
+    ids,
+    env: options.env,
+    settings: { ...DEFAULT_CONTROLLER_SETTINGS, ...options.settings },
+    logLevel: "warn",
+  });
+  return {
+    session,
+    async cleanup() {
+      await session.close();
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}

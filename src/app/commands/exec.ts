@@ -6,9 +6,9 @@
 import type { InteractionPolicy } from "../../controller/interaction-broker.ts";
 import type { InteractionResolution } from "../../event/interaction-types.ts";
 import { describeError } from "../../shared/errors.ts";
-import { createAppContext } from "../app-context.ts";
+import { createAppContext, openSessionIn } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
-import { openSession } from "../open-session.ts";
+import type { OpenedSession } from "../open-session.ts";
 import { StreamPrinter } from "../stream-printer.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError, type Parsed } from "./shared.ts";
 
@@ -57,19 +57,8 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
     const ctx = createAppContext(io, values.cwd === undefined ? {} : { cwd: values.cwd });
     for (const warning of ctx.loaded.warnings) io.stderr.write(`baton: ${warning.file}${warning.line ? `:${warning.line}` : ""}: ${warning.key}: ${warning.message}\n`);
     const target = ctx.registry.resolve(values.agent ?? ctx.loaded.config.defaultAgent);
-    const session = await openSession({
-      store: ctx.store,
-      registry: ctx.registry,
-      cwd: ctx.cwd,
-      choice,
-      clock: ctx.clock,
-      ids: ctx.ids,
-      env: ctx.childEnv,
-      // A one-shot run ends with its turn; the title is generated the next time the session is used.
-      settings: { ...ctx.settings, generateTitles: false },
-      logLevel: ctx.loaded.config.logLevel as "debug" | "info" | "warn" | "error",
-      preferences: ctx.preferences,
-    });
+    // A one-shot run ends with its turn; the title is generated the next time the session is used.
+    const session = await openSessionIn(ctx, choice, { generateTitles: false });
     try {
       if (values.model !== undefined) await session.controller.config.set(target.id, "model", values.model);
       if (values.effort !== undefined) await session.controller.config.set(target.id, "effort", values.effort);
@@ -84,7 +73,7 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
 
 async function runOneTurn(
   io: CliIo,
-  session: Awaited<ReturnType<typeof openSession>>,
+  session: OpenedSession,
   targetId: string,
   prompt: string,
   approve: "deny" | "allow",

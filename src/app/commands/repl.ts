@@ -5,10 +5,10 @@
 import type { AnyEvent } from "../../event/envelope.ts";
 import type { InteractionDraft, InteractionResolution } from "../../event/interaction-types.ts";
 import { describeError } from "../../shared/errors.ts";
-import { createAppContext } from "../app-context.ts";
+import { createAppContext, openSessionIn } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import { exitHints } from "../exit-hints.ts";
-import { openSession, type OpenedSession } from "../open-session.ts";
+import type { OpenedSession } from "../open-session.ts";
 import { StreamPrinter } from "../stream-printer.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom } from "./shared.ts";
 
@@ -20,18 +20,7 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
     const { values } = parse(argv, OPTIONS);
     const ctx = createAppContext(io, values.cwd === undefined ? {} : { cwd: values.cwd });
     let target = ctx.registry.resolve(values.agent ?? ctx.loaded.config.defaultAgent);
-    session = await openSession({
-      store: ctx.store,
-      registry: ctx.registry,
-      cwd: ctx.cwd,
-      choice: sessionChoiceFrom(values),
-      clock: ctx.clock,
-      ids: ctx.ids,
-      env: ctx.childEnv,
-      settings: ctx.settings,
-      logLevel: ctx.loaded.config.logLevel as "debug" | "info" | "warn" | "error",
-      preferences: ctx.preferences,
-    });
+    session = await openSessionIn(ctx, sessionChoiceFrom(values));
     const opened = session;
     const controller = opened.controller;
     io.stdout.write(`baton repl — session ${opened.ref.batonSessionId}\nledger: ${opened.ref.paths.ledger}\ntarget: ${target.id}  (/<target> switches, /exit quits)\n`);

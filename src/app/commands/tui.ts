@@ -10,10 +10,10 @@ import type { HarnessRegistry } from "../../harness/registry.ts";
 import { displayTitle, targetsOf } from "../../store/index.ts";
 import { describeError } from "../../shared/errors.ts";
 import { startTui, titleSequence, TuiHost, type SessionSwitcher, type StartedTui, type TuiSession } from "../../tui/index.ts";
-import { createAppContext, type AppContext } from "../app-context.ts";
+import { createAppContext, openSessionIn, type AppContext } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import { exitHints } from "../exit-hints.ts";
-import { openSession, type OpenedSession, type SessionChoice } from "../open-session.ts";
+import type { OpenedSession, SessionChoice } from "../open-session.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError } from "./shared.ts";
 
 const OPTIONS = {
@@ -43,18 +43,7 @@ function initialTarget(registry: HarnessRegistry, agent: string | undefined, def
 }
 
 async function open(ctx: AppContext, choice: SessionChoice): Promise<OpenTuiSession> {
-  const opened = await openSession({
-    store: ctx.store,
-    registry: ctx.registry,
-    cwd: ctx.cwd,
-    choice,
-    clock: ctx.clock,
-    ids: ctx.ids,
-    env: ctx.childEnv,
-    settings: ctx.settings,
-    logLevel: ctx.loaded.config.logLevel as "debug" | "info" | "warn" | "error",
-    preferences: ctx.preferences,
-  });
+  const opened = await openSessionIn(ctx, choice);
   const r = opened.recovery;
   return {
     opened,

@@ -1,0 +1,44 @@
+/** Process helpers for end-to-end tests (Linux /proc). */
+import { readdirSync, readFileSync } from "node:fs";
+
+/** Every descendant of `pid` (children first, then theirs). */
+export function descendants(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === pid) out.push(Number(entry), ...descendants(Number(entry)));
+    } catch {
+      // the process is gone
+    }
+  }
+  return out;
+}
+
+export function commandOf(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ");
+  } catch {
+    return "";
+  }
+}
+
+/** True when the process is stopped (SIGSTOP), e.g. by a failpoint. */
+export function isStopped(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+  } catch {
+    return false;
+  }
+}
+
+export function tryKill(pid: number, signal: NodeJS.Signals = "SIGKILL"): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
+}
