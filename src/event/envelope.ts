@@ -105,9 +105,38 @@ export function decodeEnvelope(value: unknown): DecodeResult {
   return { ok: true, event: record as unknown as AnyEvent };
 }
 
+/**
+ * Hand-written checks for the streamed kinds (most of a ledger): the same rules as their schemas, without
+ * the schema machinery's allocations on the hottest path. A property test keeps them equal to the schemas.
+ */
+const FAST_CHECKS: Readonly<Record<string, (payload: unknown) => boolean>> = {
+  agent_message_chunk: isChunk("messageId"),
+  agent_thought_chunk: isChunk("messageId"),
+  user_message_chunk: isChunk("messageId"),
+  tool_call_content_chunk: isChunk("toolCallId"),
+};
+
+function isChunk(idField: string): (payload: unknown) => boolean {
+  return (payload) => {
+    if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return false;
+    const id = (payload as Record<string, unknown>)[idField];
+    const content = (payload as Record<string, unknown>)["content"];
+    return (
+      typeof id === "string" &&
+      id.length > 0 &&
+      typeof content === "object" &&
+      content !== null &&
+      !Array.isArray(content) &&
+      typeof (content as Record<string, unknown>)["type"] === "string"
+    );
+  };
+}
+
 /** Full payload validation of a known kind; unknown kinds pass (they are kept, not interpreted). */
 export function validatePayload(kind: string, payload: unknown): string | undefined {
   if (!isEventKind(kind)) return undefined;
+  const fast = FAST_CHECKS[kind];
+  if (fast?.(payload) === true) return undefined;
   const result = EVENT_KINDS[kind].payload.safeParse(payload);
   if (result.success) return undefined;
   const issue = result.error.issues[0];

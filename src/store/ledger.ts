@@ -5,7 +5,7 @@
  *   Once it returns, the line is in the kernel: a process crash (kill -9) cannot lose it.
  *   Power loss can; call `sync()` (or use `appendDurable`) before an external side effect.
  * - Streamed chunks (`*_chunk` kinds) are the exception: they are batched for at most
- *   `CHUNK_FLUSH_MS` (or 64 KiB) and written with the next line, the timer, `sync()` or `close()`.
+ *   `CHUNK_FLUSH_MS` (or 1 MiB) and written with the next line, the timer, `sync()` or `close()`.
  *   A crash can lose the last few milliseconds of streamed text, never anything else; the agent's
  *   complete message replaces the chunks anyway.
  * - Opening reads only the tail (backwards, growing windows) to learn `lastSeq` and the end offset.
@@ -63,7 +63,7 @@ export interface OpenLedgerOptions {
 /** Streamed content: many small events whose loss in a crash is bounded and repaired by the full message. */
 const BATCHED_KINDS: ReadonlySet<string> = new Set(["agent_message_chunk", "agent_thought_chunk", "tool_call_content_chunk", "user_message_chunk"]);
 export const CHUNK_FLUSH_MS = 5;
-const CHUNK_FLUSH_BYTES = 64 * 1024;
+const CHUNK_FLUSH_BYTES = 1024 * 1024;
 
 interface TornTail {
   readonly offset: number;
