@@ -1,125 +1,111 @@
 /**
- * Claude Code overhead: the same scripted turns against the mock Anthropic API, once through Baton (the
- * controller in-process: admission, ledger, projection, adapter) and once driving the Agent SDK's
- * streaming query() directly. Prints per-turn medians, cold start and the ratio.
+ * Claude Code overhead: the same scripted text turns against the mock Anthropic API, driven
+ * (a) through the Agent SDK's streaming query() directly, with the options the adapter uses;
+ * (b) through the Claude adapter alone; (c) through all of Baton (controller, ledger with its fsync
+ * before dispatch, projection, adapter). Turns alternate so all three see the same machine load.
  * Budget (architecture §8): Baton adds ≤ 5 % or ≤ 10 ms per warm turn.
  *   bun bench/claude-overhead.ts [turns=20]
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { query, type SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
-import { openSession } from "../src/app/open-session.ts";
+import { ClaudeAdapter } from "../src/harness/claude/adapter.ts";
 import { claudeDefinition } from "../src/harness/claude/definition.ts";
 import { bundledClaudePath } from "../src/harness/claude/executable.ts";
-import { DEFAULT_CONTROLLER_SETTINGS } from "../src/controller/ports.ts";
-import { HarnessRegistry } from "../src/harness/registry.ts";
-import { createSessionStore } from "../src/store/index.ts";
-import { systemClock } from "../src/shared/clock.ts";
-import { createUlidSource } from "../src/shared/ids.ts";
 import { startMockAnthropic } from "../tests/support/mock-anthropic/client.ts";
 import { reply } from "../tests/support/mock-anthropic/script.ts";
 import { makeClaudeEnv } from "../tests/support/claude-env.ts";
+import { ClaudeHost } from "../tests/support/claude-host.ts";
+import { openRealSession } from "../tests/support/session-host.ts";
 
 const TURNS = Number(process.argv[2] ?? 20);
+const WARMUP = 2;
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+const ANSWER = "The quick brown fox jumps over the lazy dog. ".repeat(6);
 
 const mock = await startMockAnthropic();
+const directEnv = makeClaudeEnv({ baseUrl: mock.url });
+const adapterEnv = makeClaudeEnv({ baseUrl: mock.url });
+const batonEnv = makeClaudeEnv({ baseUrl: mock.url });
 try {
-  const direct = await runDirect();
-  const baton = await runBaton();
-  const warmDirect = median(direct.slice(1));
-  const warmBaton = median(baton.slice(1));
-  const added = warmBaton - warmDirect;
-  const ratio = added / warmDirect;
-  console.log(`Claude Code overhead — ${TURNS} text turns against the mock (cold start = turn 1)`);
-  console.log(`cold start: direct ${direct[0]!.toFixed(0)} ms, through Baton ${baton[0]!.toFixed(0)} ms`);
-  console.log(`warm turn median: direct ${warmDirect.toFixed(1)} ms, through Baton ${warmBaton.toFixed(1)} ms`);
-  const ok = ratio <= 0.05 || added <= 10;
-  console.log(`added per warm turn: ${added.toFixed(1)} ms = ${(ratio * 100).toFixed(1)} %  budget ≤ 5 % or ≤ 10 ms  ${ok ? "OK" : "OVER"}`);
-} finally {
-  await mock.stop();
-}
-
-async function runDirect(): Promise<number[]> {
-  const env = makeClaudeEnv({ baseUrl: mock.url });
-  await mock.reset();
-  await mock.script(...Array.from({ length: TURNS }, (_, i) => reply.text(`answer ${i}`)));
+  // (a) the SDK directly
   const pending: ((message: SDKUserMessage) => void)[] = [];
-  const queue: SDKUserMessage[] = [];
+  const queued: SDKUserMessage[] = [];
   async function* input(): AsyncGenerator<SDKUserMessage> {
-    for (;;) {
-      const next = queue.shift() ?? (await new Promise<SDKUserMessage>((resolve) => pending.push(resolve)));
-      yield next;
-    }
+    for (;;) yield queued.shift() ?? (await new Promise<SDKUserMessage>((resolve) => pending.push(resolve)));
   }
-  const push = (text: string) => {
-    const message: SDKUserMessage = { type: "user", message: { role: "user", content: text }, parent_tool_use_id: null } as SDKUserMessage;
-    const waiter = pending.shift();
-    if (waiter) waiter(message);
-    else queue.push(message);
-  };
-  // The same options the adapter gives Claude Code (its own system prompt and settings, as when a user runs it).
+  const executable = bundledClaudePath();
   const q = query({
     prompt: input(),
     options: {
-      cwd: env.cwd,
-      env: env.env,
-      ...(bundledClaudePath() ? { pathToClaudeCodeExecutable: bundledClaudePath()! } : {}),
+      cwd: directEnv.cwd,
+      env: directEnv.env,
+      ...(executable ? { pathToClaudeCodeExecutable: executable } : {}),
       includePartialMessages: true,
       systemPrompt: { type: "preset", preset: "claude_code" },
       settingSources: ["user", "project", "local"],
-      canUseTool: async (_tool, input) => ({ behavior: "allow", updatedInput: input }),
+      canUseTool: async (_tool, toolInput) => ({ behavior: "allow", updatedInput: toolInput }),
     },
   });
   const iterator = q[Symbol.asyncIterator]();
-  const times: number[] = [];
-  try {
-    for (let turn = 0; turn < TURNS; turn++) {
-      const start = performance.now();
-      push(`question ${turn}`);
-      for (;;) {
-        const { value, done } = await iterator.next();
-        if (done) throw new Error("the SDK stream ended");
-        if (value.type === "result") break;
-      }
-      times.push(performance.now() - start);
+  const direct = async (text: string): Promise<number> => {
+    const start = performance.now();
+    const message = { type: "user", message: { role: "user", content: text }, parent_tool_use_id: null } as SDKUserMessage;
+    const waiter = pending.shift();
+    if (waiter) waiter(message);
+    else queued.push(message);
+    for (;;) {
+      const { value, done } = await iterator.next();
+      if (done) throw new Error("the SDK stream ended");
+      if (value.type === "result") break;
     }
-  } finally {
-    q.close();
-    env.cleanup();
-  }
-  return times;
-}
+    return performance.now() - start;
+  };
 
-async function runBaton(): Promise<number[]> {
-  const env = makeClaudeEnv({ baseUrl: mock.url });
-  await mock.reset();
-  await mock.script(...Array.from({ length: TURNS }, (_, i) => reply.text(`answer ${i}`)));
-  const base = mkdtempSync(path.join(os.tmpdir(), "baton-bench-claude-"));
-  const ids = createUlidSource();
-  const session = await openSession({
-    store: createSessionStore({ home: path.join(base, "home"), clock: systemClock, ids }),
-    registry: new HarnessRegistry([claudeDefinition]),
-    cwd: env.cwd,
-    choice: { kind: "new" },
-    clock: systemClock,
-    ids,
-    env: env.env,
-    settings: { ...DEFAULT_CONTROLLER_SETTINGS, textgenPrefer: "none" },
-    logLevel: "warn",
-  });
-  const times: number[] = [];
-  try {
-    for (let turn = 0; turn < TURNS; turn++) {
-      const start = performance.now();
-      await session.controller.submit("claude", [{ type: "text", text: `question ${turn}` }]);
-      times.push(performance.now() - start);
+  // (b) the adapter alone
+  const host = new ClaudeHost();
+  const adapter = new ClaudeAdapter({ env: adapterEnv.env });
+  const handle = await adapter.open(host.openOptions(adapterEnv.cwd, adapterEnv.env), host.sink, host.binding);
+  const viaAdapter = async (text: string): Promise<number> => {
+    const start = performance.now();
+    const input = host.prompt(text);
+    await adapter.sendTurn(handle, input);
+    await host.waitForIdle(input.turnId, 30_000);
+    return performance.now() - start;
+  };
+
+  // (c) all of Baton
+  const { session, cleanup } = await openRealSession({ definitions: [claudeDefinition], cwd: batonEnv.cwd, env: batonEnv.env, settings: { generateTitles: false } });
+  const viaBaton = async (text: string): Promise<number> => {
+    const start = performance.now();
+    await session.controller.submit("claude", [{ type: "text", text }]);
+    return performance.now() - start;
+  };
+
+  const times = { direct: [] as number[], adapter: [] as number[], baton: [] as number[] };
+  const cold = { direct: 0, adapter: 0, baton: 0 };
+  for (let i = 0; i < WARMUP + TURNS; i++) {
+    for (const [name, run] of [["direct", direct], ["adapter", viaAdapter], ["baton", viaBaton]] as const) {
+      await mock.script(reply.text(ANSWER, { chunkSize: 24 }));
+      const ms = await run(`question ${i}`);
+      if (i === 0) cold[name] = ms;
+      if (i >= WARMUP) times[name].push(ms);
     }
-  } finally {
-    await session.close();
-    rmSync(base, { recursive: true, force: true });
-    env.cleanup();
   }
-  return times;
+  q.close();
+  await adapter.close(handle);
+  await cleanup();
+
+  const d = median(times.direct);
+  const a = median(times.adapter);
+  const b = median(times.baton);
+  const added = b - d;
+  const ok = added / d <= 0.05 || added <= 10;
+  console.log(`Claude Code overhead — ${TURNS} text turns (+${WARMUP} warm-up) against the mock, alternating`);
+  console.log(`cold start (turn 1): direct ${cold.direct.toFixed(0)} ms, adapter ${cold.adapter.toFixed(0)} ms, Baton ${cold.baton.toFixed(0)} ms`);
+  console.log(`warm turn median: direct ${d.toFixed(1)} ms, adapter ${a.toFixed(1)} ms (+${(a - d).toFixed(1)}), all of Baton ${b.toFixed(1)} ms`);
+  console.log(`added per warm turn: ${added.toFixed(1)} ms = ${((added / d) * 100).toFixed(1)} %  budget ≤ 5 % or ≤ 10 ms  ${ok ? "OK" : "OVER"}`);
+} finally {
+  await mock.stop();
+  directEnv.cleanup();
+  adapterEnv.cleanup();
+  batonEnv.cleanup();
 }
