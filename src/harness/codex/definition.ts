@@ -1,5 +1,8 @@
 /** The Codex harness definition (HAR-02): identity, colours, factory, executable probe. */
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import type { ExecutableReport, HarnessDefinition, HarnessTarget } from "../definition.ts";
 import { CodexAdapter } from "./adapter.ts";
 import { resolveCodexCommand, versionArgv } from "./executable.ts";
@@ -29,8 +32,14 @@ function runVersion(argv: readonly string[], env: Readonly<Record<string, string
 export async function probeCodexExecutable(target: HarnessTarget, env: Readonly<Record<string, string>>): Promise<ExecutableReport> {
   const report = resolveCodexCommand(target.settings, env);
   if (!report.ok) return report;
-  const version = await runVersion(versionArgv(report.argv), env);
-  return version === undefined ? report : { ...report, version };
+  // `codex --version` creates CODEX_HOME/tmp; asking for a version must not touch the user's ~/.codex.
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "baton-codex-version-"));
+  try {
+    const version = await runVersion(versionArgv(report.argv), { ...env, CODEX_HOME: scratch });
+    return version === undefined ? report : { ...report, version };
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
 }
 
 export const codexDefinition: HarnessDefinition = {
