@@ -107,6 +107,16 @@ export function describeHarnessContract(name: string, makeKit: () => Promise<Con
       return { kit, recorder, handle, adapter: chosen };
     }
 
+    /** A slowly streaming turn that has produced its first chunk. */
+    async function startSlowTurn(kit: ContractKit, adapter: HarnessAdapter, handle: HarnessHandle, recorder: Recorder): Promise<TurnId> {
+      await kit.scriptSlow();
+      const turnId = ids.mint("turn");
+      await adapter.sendTurn(handle, prompt(turnId, "go slowly"));
+      const startWait = Date.now();
+      while (!recorder.drafts.some((d) => d.turnId === turnId && d.kind === "agent_message_chunk") && Date.now() - startWait < 20_000) await settle(20);
+      return turnId;
+    }
+
     test("declared capabilities are implemented; no unregistered markers", async () => {
       kit = await makeKit();
       expect(checkCapabilityMethods(kit.adapter)).toEqual([]);
@@ -155,11 +165,7 @@ export function describeHarnessContract(name: string, makeKit: () => Promise<Con
 
     test("cancel during a slow stream ends the turn cancelled, once", async () => {
       const { kit, recorder, handle, adapter } = await start();
-      await kit.scriptSlow();
-      const turnId = ids.mint("turn");
-      await adapter.sendTurn(handle, prompt(turnId, "go slowly"));
-      const startWait = Date.now();
-      while (!recorder.drafts.some((d) => d.turnId === turnId && d.kind === "agent_message_chunk") && Date.now() - startWait < 20_000) await settle(20);
+      const turnId = await startSlowTurn(kit, adapter, handle, recorder);
       await adapter.cancel(handle, turnId);
       const terminal = await recorder.waitForTerminal(turnId);
       expect((terminal.payload as { stopReason?: string }).stopReason).toBe("cancelled");
@@ -169,11 +175,7 @@ export function describeHarnessContract(name: string, makeKit: () => Promise<Con
 
     test("a mid-turn message is a steer or rejected; rejected emits nothing", async () => {
       const { kit, recorder, handle, adapter } = await start();
-      await kit.scriptSlow();
-      const turnId = ids.mint("turn");
-      await adapter.sendTurn(handle, prompt(turnId, "go slowly"));
-      const startWait = Date.now();
-      while (!recorder.drafts.some((d) => d.turnId === turnId && d.kind === "agent_message_chunk") && Date.now() - startWait < 20_000) await settle(20);
+      const turnId = await startSlowTurn(kit, adapter, handle, recorder);
       const steerMessage = prompt(turnId, "and also this");
       const result = await adapter.sendTurn(handle, steerMessage);
       expect(["steer", "rejected"]).toContain(result.effective);
@@ -204,11 +206,7 @@ export function describeHarnessContract(name: string, makeKit: () => Promise<Con
 
     test("crash: a killed harness gives one error and one terminal within 2 s", async () => {
       const { kit, recorder, handle, adapter } = await start();
-      await kit.scriptSlow();
-      const turnId = ids.mint("turn");
-      await adapter.sendTurn(handle, prompt(turnId, "go slowly"));
-      const startWait = Date.now();
-      while (!recorder.drafts.some((d) => d.turnId === turnId && d.kind === "agent_message_chunk") && Date.now() - startWait < 20_000) await settle(20);
+      const turnId = await startSlowTurn(kit, adapter, handle, recorder);
       const killedAt = Date.now();
       await kit.kill(handle);
       const terminal = await recorder.waitForTerminal(turnId, 5000);
