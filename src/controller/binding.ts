@@ -158,9 +158,9 @@ export class HarnessBinding {
           source: { type: "harness", harnessTargetId: this.target.id },
           harness: this.definition.sessionKey,
           harnessTargetId: this.target.id,
-          ...(draft.harnessSessionId === undefined && this.identityValue
-            ? { harnessSessionId: this.identityValue.harnessSessionId }
-            : {}),
+          // The binding's native session wins over what a draft says (EV-02); before the adapter
+          // published its identity, the draft's own value is all there is.
+          ...(this.identityValue ? { harnessSessionId: this.identityValue.harnessSessionId } : {}),
         } as EventDraft;
         try {
           this.deps.append(stamped);

@@ -33,6 +33,8 @@ export type FakeAction =
   | { readonly type: "hang" }
   | { readonly type: "crash"; readonly message?: string }
   | { readonly type: "usage"; readonly input: number; readonly output: number }
+  /** Emit this draft as is (e.g. one that claims another target). */
+  | { readonly type: "emit"; readonly draft: Record<string, unknown> }
   | { readonly type: "end"; readonly stopReason?: string };
 
 export interface FakeScript {
@@ -240,6 +242,9 @@ export class FakeAdapter implements HarnessAdapter {
           return;
         case "usage":
           emit({ kind: "usage_update", payload: { inputTokens: step.input, outputTokens: step.output }, turnId });
+          break;
+        case "emit":
+          emit({ ...step.draft, turnId } as unknown as AdapterDraft);
           break;
         case "end":
           return this.terminal(live, turnId, step.stopReason ?? "end_turn");

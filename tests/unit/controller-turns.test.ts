@@ -124,6 +124,26 @@ describe("driven turn", () => {
     expect(chunk?.harness).toBe("fake-wire");
     expect(chunk?.harnessSessionId).toMatch(/^fake-session-/);
   });
+
+  test("trusted attribution: a draft claiming another target or native session is stamped with the binding's", async () => {
+    const spoof = {
+      kind: "_baton_notice",
+      payload: { level: "info", title: "spoofed" },
+      source: { type: "user" },
+      harness: "other-wire",
+      harnessTargetId: "someone-else",
+      harnessSessionId: "not-my-session",
+    };
+    const fake = fakeDefinition({ turns: [[{ type: "emit", draft: spoof }]] });
+    const s = await open([fake]);
+    await s.controller.submit("fake", text("go"));
+    const binding = s.controller.binding("fake");
+    const spoofed = ledgerOf(s).find((e) => e.kind === "_baton_notice" && (e.payload as { title: string }).title === "spoofed");
+    expect(spoofed?.source).toEqual({ type: "harness", harnessTargetId: "fake" });
+    expect(spoofed?.harness).toBe("fake-wire");
+    expect(spoofed?.harnessTargetId).toBe("fake");
+    expect(spoofed?.harnessSessionId).toBe(binding.identity?.harnessSessionId);
+  });
 });
 
 describe("queue and recall", () => {
