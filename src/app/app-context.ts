@@ -1,7 +1,7 @@
 /** Everything a command needs: BATON_HOME, the effective config, the store, the harness registry. */
 import os from "node:os";
 import path from "node:path";
-import { loadConfig, type LoadedConfig } from "../config/load.ts";
+import { formatProblem, loadConfig, type LoadedConfig } from "../config/load.ts";
 import { createPreferences, type Preferences } from "../config/preferences.ts";
 import { DEFAULT_CONTROLLER_SETTINGS, type ControllerSettings } from "../controller/ports.ts";
 import { HarnessRegistry } from "../harness/registry.ts";
@@ -32,10 +32,12 @@ export function batonHome(env: Readonly<Record<string, string | undefined>>, ove
   return path.join(env["HOME"] ?? os.homedir(), ".baton");
 }
 
+/** Loads config (unknown keys are reported on stderr, once) and builds the store and registry. */
 export function createAppContext(io: CliIo, options: { cwd?: string; home?: string } = {}): AppContext {
   const home = batonHome(io.env, options.home);
   const cwd = path.resolve(io.cwd, options.cwd ?? ".");
   const loaded = loadConfig(home, io.env);
+  for (const warning of loaded.warnings) io.stderr.write(`baton: ${formatProblem(warning)}\n`);
   const config = loaded.config;
   const registry = new HarnessRegistry(io.definitions, {
     harnesses: config.harnesses as Record<string, Record<string, unknown>>,

@@ -340,3 +340,11 @@ describe("bad input: one line that says what to do, and no file modified", () =>
     expect(readFileSync(ledger, "utf8")).toBe(corruptBefore);
   });
 });
+
+test("an unknown config key is warned about with its line, and the command still runs", async () => {
+  mkdirSync(env["BATON_HOME"]!, { recursive: true });
+  writeFileSync(path.join(env["BATON_HOME"]!, "config.yaml"), "showThoughts: true\nfancyMode: on\n");
+  const result = await cli(["exec", "hi"], { turns: [[{ type: "text", text: "fine" }]] });
+  expect(result.code).toBe(0);
+  expect(result.stderr).toContain("config.yaml:2: fancyMode: unknown key (ignored)");
+});

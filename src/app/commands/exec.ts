@@ -55,7 +55,6 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
     if (positionals.length === 1 && positionals[0] === "-") prompt = (await io.stdin.readAll()).replace(/\n$/, "");
     if (prompt.trim().length === 0) throw new UsageError("exec needs a prompt: baton exec [options] [--] <prompt…>  (use - to read it from stdin)");
     const ctx = createAppContext(io, values.cwd === undefined ? {} : { cwd: values.cwd });
-    for (const warning of ctx.loaded.warnings) io.stderr.write(`baton: ${warning.file}${warning.line ? `:${warning.line}` : ""}: ${warning.key}: ${warning.message}\n`);
     const target = ctx.registry.resolve(values.agent ?? ctx.loaded.config.defaultAgent);
     // A one-shot run ends with its turn; the title is generated the next time the session is used.
     const session = await openSessionIn(ctx, choice, { generateTitles: false });
