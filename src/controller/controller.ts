@@ -327,7 +327,7 @@ export class Controller {
     try {
       this.pipeline.append({
         kind: "_baton_error_update",
-        payload: { message: describeError(error), retryable: false, ...(error instanceof BatonError ? { code: error.code } : {}) },
+        payload: { message: withHint(error), retryable: false, ...(error instanceof BatonError ? { code: error.code } : {}) },
         source: { type: "baton" },
         turnId: record.turnId,
         harnessTargetId: record.targetId,
@@ -374,11 +374,17 @@ export class Controller {
   }
 
   private prefixed(targetId: string, error: unknown): Error {
-    const message = `BatonSession ${this.options.sessionId} · ${targetId}: ${describeError(error)}`;
+    const message = `BatonSession ${this.options.sessionId} · ${targetId}: ${withHint(error)}`;
     return error instanceof BatonError ? new BatonError(error.code, message, { cause: error }) : new Error(message, { cause: error });
   }
 
   private notify(level: ControllerNotice["level"], text: string): void {
     for (const listener of [...this.noticeListeners]) listener({ level, text });
   }
+}
+
+/** The error's message and, for a BatonError that has one, what to do about it. */
+function withHint(error: unknown): string {
+  const hint = error instanceof BatonError ? error.hint : undefined;
+  return hint ? `${describeError(error)}. ${hint}` : describeError(error);
 }

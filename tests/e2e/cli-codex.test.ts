@@ -144,3 +144,18 @@ describe("baton repl --agent codex", () => {
     expect(existsSync(path.join(home.workdir, "inline.txt"))).toBe(true);
   }, 60_000);
 });
+
+describe("a missing codex binary", () => {
+  test("fails the turn at admission with what was tried and how to install; the prompt stays", async () => {
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    mkdirSync(env["BATON_HOME"]!, { recursive: true });
+    writeFileSync(path.join(env["BATON_HOME"]!, "config.yaml"), 'harnesses:\n  codex:\n    command: ["/nonexistent/codex", "app-server"]\n');
+    const result = await exec(["--agent", "codex", "are you there?"]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("/nonexistent/codex");
+    expect(result.stderr).toContain("npm install -g @openai/codex");
+    const ledger = ledgerOf(sessionOf(result.stderr));
+    expect(ledger.find((e) => e.kind === "user_message")).toBeDefined();
+    expect(ledger.filter((e) => e.kind === "state_update").map((e) => e.payload["stopReason"] ?? e.payload["state"])).toEqual(["running", "error"]);
+  }, 60_000);
+});

@@ -9,7 +9,7 @@ import { BatonError, describeError, isBatonError } from "../../shared/errors.ts"
 import type { HandleId, TurnId } from "../../shared/ids.ts";
 import { silentLogger, type Logger } from "../../shared/log.ts";
 import { CodexConfig, type ConfigId } from "./config.ts";
-import { resolveCodexCommand } from "./executable.ts";
+import { INSTALL_HINT, resolveCodexCommand } from "./executable.ts";
 import { JsonRpcError, type WireTrace } from "./jsonrpc.ts";
 import { describeExit, spawnAppServer } from "./process.ts";
 import { CodexSession } from "./session.ts";
@@ -154,7 +154,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
       const detail = exit?.error !== undefined ? `could not run ${report.argv[0] ?? "codex"} (${exit.error})` : describeError(error);
       throw new BatonError("harness_start_failed", `Codex app-server failed to start: ${detail}${stderr !== "" ? `\n${stderr}` : ""}`, {
         cause: error,
-        hint: `Command: ${report.argv.join(" ")} (from ${report.source}); exit: ${describeExit(exit)}`,
+        hint: `Command: ${report.argv.join(" ")} (from ${report.source}); exit: ${describeExit(exit)}.${exit?.error !== undefined ? ` ${INSTALL_HINT}` : ""}`,
       });
     }
     const handle: HarnessHandle = { id: options.ids.mint("handle") };
