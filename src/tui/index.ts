@@ -16,3 +16,4 @@ export { createTargetLooks, matchSlashTarget, targetLook, type SlashTarget, type
 export { sanitizeTitle, titleSequence } from "./terminal-title.ts";
 export { TuiHost, type TuiHostOptions } from "./tui-host.ts";
 export { footerTexts, headerFor, placeholderFor, shortCwd } from "./view-states.ts";
+export { pickSession, type PickableSession } from "./pick-session.tsx";

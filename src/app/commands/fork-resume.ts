@@ -17,6 +17,7 @@ import { displayTitle } from "../../store/display.ts";
 import { describeAdoption, resolveSessionArg } from "./session-arg.ts";
 import { EXIT, parse, reportError, UsageError } from "./shared.ts";
 import { runTuiCommand } from "./tui.ts";
+import { pickSession } from "../../tui/index.ts";
 
 export async function runFork(argv: readonly string[], io: CliIo): Promise<number> {
   try {
@@ -24,12 +25,15 @@ export async function runFork(argv: readonly string[], io: CliIo): Promise<numbe
     const cwd = path.resolve(io.cwd, values.cwd ?? ".");
     const store = createSessionStore({ home: batonHome(io.env), clock: systemClock, ids: createUlidSource() });
     if (positionals.length > 1 || (values.last && positionals.length > 0)) throw new UsageError("usage: baton fork [bs_id | native-id | --last] [--cwd DIR]");
-    const source = positionals[0]
-      ? await sourceFor(io, store, positionals[0], values.cwd)
-      : values.last
-        ? latest(store, cwd)
-        : await pick(io, store, cwd, "Fork a previous session");
-    if (!source) return EXIT.ok;
+    let source: SessionRef;
+    if (positionals[0]) source = await sourceFor(io, store, positionals[0], values.cwd);
+    else if (values.last) source = latest(store, cwd);
+    else {
+      const picked = await pick(io, store, cwd, "Fork a previous session");
+      if (picked.kind === "none") throw new UsageError(`no sessions for ${cwd} to fork`);
+      if (picked.kind === "cancelled") return EXIT.ok;
+      source = picked.ref;
+    }
     const throughSeq = logicalEnd(store, source);
     const child = store.forkSession(source.batonSessionId, throughSeq, { cwd });
     store.updateMeta(child, (meta) => ({ ...meta, description: `fork of "${displayTitle(source.meta)}"` }));
@@ -60,9 +64,12 @@ export async function runResume(argv: readonly string[], io: CliIo): Promise<num
       }
       ref = resolved.kind === "native" ? resolved.adoption.ref : resolved.ref;
     } else {
-      ref = await pick(io, store, cwd, "Resume a session");
+      const picked = await pick(io, store, cwd, "Resume a session");
+      if (picked.kind === "cancelled") return EXIT.ok;
+      // Nothing to resume here yet: start fresh.
+      if (picked.kind === "none") return runTuiCommand(values.cwd ? ["--cwd", values.cwd] : [], io);
+      ref = picked.ref;
     }
-    if (!ref) return EXIT.ok;
     return runTuiCommand(["--session", ref.batonSessionId, ...(values.cwd ? ["--cwd", values.cwd] : [])], io);
   } catch (error) {
     return reportError(io, error);
@@ -83,19 +90,19 @@ function latest(store: SessionStore, cwd: string): SessionRef {
   return found;
 }
 
-/** A line-oriented picker (numbered list). Without a terminal there is nobody to ask: a usage error. */
-async function pick(io: CliIo, store: SessionStore, cwd: string, title: string): Promise<SessionRef | undefined> {
-  if (!io.stdinIsTTY) throw new UsageError("no session id given and no terminal to pick one: pass a bs_ id (see baton sessions)");
-  const sessions = store.listSessions({ cwd }).sessions.slice(0, 20);
-  if (sessions.length === 0) throw new UsageError(`no sessions for ${cwd} yet`);
-  io.stdout.write(`${title}:\n`);
-  sessions.forEach((ref, index) => io.stdout.write(`  ${String(index + 1).padStart(2)}) ${displayTitle(ref.meta)}  (${ref.meta.createdAt})  ${ref.batonSessionId}\n`));
-  io.stdout.write(`choose 1-${sessions.length} (empty quits)> `);
-  const answer = (await io.stdin.next())?.trim() ?? "";
-  if (answer.length === 0) return undefined;
-  const chosen = sessions[Number(answer) - 1];
-  if (!chosen) throw new UsageError(`'${answer}' is not one of 1-${sessions.length}`);
-  return chosen;
+/** The pre-screen picker of this directory's sessions; without a terminal there is nobody to ask. */
+type Picked = { readonly kind: "none" } | { readonly kind: "cancelled" } | { readonly kind: "chosen"; readonly ref: SessionRef };
+
+async function pick(io: CliIo, store: SessionStore, cwd: string, title: string): Promise<Picked> {
+  if (!io.stdinIsTTY || !io.stdout.isTTY) throw new UsageError("no session id given and no terminal to pick one: pass a bs_ id (see baton sessions)");
+  const sessions = store.listSessions({ cwd }).sessions;
+  if (sessions.length === 0) return { kind: "none" };
+  const chosen = await pickSession(
+    title,
+    sessions.map((ref) => ({ id: ref.batonSessionId, title: displayTitle(ref.meta), detail: `${shortTime(ref.meta.updatedAt ?? ref.meta.createdAt)} · ${ref.batonSessionId}` })),
+  );
+  const ref = chosen === undefined ? undefined : sessions.find((candidate) => candidate.batonSessionId === chosen);
+  return ref ? { kind: "chosen", ref } : { kind: "cancelled" };
 }
 
 /** The seq through which the source is at rest: its end, or its last turn summary while a turn runs. */
@@ -108,4 +115,9 @@ function logicalEnd(store: SessionStore, ref: SessionRef): number {
   } finally {
     void ledger.close();
   }
+}
+
+/** `2026-11-30T07:52:40.105Z` → `2026-11-30 07:52` (UTC, as stored). */
+function shortTime(iso: string): string {
+  return iso.replace("T", " ").slice(0, 16);
 }

@@ -1,0 +1,45 @@
+/**
+ * The pre-screen session picker (CLI-03/04): `baton resume` / `baton fork` without an id on a terminal.
+ * chat-tui's picker over an otherwise empty screen; Enter chooses, Esc or Ctrl+C twice quits.
+ * Type to filter by title, id or directory.
+ */
+import { createCliRenderer } from "@opentui/core";
+import { createRoot } from "@opentui/react";
+import { ChatApp, createChatStore, type ChatIntent, type PickerItem } from "../../packages/chat-tui/src/index.ts";
+import { BACKGROUND } from "./start-tui.tsx";
+
+export interface PickableSession {
+  readonly id: string;
+  readonly title: string;
+  readonly detail: string;
+}
+
+export async function pickSession(title: string, sessions: readonly PickableSession[]): Promise<string | undefined> {
+  const items: PickerItem[] = sessions.map((session) => ({ id: session.id, label: session.title, detail: session.detail }));
+  const store = createChatStore({
+    timeline: { items: [], header: { title: "baton", hint: `${title} · type to filter · Enter opens · Esc quits` } },
+    composer: { picker: { id: "pk_sessions", title, items, placeholder: "filter by title or id" }, placeholder: "" },
+  });
+  const renderer = await createCliRenderer({
+    exitOnCtrlC: false,
+    exitSignals: [],
+    targetFps: 30,
+    useMouse: false,
+    autoFocus: false,
+    backgroundColor: BACKGROUND,
+    screenMode: "alternate-screen",
+  });
+  const root = createRoot(renderer);
+  try {
+    return await new Promise<string | undefined>((resolve) => {
+      const onIntent = (intent: ChatIntent): void => {
+        if (intent.type === "pickerSelect") resolve(intent.itemId);
+        else if (intent.type === "pickerCancel" || intent.type === "exit" || intent.type === "cancel") resolve(undefined);
+      };
+      root.render(<ChatApp store={store} onIntent={onIntent} commands={[]} />);
+    });
+  } finally {
+    root.unmount();
+    if (!renderer.isDestroyed) renderer.destroy();
+  }
+}

@@ -1,0 +1,54 @@
+/** `baton resume` / `baton fork` without an id on a terminal: the pre-screen picker (CLI-03/04), in tmux. */
+import { afterEach, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createSessionStore } from "../../src/store/index.ts";
+import { systemClock } from "../../src/shared/clock.ts";
+import { createUlidSource } from "../../src/shared/ids.ts";
+import { EXIT_MARKER, Tmux } from "../support/tmux.ts";
+
+const LAUNCHER = path.resolve(import.meta.dir, "../../bin/baton.cjs");
+let tmux: Tmux | undefined;
+let base: string | undefined;
+
+afterEach(() => {
+  tmux?.kill();
+  tmux = undefined;
+  if (base) rmSync(base, { recursive: true, force: true });
+});
+
+function setUp(): { env: Record<string, string>; cwd: string; ids: string[] } {
+  base = mkdtempSync(path.join(os.tmpdir(), "baton-picker-"));
+  const cwd = path.join(base, "project");
+  mkdirSync(cwd);
+  const home = path.join(base, "baton");
+  const store = createSessionStore({ home, clock: systemClock, ids: createUlidSource() });
+  const ids = ["fix the flaky parser test", "write the release notes"].map((preview) => store.createSession({ cwd, preview }).batonSessionId);
+  return { env: { PATH: process.env["PATH"] ?? "", HOME: base, BATON_HOME: home, TERM: "screen-256color", LANG: "C.UTF-8" }, cwd, ids };
+}
+
+test("baton resume: filter, Enter opens the chosen session in the UI; /exit prints its hints", async () => {
+  const { env, cwd, ids } = setUp();
+  const t = (tmux = Tmux.start({ command: ["node", LAUNCHER, "resume"], env, cwd, width: 100, height: 24 }));
+  await t.waitFor("Resume a session");
+  const screen = await t.waitFor("write the release notes");
+  expect(screen).toContain("fix the flaky parser test");
+  t.type("parser");
+  await t.waitFor(/parser[\s\S]*fix the flaky parser test/);
+  t.keys("Enter");
+  await t.waitFor(`baton · session ${ids[0]}`, 15_000);
+  t.type("/exit");
+  t.keys("Enter");
+  const end = await t.waitFor(EXIT_MARKER, 15_000);
+  expect(end).toContain(`baton resume ${ids[0]}`);
+}, 60_000);
+
+test("baton fork: Esc quits without forking", async () => {
+  const { env, cwd } = setUp();
+  const t = (tmux = Tmux.start({ command: ["node", LAUNCHER, "fork"], env, cwd, width: 100, height: 24 }));
+  await t.waitFor("Fork a previous session");
+  t.keys("Escape");
+  const end = await t.waitFor(`${EXIT_MARKER}0]`, 15_000);
+  expect(end).not.toContain("forked");
+}, 60_000);
