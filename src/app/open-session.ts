@@ -11,7 +11,7 @@ import type { ControllerSettings, MetaPort, PreferencesPort } from "../controlle
 import type { RecoveryReport } from "../controller/recovery.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
 import { initialState, PROJECTION_VERSION, reduce, type ProjectionState } from "../projection/index.ts";
-import { createNativeTrace, loadState, writeCheckpoint, type NativeTrace, type Ledger, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
+import { createNativeTrace, loadState, writeCheckpoint, type NativeTrace, type LedgerIo, type Ledger, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
 import { BatonError } from "../shared/errors.ts";
 import path from "node:path";
 import { resolveCwd } from "../store/index.ts";
@@ -35,6 +35,8 @@ export interface OpenSessionOptions {
   readonly settings: ControllerSettings;
   readonly logLevel: LogLevel;
   readonly preferences?: PreferencesPort;
+  /** The ledger's syscalls (tests inject ENOSPC). */
+  readonly ledgerIo?: LedgerIo;
 }
 
 export interface OpenedSession {
@@ -94,7 +96,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
   let log: SessionLog | undefined;
   try {
     log = store.createLog(ref, { minLevel: options.logLevel });
-    ledger = store.openLedger(ref);
+    ledger = store.openLedger(ref, options.ledgerIo ? { io: options.ledgerIo } : {});
     const loaded = loadState(ledger, { ...projectionFold, initial: () => initialState(ref.batonSessionId) });
     const meta: MetaPort = {
       read: () => store.readMeta(ref),

@@ -1,5 +1,6 @@
 /** The live bindings of one session, one per target, created on first use and closed together. */
 import type { InteractionDraft, InteractionResolution } from "../event/interaction-types.ts";
+import type { EventDraft } from "../event/envelope.ts";
 import type { InteractionContext } from "../harness/contract.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
 import { HarnessBinding } from "./binding.ts";
@@ -15,6 +16,7 @@ export class BindingPool {
     private readonly deps: ControllerDeps & { readonly registry: HarnessRegistry },
     private readonly append: AppendFn,
     private readonly request: RequestFn,
+    private readonly onAppendFailure?: (draft: EventDraft, error: unknown) => void,
   ) {}
 
   get size(): number {
@@ -38,6 +40,7 @@ export class BindingPool {
       interactions: { request: (draft, context) => this.request({ id: target.id, harness: target.harness }, draft, context) },
       preferences: this.deps.preferences,
       trace: this.deps.nativeTrace?.(target.id),
+      ...(this.onAppendFailure ? { onAppendFailure: this.onAppendFailure } : {}),
     });
     this.bindings.set(targetId, binding);
     return binding;

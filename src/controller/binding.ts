@@ -24,6 +24,8 @@ export interface BindingDeps {
   readonly interactions: InteractionHandler;
   readonly preferences?: PreferencesPort | undefined;
   readonly trace?: ((direction: "in" | "out", message: unknown) => void) | undefined;
+  /** Told when an adapter's draft could not be written (disk full, I/O). */
+  readonly onAppendFailure?: (draft: EventDraft, error: unknown) => void;
   /** Told when the adapter publishes a new identity (fresh native sessions reset context delivery). */
   readonly onIdentity?: (binding: HarnessBinding, identity: HarnessIdentity) => void;
 }
@@ -165,8 +167,9 @@ export class HarnessBinding {
         try {
           this.deps.append(stamped);
         } catch (error) {
+          // Not the adapter's problem: the host decides (a lost terminal still closes its turn).
           this.deps.log.log("error", `could not record ${draft.kind} from ${this.target.id}: ${describeError(error)}`, { error });
-          throw error;
+          this.deps.onAppendFailure?.(stamped, error);
         }
       },
     };

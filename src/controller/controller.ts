@@ -3,7 +3,7 @@
  * Admission, the serial driven queue, steering, cancel, and the public API live here; running a turn,
  * finalizing it, recovery and the stall watch live in their own files.
  */
-import type { AnyEvent } from "../event/envelope.ts";
+import type { AnyEvent, EventDraft } from "../event/envelope.ts";
 import type { PromptBlock } from "../event/content.ts";
 import type { InteractionResolution } from "../event/interaction-types.ts";
 import { HarnessRegistry } from "../harness/registry.ts";
@@ -23,6 +23,7 @@ import { recoverOnOpen, type RecoveryReport } from "./recovery.ts";
 import type { TurnRecord } from "./turn-record.ts";
 import { capturePreview } from "./preview.ts";
 import { interruptTurn } from "./interrupt.ts";
+import { sessionError } from "./turn-errors.ts";
 import { appendAdmission } from "./admission.ts";
 import { TargetConfigurator } from "./target-config.ts";
 import { startTitleGeneration } from "./titles.ts";
@@ -63,12 +64,18 @@ export class Controller {
   private driven: TurnRecord | undefined;
   private titling: Promise<string | undefined> | undefined;
   private readonly closing = new AbortController();
+  private lastWriteWarning = Number.NEGATIVE_INFINITY;
   private accepting = true;
   private unsubscribe: () => void;
 
   constructor(private readonly options: ControllerOptions) {
     this.pipeline = new SessionPipeline(options.ledger, options.initialState, reduce, options.log);
-    this.bindings = new BindingPool(options, this.pipeline.append, (target, draft, context) => this.broker.request(target, draft, context));
+    this.bindings = new BindingPool(
+      options,
+      this.pipeline.append,
+      (target, draft, context) => this.broker.request(target, draft, context),
+      (draft, error) => this.onAppendFailure(draft, error),
+    );
     this.broker = new InteractionBroker({
       append: this.pipeline.append,
       ledger: this.pipeline,
@@ -313,7 +320,7 @@ export class Controller {
       // The ledger refused the write (disk full, I/O): nothing was admitted durably.
       this.turns.delete(turn.turnId);
       this.driven = undefined;
-      this.queue.fail(record.messageId, this.prefixed(turn.targetId, error));
+      this.queue.fail(record.messageId, sessionError(this.options.sessionId, turn.targetId, error));
       this.drain();
       return;
     }
@@ -323,19 +330,8 @@ export class Controller {
 
   private failTurn(record: TurnRecord, error: unknown): void {
     if (record.finalized) return;
-    record.failure = this.prefixed(record.targetId, error);
-    try {
-      this.pipeline.append({
-        kind: "_baton_error_update",
-        payload: { message: withHint(error), retryable: false, ...(error instanceof BatonError ? { code: error.code } : {}) },
-        source: { type: "baton" },
-        turnId: record.turnId,
-        harnessTargetId: record.targetId,
-      });
-    } catch (appendError) {
-      this.options.log.log("error", "could not record a turn failure", { error: appendError });
-    }
-    this.finalizer.synthesizeTerminal(record, "error");
+    record.failure = sessionError(this.options.sessionId, record.targetId, error);
+    this.finalizer.fail(record, error);
   }
 
   private release(record: TurnRecord): void {
@@ -345,6 +341,17 @@ export class Controller {
     this.maybeTitle(record);
     if (this.driven === record) this.driven = undefined;
     this.drain();
+  }
+
+  /** A harness event could not be written: say so; a lost terminal still closes its turn. */
+  private onAppendFailure(draft: EventDraft, error: unknown): void {
+    const now = this.options.clock.now();
+    if (now - this.lastWriteWarning > 5000) {
+      this.lastWriteWarning = now;
+      this.notify("error", `The session could not be written: ${describeError(error)}`);
+    }
+    const payload = draft.payload as { state?: string; stopReason?: string };
+    if (draft.kind === "state_update" && payload.state === "idle" && draft.turnId) this.finalizer.closeUnrecorded(draft.turnId, payload.stopReason, error);
   }
 
   /** TTL-02: once per controller, after the first completed driven prompt turn; fire-and-forget. */
@@ -373,18 +380,8 @@ export class Controller {
     this.idleWaiters.clear();
   }
 
-  private prefixed(targetId: string, error: unknown): Error {
-    const message = `BatonSession ${this.options.sessionId} · ${targetId}: ${withHint(error)}`;
-    return error instanceof BatonError ? new BatonError(error.code, message, { cause: error }) : new Error(message, { cause: error });
-  }
-
   private notify(level: ControllerNotice["level"], text: string): void {
     for (const listener of [...this.noticeListeners]) listener({ level, text });
   }
 }
 
-/** The error's message and, for a BatonError that has one, what to do about it. */
-function withHint(error: unknown): string {
-  const hint = error instanceof BatonError ? error.hint : undefined;
-  return hint ? `${describeError(error)}. ${hint}` : describeError(error);
-}

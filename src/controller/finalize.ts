@@ -8,6 +8,8 @@ import { buildTurnSummary, type ProjectionState } from "../projection/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { AttemptId } from "../shared/ids.ts";
 import { outcomeOf, recordAttempt } from "./attempts.ts";
+import { withHint } from "./turn-errors.ts";
+import { BatonError } from "../shared/errors.ts";
 import type { InteractionBroker } from "./interaction-broker.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
@@ -38,13 +40,50 @@ export class TurnFinalizer {
   /** Close a turn from Baton's side through the normal append path (the listener routes it back here). */
   synthesizeTerminal(record: TurnRecord, stopReason: string): void {
     if (record.finalized) return;
-    this.deps.append({
-      kind: "state_update",
-      payload: { state: "idle", stopReason },
-      source: { type: "baton" },
-      turnId: record.turnId,
-      harnessTargetId: record.targetId,
-    });
+    try {
+      this.deps.append({
+        kind: "state_update",
+        payload: { state: "idle", stopReason },
+        source: { type: "baton" },
+        turnId: record.turnId,
+        harnessTargetId: record.targetId,
+      });
+    } catch (error) {
+      this.closeUnrecorded(record.turnId, stopReason, error);
+    }
+  }
+
+  /** TURN-06: a startup or admission failure is an error event and an `error` terminal (the message stays). */
+  fail(record: TurnRecord, error: unknown): void {
+    try {
+      this.deps.append({
+        kind: "_baton_error_update",
+        payload: { message: withHint(error), retryable: false, ...(error instanceof BatonError ? { code: error.code } : {}) },
+        source: { type: "baton" },
+        turnId: record.turnId,
+        harnessTargetId: record.targetId,
+      });
+    } catch {
+      // the terminal below closes the turn either way
+    }
+    this.synthesizeTerminal(record, "error");
+  }
+
+  /**
+   * The ledger refused a turn's terminal (disk full, I/O error). The turn is closed in memory so the queue
+   * moves on and nobody waits forever; the ledger still shows it running, so reopening the session closes
+   * it with a recovery notice. Whatever else can still be recorded is, best effort.
+   */
+  closeUnrecorded(turnId: string, stopReason: string | undefined, error: unknown): void {
+    const record = this.deps.turns.get(turnId);
+    if (!record || record.finalized) return;
+    record.finalized = true;
+    this.deps.turns.delete(turnId);
+    this.finalized.add(turnId);
+    record.failure ??= error instanceof Error ? error : new Error(String(error));
+    void this.deps.broker.cancelForTurn(turnId, "turn").catch(() => undefined);
+    this.settleInputs(record, stopReason);
+    this.deps.onReleased(record);
   }
 
   onTerminal(turnId: string, event: AnyEvent): void {
@@ -61,7 +100,7 @@ export class TurnFinalizer {
     // (1) the delivery attempt observes the terminal
     this.observeAttempt(record, fromHarness, stopReason);
     // (3) open cards of this turn are cancelled (appends happen synchronously, in order)
-    void this.deps.broker.cancelForTurn(turnId, "turn");
+    void this.deps.broker.cancelForTurn(turnId, "turn").catch(() => undefined);
     // (4) a cancelled driven turn says what to do next
     if (record.role === "driven" && stopReason === "cancelled" && !record.compact) {
       this.deps.append({

@@ -86,15 +86,21 @@ export class InteractionBroker {
     if (!waiter) throw new BatonError("not_pending", `interaction ${interactionId} is no longer pending`);
     this.waiters.delete(interactionId);
     waiter.cleanup();
-    this.deps.append({
-      kind: "interaction.resolved",
-      payload: { interactionId, resolution },
-      source: { type: "user" },
-      turnId: waiter.pending.turnId,
-      harnessTargetId: waiter.pending.targetId,
-    });
-    // The resolution is on disk before the harness acts on it.
-    await this.deps.ledger.sync();
+    try {
+      this.deps.append({
+        kind: "interaction.resolved",
+        payload: { interactionId, resolution },
+        source: { type: "user" },
+        turnId: waiter.pending.turnId,
+        harnessTargetId: waiter.pending.targetId,
+      });
+      // The resolution is on disk before the harness acts on it.
+      await this.deps.ledger.sync();
+    } catch (error) {
+      // An answer that could not be recorded is not acted on: the harness is told to cancel.
+      waiter.settle({ outcome: "cancelled", reason: "turn" });
+      throw error;
+    }
     waiter.settle(resolution);
   }
 

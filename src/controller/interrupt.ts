@@ -28,13 +28,17 @@ export function interruptTurn(record: TurnRecord, deps: InterruptDeps): void {
   const handle = deps.binding?.handle;
   const grace = (): void => {
     if (record.finalized) return;
-    deps.append({
-      kind: "_baton_error_update",
-      payload: { message: `${record.targetId} did not confirm the interrupt in time; Baton closed the turn`, retryable: false },
-      source: { type: "baton" },
-      turnId: record.turnId,
-      harnessTargetId: record.targetId,
-    });
+    try {
+      deps.append({
+        kind: "_baton_error_update",
+        payload: { message: `${record.targetId} did not confirm the interrupt in time; Baton closed the turn`, retryable: false },
+        source: { type: "baton" },
+        turnId: record.turnId,
+        harnessTargetId: record.targetId,
+      });
+    } catch (error) {
+      deps.log.log("error", "could not record the interrupt timeout", { error });
+    }
     deps.synthesize("cancelled");
     void deps.binding?.reset();
   };

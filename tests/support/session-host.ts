@@ -6,7 +6,7 @@ import { openSession, type OpenedSession, type SessionChoice } from "../../src/a
 import { DEFAULT_CONTROLLER_SETTINGS, type ControllerSettings } from "../../src/controller/ports.ts";
 import type { HarnessDefinition } from "../../src/harness/definition.ts";
 import { HarnessRegistry, type TargetConfigInput } from "../../src/harness/registry.ts";
-import { createSessionStore, readLedgerFile, type SessionStore } from "../../src/store/index.ts";
+import { createSessionStore, readLedgerFile, type LedgerIo, type SessionStore } from "../../src/store/index.ts";
 import { systemClock, type Clock } from "../../src/shared/clock.ts";
 import { createUlidSource } from "../../src/shared/ids.ts";
 import type { AnyEvent } from "../../src/event/envelope.ts";
@@ -33,6 +33,7 @@ export interface HostOptions {
   readonly choice?: SessionChoice;
   readonly clock?: Clock;
   readonly settings?: Partial<ControllerSettings>;
+  readonly ledgerIo?: LedgerIo;
 }
 
 export async function openTestSession(home: TestHome, options: HostOptions): Promise<OpenedSession> {
@@ -47,6 +48,7 @@ export async function openTestSession(home: TestHome, options: HostOptions): Pro
     env: { PATH: process.env["PATH"] ?? "" },
     settings: { ...DEFAULT_CONTROLLER_SETTINGS, ...options.settings },
     logLevel: "debug",
+    ...(options.ledgerIo ? { ledgerIo: options.ledgerIo } : {}),
   });
 }
 
