@@ -39,6 +39,8 @@ const PROTOCOL_ROOTS = [
   "v2/ModelListResponse",
   "v2/CollaborationModeListParams",
   "v2/CollaborationModeListResponse",
+  "v2/HooksListParams",
+  "v2/HooksListResponse",
   "v2/CommandExecutionRequestApprovalResponse",
   "v2/FileChangeRequestApprovalResponse",
   "v2/PermissionsRequestApprovalResponse",

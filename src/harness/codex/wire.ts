@@ -24,6 +24,8 @@ import type { ModelListParams } from "./protocol/v2/ModelListParams";
 import type { ModelListResponse } from "./protocol/v2/ModelListResponse";
 import type { CollaborationModeListParams } from "./protocol/v2/CollaborationModeListParams";
 import type { CollaborationModeListResponse } from "./protocol/v2/CollaborationModeListResponse";
+import type { HooksListParams } from "./protocol/v2/HooksListParams";
+import type { HooksListResponse } from "./protocol/v2/HooksListResponse";
 
 /** Client → server requests Baton sends: method → params/result. Adding a method is one row. */
 export interface ClientMethods {
@@ -37,6 +39,7 @@ export interface ClientMethods {
   "turn/interrupt": { params: TurnInterruptParams; result: TurnInterruptResponse };
   "model/list": { params: ModelListParams; result: ModelListResponse };
   "collaborationMode/list": { params: CollaborationModeListParams; result: CollaborationModeListResponse };
+  "hooks/list": { params: HooksListParams; result: HooksListResponse };
 }
 export type ClientMethod = keyof ClientMethods;
 
