@@ -141,6 +141,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       initialState: loaded.state,
       contextProviders,
       nativeTrace,
+      stateDir: path.join(store.home, "state"),
       ...(options.preferences ? { preferences: options.preferences } : {}),
     });
     const recovery = controller.recover();

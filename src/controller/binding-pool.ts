@@ -40,6 +40,7 @@ export class BindingPool {
       interactions: { request: (draft, context) => this.request({ id: target.id, harness: target.harness }, draft, context) },
       preferences: this.deps.preferences,
       trace: this.deps.nativeTrace?.(target.id),
+      stateDir: this.deps.stateDir,
       ...(this.onAppendFailure ? { onAppendFailure: this.onAppendFailure } : {}),
     });
     this.bindings.set(targetId, binding);

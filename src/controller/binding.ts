@@ -8,7 +8,7 @@ import type { BindingSink, EventSink, HarnessAdapter, HarnessHandle, HarnessIden
 import type { HarnessDefinition, HarnessTarget } from "../harness/definition.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import type { Clock } from "../shared/clock.ts";
-import type { EpochId, IdSource } from "../shared/ids.ts";
+import type { EpochId, IdSource, TurnId } from "../shared/ids.ts";
 import type { Logger } from "../shared/log.ts";
 import type { AppendFn } from "./pipeline.ts";
 import { setHarnessSession, type MetaPort, type PreferencesPort } from "./ports.ts";
@@ -24,6 +24,7 @@ export interface BindingDeps {
   readonly interactions: InteractionHandler;
   readonly preferences?: PreferencesPort | undefined;
   readonly trace?: ((direction: "in" | "out", message: unknown) => void) | undefined;
+  readonly stateDir?: string | undefined;
   /** Told when an adapter's draft could not be written (disk full, I/O). */
   readonly onAppendFailure?: (draft: EventDraft, error: unknown) => void;
   /** Told when the adapter publishes a new identity (fresh native sessions reset context delivery). */
@@ -49,6 +50,7 @@ export class HarnessBinding {
       target,
       log: deps.log.child(`harness.${target.id}`, { harness: definition.sessionKey, harnessTargetId: target.id }),
       ...(deps.trace ? { trace: deps.trace } : {}),
+      ...(deps.stateDir !== undefined ? { stateDir: deps.stateDir } : {}),
     });
   }
 
@@ -64,11 +66,14 @@ export class HarnessBinding {
     return this.handleValue !== undefined;
   }
 
-  /** Open once; concurrent callers share the same attempt. A failed open can be retried. */
-  ensureOpen(): Promise<HarnessHandle> {
+  /**
+   * Open once; concurrent callers share the same attempt. A failed open can be retried. `turnId` is the
+   * turn that triggered the cold start (IX-02): setup interactions such as hook trust carry it.
+   */
+  ensureOpen(turnId?: TurnId): Promise<HarnessHandle> {
     if (this.closed) return Promise.reject(new BatonError("internal", `binding ${this.target.id} is closed`));
     if (this.handleValue) return Promise.resolve(this.handleValue);
-    this.opening ??= this.open().finally(() => {
+    this.opening ??= this.open(turnId).finally(() => {
       this.opening = undefined;
     });
     return this.opening;
@@ -122,7 +127,7 @@ export class HarnessBinding {
     return minted;
   }
 
-  private async open(): Promise<HarnessHandle> {
+  private async open(turnId: TurnId | undefined): Promise<HarnessHandle> {
     const snapshot = this.launchSnapshot();
     this.deps.meta.update((meta) => setHarnessSession(meta, this.target.id, { harness: this.definition.id, launchSnapshot: snapshot }));
     const stored = this.deps.meta.read().harnessSessions[this.target.id];
@@ -140,6 +145,7 @@ export class HarnessBinding {
         ids: this.deps.ids,
         clock: this.deps.clock,
         log: this.deps.log.child(`harness.${this.target.id}`, { harness: this.definition.sessionKey, harnessTargetId: this.target.id }),
+        ...(turnId === undefined ? {} : { turnId }),
       },
       this.sink(),
       this.bindingSink(),

@@ -53,6 +53,8 @@ export interface ControllerDeps {
   readonly preferences?: PreferencesPort;
   /** Where a target's raw native wire trace goes (LOG-03), if anywhere. */
   readonly nativeTrace?: (targetId: string) => ((direction: "in" | "out", message: unknown) => void) | undefined;
+  /** Baton's state directory (`$BATON_HOME/state`), handed to harness factories (e.g. saved hook trust). */
+  readonly stateDir?: string;
 }
 
 export function setHarnessSession(meta: SessionMeta, targetId: string, patch: Partial<HarnessSessionMeta> & Pick<HarnessSessionMeta, "harness">): SessionMeta {

@@ -105,7 +105,7 @@ export class TurnRunner {
       harnessTargetId: record.targetId,
     });
     try {
-      return await binding.ensureOpen();
+      return await binding.ensureOpen(record.turnId);
     } finally {
       if (!record.finalized) {
         this.deps.append({

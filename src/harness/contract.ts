@@ -64,6 +64,8 @@ export interface HarnessOpenOptions {
   readonly ids: IdSource;
   readonly clock: Clock;
   readonly log: Logger;
+  /** The turn whose cold start this open is (IX-02): setup interactions (hook trust) and notices carry it. */
+  readonly turnId?: TurnId;
 }
 
 export interface HarnessHandle {

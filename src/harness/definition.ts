@@ -18,6 +18,8 @@ export interface HarnessCreateContext {
   readonly log: Logger;
   /** Raw wire trace (LOG-03), when the host keeps one: every message in and out, verbatim. */
   readonly trace?: (direction: "in" | "out", message: unknown) => void;
+  /** Baton's state directory (`$BATON_HOME/state`) for harness state such as saved hook trust, when the host has one. */
+  readonly stateDir?: string;
 }
 
 /** How the harness binary would be started, for errors and `baton doctor`. */
