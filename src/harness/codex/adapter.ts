@@ -4,6 +4,7 @@
  * before accepting, and the host re-opens with the stored resumeState (the thread is resumed).
  */
 import { supportedPromptBlocks, SUPPORTED, type ApprovalRouting, type Capabilities, type Compactable, type Configurable, type Reconcilable, type ReconcileResult, type SessionConfigOption, type TextGenerating, type TextGenRequest } from "../capabilities.ts";
+import path from "node:path";
 import { unsupportedBlocks, type BindingSink, type EventSink, type HarnessAdapter, type HarnessHandle, type HarnessOpenOptions, type PromptInput, type ResumeState, type SendTurnResult } from "../contract.ts";
 import { BatonError, describeError, isBatonError } from "../../shared/errors.ts";
 import type { HandleId, TurnId } from "../../shared/ids.ts";
@@ -11,11 +12,15 @@ import { silentLogger, type Logger } from "../../shared/log.ts";
 import { CodexConfig, type ConfigId } from "./config.ts";
 import { INSTALL_HINT, resolveCodexCommand } from "./executable.ts";
 import { JsonRpcError, type WireTrace } from "./jsonrpc.ts";
-import { describeExit, spawnAppServer } from "./process.ts";
+import { describeExit, spawnAppServer, type CodexProcess } from "./process.ts";
+import { HookTrustStore } from "./hook-trust-store.ts";
+import { HOOK_BYPASS_CONFIG, needsHookPreflight, preflightHookTrust, verifyHookTrust, withHookBypass } from "./hook-trust.ts";
 import { CodexSession } from "./session.ts";
 import { generateStructuredWithCodex } from "./textgen.ts";
 import { CodexTurn } from "./turn.ts";
 import { RECONCILE_TIMEOUT_MS, SETUP_TIMEOUT_MS } from "./wire.ts";
+import type { ExecutableReport } from "../definition.ts";
+import type { AdapterDraft } from "../../event/envelope.ts";
 import type { ThreadStartParams } from "./protocol/v2/ThreadStartParams";
 import type { ThreadStartResponse } from "./protocol/v2/ThreadStartResponse";
 import type { AskForApproval } from "./protocol/v2/AskForApproval";
@@ -42,7 +47,11 @@ export interface CodexAdapterOptions {
   readonly installedFrom?: string | null;
   /** The process port (tests pass an in-memory app-server). */
   readonly spawn?: typeof spawnAppServer;
+  /** Baton's state directory (`$BATON_HOME/state`): saved hook trust lives in `hook.json` there (COD-05). */
+  readonly stateDir?: string;
 }
+
+type Launch = Extract<ExecutableReport, { ok: true }>;
 
 const CAPABILITIES: Capabilities = Object.freeze({
   compact: SUPPORTED,
@@ -76,6 +85,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
   private readonly log: Logger;
   private readonly options: CodexAdapterOptions;
   private readonly sessions = new Map<HandleId, CodexSession>();
+  private readonly hookTrust: HookTrustStore | undefined;
   private config: CodexConfig = new CodexConfig({});
   /** The environment of the last open (textgen runs with the same one). */
   private lastEnv: Readonly<Record<string, string>> | undefined;
@@ -84,6 +94,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
     this.options = options;
     this.settings = options.settings ?? {};
     this.log = options.log ?? silentLogger;
+    this.hookTrust = options.stateDir === undefined ? undefined : new HookTrustStore(path.join(options.stateDir, "hook.json"));
   }
 
   /** thread/start|resume overrides: only what the user set in Baton's config (COD-03); Codex's own config otherwise. */
@@ -110,24 +121,16 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
       ...(options.mode !== undefined ? { mode: options.mode } : {}),
     });
     this.lastEnv = options.env;
-    const process = (this.options.spawn ?? spawnAppServer)(report.argv, { cwd: options.cwd, env: options.env, log });
-    const session = new CodexSession({
-      process,
-      sink,
-      interactions: options.interactions,
-      ids: options.ids,
-      clock: options.clock,
-      log,
-      ...(this.options.trace !== undefined ? { trace: this.options.trace } : {}),
-    });
+    let session = await this.launch(report, report.argv, options, sink);
     try {
-      await session.call(
-        "initialize",
-        { clientInfo: { name: "baton", title: "Baton", version: this.options.clientVersion ?? "0.1.0" }, capabilities: { experimentalApi: true, requestAttestation: false } },
-        SETUP_TIMEOUT_MS,
-      );
-      session.peer.notify("initialized");
-      const params: ThreadStartParams = { cwd: options.cwd, ...this.threadOverrides(), ...(this.config.model !== undefined ? { model: this.config.model } : {}) };
+      const bypassHooks = needsHookPreflight(report.argv) ? await this.preflightHooks(report, options, sink, session) : undefined;
+      if (bypassHooks !== undefined) session = bypassHooks.session;
+      const params: ThreadStartParams = {
+        cwd: options.cwd,
+        ...this.threadOverrides(),
+        ...(this.config.model !== undefined ? { model: this.config.model } : {}),
+        ...(bypassHooks?.bypass === true ? { config: { ...HOOK_BYPASS_CONFIG } } : {}),
+      };
       const resumeId = resumeThreadId(options.resumeState);
       let response: ThreadStartResponse | undefined;
       let fresh = true;
@@ -149,17 +152,83 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
       binding.publishIdentity({ harnessSessionId: session.threadId, resumeState: { version: RESUME_STATE_VERSION, data: { threadId: session.threadId } }, fresh });
     } catch (error) {
       await session.shutdown();
-      const stderr = process.stderrTail().trim().split("\n").slice(-3).join("\n");
-      const exit = process.exitInfo();
-      const detail = exit?.error !== undefined ? `could not run ${report.argv[0] ?? "codex"} (${exit.error})` : describeError(error);
-      throw new BatonError("harness_start_failed", `Codex app-server failed to start: ${detail}${stderr !== "" ? `\n${stderr}` : ""}`, {
-        cause: error,
-        hint: `Command: ${report.argv.join(" ")} (from ${report.source}); exit: ${describeExit(exit)}.${exit?.error !== undefined ? ` ${INSTALL_HINT}` : ""}`,
-      });
+      throw this.startupError(error, session.deps.process, report);
     }
     const handle: HarnessHandle = { id: options.ids.mint("handle") };
     this.sessions.set(handle.id, session);
     return handle;
+  }
+
+  /** Spawn `argv` and run the handshake (initialize → initialized); a failure kills the child. */
+  private async launch(report: Launch, argv: readonly string[], options: HarnessOpenOptions, sink: EventSink): Promise<CodexSession> {
+    const process = (this.options.spawn ?? spawnAppServer)(argv, { cwd: options.cwd, env: options.env, log: options.log });
+    const session = new CodexSession({
+      process,
+      sink,
+      interactions: options.interactions,
+      ids: options.ids,
+      clock: options.clock,
+      log: options.log,
+      ...(this.options.trace !== undefined ? { trace: this.options.trace } : {}),
+    });
+    try {
+      await session.call(
+        "initialize",
+        { clientInfo: { name: "baton", title: "Baton", version: this.options.clientVersion ?? "0.1.0" }, capabilities: { experimentalApi: true, requestAttestation: false } },
+        SETUP_TIMEOUT_MS,
+      );
+      session.peer.notify("initialized");
+      return session;
+    } catch (error) {
+      await session.shutdown();
+      throw this.startupError(error, process, report);
+    }
+  }
+
+  /**
+   * COD-05 on a running app-server: list hooks, ask about new or changed ones, and when every hook that
+   * needs trust is trusted, replace the process with one launched bypassing hook trust. Returns the session
+   * to use and whether its threads bypass trust; undefined when the first process stays as it is.
+   */
+  private async preflightHooks(report: Launch, options: HarnessOpenOptions, sink: EventSink, session: CodexSession): Promise<{ session: CodexSession; bypass: boolean } | undefined> {
+    const notice = (level: "info" | "warning", title: string, detail?: string): void => {
+      const draft = { kind: "_baton_notice", payload: { level, title, ...(detail !== undefined && detail !== "" ? { detail } : {}) }, ...(options.turnId !== undefined ? { turnId: options.turnId } : {}) } as AdapterDraft;
+      try {
+        sink.emit(draft);
+      } catch (error) {
+        options.log.log("error", "event sink threw", { error });
+      }
+    };
+    const listHooks = (on: CodexSession) => () => on.call("hooks/list", { cwds: [options.cwd] }, SETUP_TIMEOUT_MS);
+    const outcome = await preflightHookTrust({
+      targetId: options.targetId,
+      turnId: options.turnId,
+      store: this.hookTrust,
+      interactions: options.interactions,
+      listHooks: listHooks(session),
+      notice,
+      log: options.log,
+    });
+    if (outcome.kind !== "trusted") return undefined;
+    await session.shutdown();
+    const bypassed = await this.launch(report, withHookBypass(report.argv), options, sink);
+    const verified = await verifyHookTrust(listHooks(bypassed), outcome.fingerprints).catch((error: unknown) => ({ ok: false as const, reason: describeError(error) }));
+    if (verified.ok) return { session: bypassed, bypass: true };
+    // A hook changed between the question and the relaunch: never run it unasked.
+    await bypassed.shutdown();
+    notice("warning", "Codex hooks changed while starting; continuing without them", verified.reason);
+    return { session: await this.launch(report, report.argv, options, sink), bypass: false };
+  }
+
+  private startupError(error: unknown, process: CodexProcess, report: Launch): BatonError {
+    if (isBatonError(error, "harness_start_failed")) return error;
+    const stderr = process.stderrTail().trim().split("\n").slice(-3).join("\n");
+    const exit = process.exitInfo();
+    const detail = exit?.error !== undefined ? `could not run ${process.argv[0] ?? "codex"} (${exit.error})` : describeError(error);
+    return new BatonError("harness_start_failed", `Codex app-server failed to start: ${detail}${stderr !== "" ? `\n${stderr}` : ""}`, {
+      cause: error,
+      hint: `Command: ${process.argv.join(" ")} (from ${report.source}); exit: ${describeExit(exit)}.${exit?.error !== undefined ? ` ${INSTALL_HINT}` : ""}`,
+    });
   }
 
   private session(handle: HarnessHandle): CodexSession {

@@ -49,6 +49,12 @@ export const codexDefinition: HarnessDefinition = {
   sessionKey: "codex",
   shortName: "codex",
   color: "#73daca",
-  create: (context) => new CodexAdapter({ settings: context.target.settings, log: context.log, ...(context.trace ? { trace: context.trace } : {}) }),
+  create: (context) =>
+    new CodexAdapter({
+      settings: context.target.settings,
+      log: context.log,
+      ...(context.trace ? { trace: context.trace } : {}),
+      ...(context.stateDir !== undefined ? { stateDir: context.stateDir } : {}),
+    }),
   probeExecutable: probeCodexExecutable,
 };
