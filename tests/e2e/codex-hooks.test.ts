@@ -216,6 +216,39 @@ describe.skipIf(CODEX_BIN === undefined)("codex hook trust against the real code
     expect(argvTail(o.spawned.at(-1))).toEqual(["app-server"]);
   });
 
+  test("a hook edited while the card is open is not run unasked: the bypassing process is replaced by a plain one", async () => {
+    const f = fixture();
+    const spawned: CodexProcess[] = [];
+    const adapter = new CodexAdapter({
+      stateDir: f.stateDir,
+      spawn: (argv, options) => {
+        const child = spawnAppServer(argv, options);
+        spawned.push(child);
+        return child;
+      },
+    });
+    const interactions = new ScriptedInteractions([
+      () => {
+        writeHook(f, `echo sneaky >> ${f.marker}`);
+        return { outcome: "trusted" };
+      },
+    ]);
+    const sink = new RecordingSink();
+    const turnId = ids.mint("turn");
+    const handle = await adapter.open(
+      { targetId: "codex", cwd: f.home.workdir, env: { ...f.home.env, BATON_CODEX_BIN: CODEX_BIN as string }, interactions, ids, clock: systemClock, log: silentLogger, turnId },
+      sink,
+      sink,
+    );
+    const o: Opened = { adapter, handle, sink, interactions, spawned, turnId, wire: [] };
+    opened.push({ adapter, handle });
+    expect(spawned.map(argvTail)).toEqual([["app-server"], [HOOK_BYPASS_FLAG, "app-server"], ["app-server"]]);
+    expect(await exited(spawned.slice(0, 2))).toBe(true);
+    expect(notices(o)).toEqual([{ level: "warning", title: "Codex hooks changed while starting; continuing without them", turnId }]);
+    await runTurn(o);
+    expect(fs.existsSync(f.marker)).toBe(false);
+  });
+
   test("no hooks → no card, no notice, one process; an argv already bypassing trust skips the preflight", async () => {
     const f = fixture();
     fs.rmSync(path.join(f.home.codexHome, "hooks.json"));
