@@ -3,10 +3,9 @@
  * chat-tui's picker over an otherwise empty screen; Enter chooses, Esc or Ctrl+C twice quits.
  * Type to filter by title, id or directory.
  */
-import { createCliRenderer } from "@opentui/core";
 import { createRoot } from "@opentui/react";
 import { ChatApp, createChatStore, type ChatIntent, type PickerItem } from "../../packages/chat-tui/src/index.ts";
-import { BACKGROUND } from "./start-tui.tsx";
+import { createBatonRenderer } from "./start-tui.tsx";
 
 export interface PickableSession {
   readonly id: string;
@@ -20,15 +19,7 @@ export async function pickSession(title: string, sessions: readonly PickableSess
     timeline: { items: [], header: { title: "baton", hint: `${title} · type to filter · Enter opens · Esc quits` } },
     composer: { picker: { id: "pk_sessions", title, items, placeholder: "filter by title or id" }, placeholder: "" },
   });
-  const renderer = await createCliRenderer({
-    exitOnCtrlC: false,
-    exitSignals: [],
-    targetFps: 30,
-    useMouse: false,
-    autoFocus: false,
-    backgroundColor: BACKGROUND,
-    screenMode: "alternate-screen",
-  });
+  const renderer = await createBatonRenderer();
   const root = createRoot(renderer);
   try {
     return await new Promise<string | undefined>((resolve) => {

@@ -23,9 +23,9 @@ export interface StartTuiOptions {
   readonly onRendererGone?: () => void;
 }
 
-export async function startTui(host: TuiHost, options: StartTuiOptions = {}): Promise<StartedTui> {
-  let destroying = false;
-  const renderer = await createCliRenderer({
+/** Baton's renderer settings, shared by the session screen and the pre-screen picker. */
+export function createBatonRenderer(onDestroy?: () => void): Promise<CliRenderer> {
+  return createCliRenderer({
     exitOnCtrlC: false,
     // Signals are the app's to handle: it runs the shutdown order, then destroys the renderer.
     exitSignals: [],
@@ -34,9 +34,14 @@ export async function startTui(host: TuiHost, options: StartTuiOptions = {}): Pr
     autoFocus: false,
     backgroundColor: BACKGROUND,
     screenMode: "alternate-screen",
-    onDestroy: () => {
-      if (!destroying) options.onRendererGone?.();
-    },
+    ...(onDestroy ? { onDestroy } : {}),
+  });
+}
+
+export async function startTui(host: TuiHost, options: StartTuiOptions = {}): Promise<StartedTui> {
+  let destroying = false;
+  const renderer = await createBatonRenderer(() => {
+    if (!destroying) options.onRendererGone?.();
   });
   const root = createRoot(renderer);
   if (options.onFirstFrame !== undefined) {
