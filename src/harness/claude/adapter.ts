@@ -21,6 +21,7 @@ import { buildConfigOptions, updateConfigState, type ClaudeConfigState } from ".
 import { resolveClaudeExecutable } from "./executable.ts";
 import { ClaudeSession, type ClaudeTrace } from "./session.ts";
 import { generateStructured } from "./textgen.ts";
+import { probeModels } from "./probe.ts";
 import { CLAUDE_CAPABILITIES } from "./capabilities.ts";
 
 export interface ClaudeAdapterOptions {
@@ -124,8 +125,24 @@ export class ClaudeAdapter implements HarnessAdapter, Compactable, Configurable,
   }
 
   async getConfig(handle: HarnessHandle | undefined): Promise<readonly SessionConfigOption[]> {
-    if (handle !== undefined) return this.session(handle).configOptions();
+    const session = handle === undefined ? undefined : this.session(handle);
+    // Before any query ran there is nothing to ask but a session-less probe (HAR-08).
+    if (session?.hasStarted() !== true && this.models === undefined) await this.discoverModels(session?.context());
+    if (session !== undefined) return session.configOptions(this.models);
     return buildConfigOptions(this.defaults, this.models, undefined);
+  }
+
+  /** HAR-08: ask Claude Code for its models without a session; on failure the fallback list stays. */
+  private async discoverModels(context: { cwd: string; env: Readonly<Record<string, string>> } | undefined): Promise<void> {
+    const env = context?.env ?? this.options.env ?? {};
+    const executable = resolveClaudeExecutable(this.settings, env);
+    if (!executable.ok) return;
+    try {
+      const models = await probeModels({ queryFn: this.queryFn, cwd: context?.cwd ?? process.cwd(), env, executable: executable.path });
+      if (models.length > 0) this.models ??= models;
+    } catch (error) {
+      this.log.log("warn", `could not list Claude Code's models: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   async setConfig(handle: HarnessHandle | undefined, id: "model" | "effort" | "mode", value: string): Promise<void> {

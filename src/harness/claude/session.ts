@@ -90,8 +90,19 @@ export class ClaudeSession {
     return this.turns.active()?.role === "driven";
   }
 
-  configOptions(): SessionConfigOption[] {
-    return buildConfigOptions(this.desired, this.initInfo?.models, this.activeModel);
+  /** `probed` models (from a session-less probe) serve until this session's own init arrives. */
+  configOptions(probed?: Parameters<typeof buildConfigOptions>[1]): SessionConfigOption[] {
+    return buildConfigOptions(this.desired, this.initInfo?.models ?? probed, this.activeModel);
+  }
+
+  /** True once a query runs (or ran): its own initialization tells the models, no probe needed. */
+  hasStarted(): boolean {
+    return this.run !== undefined || (this.initInfo?.models.length ?? 0) > 0;
+  }
+
+  /** Where this session runs (for a session-less probe). */
+  context(): { cwd: string; env: Readonly<Record<string, string>> } {
+    return { cwd: this.deps.open.cwd, env: this.deps.open.env };
   }
 
   private emit(draft: AdapterDraft): void {
