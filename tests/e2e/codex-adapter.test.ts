@@ -339,7 +339,7 @@ describe.skipIf(CODEX_BIN === undefined)("codex adapter against the real codex a
     const edits = h.sink.of("tool_call_update", input.turnId).filter((d) => d.payload.kind === "edit");
     expect(edits.at(-1)?.payload.status).toBe("completed");
     expect(edits.at(-1)?.payload.content).toEqual([
-      { type: "diff", changes: [{ operation: "add", path: path.join(h.home.workdir, "notes.txt") }], patch: `--- /dev/null\n+++ b/${path.join(h.home.workdir, "notes.txt")}\n@@ -0,0 +1,1 @@\n+patched by mock\n` },
+      { type: "diff", changes: [{ operation: "add", path: path.join(h.home.workdir, "notes.txt") }], patch: `--- /dev/null\n+++ ${path.join(h.home.workdir, "notes.txt")}\n@@ -0,0 +1,1 @@\n+patched by mock\n` },
     ]);
   });
 

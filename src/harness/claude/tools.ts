@@ -1,5 +1,6 @@
 /** How Claude Code tool calls look in Baton: kind, title, intent diffs, real patches, and TodoWrite plans. */
 import path from "node:path";
+import { newFileHeader, oldFileHeader } from "../diff-header.ts";
 import type {
   BashInput,
   FileEditInput,
@@ -112,7 +113,7 @@ export function todoEntries(input: Input): PayloadOf<"plan_update">["entries"] {
 type Hunk = FileEditOutput["structuredPatch"][number];
 
 function unifiedPatch(filePath: string, hunks: readonly Hunk[], created: boolean): string | undefined {
-  const lines = [created ? "--- /dev/null" : `--- a/${filePath}`, `+++ b/${filePath}`];
+  const lines = [created ? "--- /dev/null" : oldFileHeader(filePath), newFileHeader(filePath)];
   for (const hunk of hunks) {
     lines.push(`@@ -${hunk.oldStart},${hunk.oldLines} +${hunk.newStart},${hunk.newLines} @@`);
     lines.push(...hunk.lines);

@@ -157,7 +157,11 @@ export class HookTrustStore {
       } catch (error) {
         if (errnoOf(error) !== "EEXIST") throw error;
       }
-      if (this.lockIsStale()) {
+      const holder = this.lockState();
+      // Released meanwhile: try again at once. Never remove a lock we did not see go stale —
+      // it may be a new holder's.
+      if (holder === "gone") continue;
+      if (holder === "stale") {
         fs.rmSync(this.lockFile, { force: true });
         continue;
       }
@@ -179,16 +183,17 @@ export class HookTrustStore {
     }
   }
 
-  private lockIsStale(): boolean {
+  private lockState(): "held" | "stale" | "gone" {
     try {
       const holder = Number.parseInt(fs.readFileSync(this.lockFile, "utf8").split(" ")[0] ?? "", 10);
       const age = Date.now() - fs.statSync(this.lockFile).mtimeMs;
-      if (age > this.staleLockMs) return true;
+      if (age > this.staleLockMs) return "stale";
       // A lock being written right now may still be empty: not stale until it is a little old.
-      if (!Number.isInteger(holder) || holder <= 0) return age > 1_000;
-      return !pidAlive(holder);
+      if (!Number.isInteger(holder) || holder <= 0) return age > 1_000 ? "stale" : "held";
+      return pidAlive(holder) ? "held" : "stale";
     } catch (error) {
-      return errnoOf(error) === "ENOENT";
+      if (errnoOf(error) === "ENOENT") return "gone";
+      throw error;
     }
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { ContentBlock, DiffBlock } from "../../event/content.ts";
 import type { EventKind, PayloadOf, ToolStatus } from "../../event/kinds.ts";
+import { newFileHeader, oldFileHeader } from "../diff-header.ts";
 import { normalizeClosed } from "../normalize.ts";
 import type { ThreadItem } from "./protocol/v2/ThreadItem";
 import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange";
@@ -31,15 +32,15 @@ export function fileChangeBlocks(changes: readonly FileUpdateChange[]): DiffBloc
     const body = change.diff;
     const lines = body.endsWith("\n") ? body.slice(0, -1).split("\n") : body === "" ? [] : body.split("\n");
     if (kind.type === "add") {
-      const patch = `--- /dev/null\n+++ b/${change.path}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}\n`).join("")}`;
+      const patch = `--- /dev/null\n${newFileHeader(change.path)}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}\n`).join("")}`;
       return { type: "diff", changes: [{ operation: "add", path: change.path }], patch };
     }
     if (kind.type === "delete") {
-      const patch = `--- a/${change.path}\n+++ /dev/null\n@@ -1,${lines.length} +0,0 @@\n${lines.map((l) => `-${l}\n`).join("")}`;
+      const patch = `${oldFileHeader(change.path)}\n+++ /dev/null\n@@ -1,${lines.length} +0,0 @@\n${lines.map((l) => `-${l}\n`).join("")}`;
       return { type: "diff", changes: [{ operation: "delete", path: change.path }], patch };
     }
     const target = kind.move_path ?? change.path;
-    const patch = body.startsWith("--- ") ? body : `--- a/${change.path}\n+++ b/${target}\n${body}`;
+    const patch = body.startsWith("--- ") ? body : `${oldFileHeader(change.path)}\n${newFileHeader(target)}\n${body}`;
     return kind.move_path !== null && kind.move_path !== change.path
       ? { type: "diff", changes: [{ operation: "move", path: target, oldPath: change.path }], patch }
       : { type: "diff", changes: [{ operation: "update", path: change.path }], patch };
