@@ -44,6 +44,8 @@ export async function trySteer(deps: SteerDeps, submission: PromptInputRecord["s
         turnId: active.turnId,
         harnessTargetId: submission.targetId,
       });
+      // The turn may have ended while the harness was taking the steer: it shares that turn's fate (IN-07).
+      if (active.finalized) return "interrupted";
       active.steers.push(messageId);
       deps.notify("info", `steering ${submission.targetId} — applies at the next safe point`);
       const record: PromptInputRecord = { messageId, turnId: active.turnId, submission, state: "accepted_steer", delivery: "prompt" };

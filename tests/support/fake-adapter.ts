@@ -45,6 +45,8 @@ export interface FakeScript {
   readonly sendError?: string;
   /** `steer` accepts mid-turn messages, `reject` refuses them. */
   readonly steer?: "steer" | "reject";
+  /** A steer is accepted only after this delay (the turn may end meanwhile: the harness race). */
+  readonly steerDelayMs?: number;
   readonly capabilities?: Capabilities;
   /** Emit a harness-initiated (observed) turn after the next driven turn ends. */
   readonly observedAfterTurn?: FakeAction[];
@@ -116,6 +118,7 @@ export class FakeAdapter implements HarnessAdapter {
     if (live.activeTurn) {
       if (this.script.steer === "steer" && live.activeTurn === input.turnId) {
         this.record.prompts.push(input);
+        if (this.script.steerDelayMs) await sleep(this.script.steerDelayMs);
         return { accepted: true, effective: "steer" };
       }
       return { accepted: false, effective: "rejected", reason: "a turn is running" };

@@ -40,6 +40,17 @@ describe("steer", () => {
     expect(kindsOf(events).filter((k) => k === "state:running").length).toBe(1);
   });
 
+  test("a steer the harness accepts just as its turn ends shares the turn's fate instead of waiting forever", async () => {
+    const fake = fakeDefinition({ steer: "steer", steerDelayMs: 80, turns: [[{ type: "text", text: "a" }, { type: "wait", ms: 20 }]] });
+    const s = await open([fake]);
+    const first = s.controller.submit("fake", text("start"));
+    await waitFor(() => kindsOf(ledgerOf(s)).includes("agent_message"));
+    const steer = s.controller.submit("fake", text("too late"));
+    expect(await first).toBe("completed");
+    expect(await steer).toBe("interrupted");
+    expect(s.controller.busy).toBe(false);
+  });
+
   test("a rejected steer degrades to exactly one queued follow-up", async () => {
     const fake = fakeDefinition({ steer: "reject", turns: [[{ type: "text", text: "a" }, { type: "wait", ms: 60 }], [{ type: "text", text: "follow" }]] });
     const s = await open([fake]);
