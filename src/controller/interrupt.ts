@@ -42,8 +42,8 @@ export function interruptTurn(record: TurnRecord, deps: InterruptDeps): void {
     deps.synthesize("cancelled");
     void deps.binding?.reset();
   };
-  if (record.graceTimer) deps.clock.clearTimeout(record.graceTimer);
-  record.graceTimer = deps.clock.setTimeout(grace, deps.graceMs);
+  // Pressing Esc again asks again but never postpones the deadline of the first request.
+  record.graceTimer ??= deps.clock.setTimeout(grace, deps.graceMs);
   if (!deps.binding || !handle) {
     grace();
     return;

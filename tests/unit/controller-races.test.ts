@@ -12,22 +12,31 @@ import { ledgerOf, makeTestHome, openTestSession } from "../support/session-host
 import type { AnyEvent } from "../../src/event/envelope.ts";
 
 type Op =
-  | { readonly op: "submit"; readonly target: "alpha" | "beta"; readonly ms: number; readonly cancellable: boolean }
+  | { readonly op: "submit"; readonly target: "alpha" | "beta"; readonly ms: number; readonly cancellable: boolean; readonly asks?: boolean }
   | { readonly op: "interrupt" }
+  | { readonly op: "crash" }
+  | { readonly op: "compact"; readonly target: "alpha" | "beta" }
+  | { readonly op: "answer"; readonly allow: boolean }
+  | { readonly op: "escape" }
   | { readonly op: "recall" }
   | { readonly op: "lateIdle" }
   | { readonly op: "wait"; readonly ms: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constant("submit" as const), target: fc.constantFrom("alpha" as const, "beta" as const), ms: fc.integer({ min: 0, max: 15 }), cancellable: fc.boolean() }) },
+  { weight: 4, arbitrary: fc.record({ op: fc.constant("submit" as const), target: fc.constantFrom("alpha" as const, "beta" as const), ms: fc.integer({ min: 0, max: 15 }), cancellable: fc.boolean(), asks: fc.boolean() }) },
   { weight: 2, arbitrary: fc.constant({ op: "interrupt" as const }) },
+  { weight: 1, arbitrary: fc.constant({ op: "crash" as const }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("compact" as const), target: fc.constantFrom("alpha" as const, "beta" as const) }) },
+  { weight: 1, arbitrary: fc.record({ op: fc.constant("answer" as const), allow: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.constant({ op: "escape" as const }) },
   { weight: 1, arbitrary: fc.constant({ op: "recall" as const }) },
   { weight: 1, arbitrary: fc.constant({ op: "lateIdle" as const }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant("wait" as const), ms: fc.integer({ min: 0, max: 10 }) }) },
 );
 
-function scriptFor(ms: number, cancellable: boolean): FakeAction[] {
-  return cancellable ? [{ type: "text", text: "working" }, { type: "waitForCancel" }] : [{ type: "wait", ms }, { type: "text", text: "done" }];
+function scriptFor(ms: number, cancellable: boolean, asks = false): FakeAction[] {
+  const ask: FakeAction[] = asks ? [{ type: "permission", title: "run it" }] : [];
+  return cancellable ? [...ask, { type: "text", text: "working" }, { type: "waitForCancel" }] : [...ask, { type: "wait", ms }, { type: "text", text: "done" }];
 }
 
 async function runScenario(ops: readonly Op[]): Promise<void> {
@@ -42,7 +51,7 @@ async function runScenario(ops: readonly Op[]): Promise<void> {
     for (const step of ops) {
       switch (step.op) {
         case "submit": {
-          queues[step.target]!.push(scriptFor(step.ms, step.cancellable));
+          queues[step.target]!.push(scriptFor(step.ms, step.cancellable, step.asks));
           const text = `prompt ${outcomes.length}`;
           outcomes.push(session.controller.submit(step.target, [{ type: "text", text }]).catch((error: Error) => `rejected: ${error.message}`));
           break;
@@ -50,6 +59,20 @@ async function runScenario(ops: readonly Op[]): Promise<void> {
         case "interrupt":
           session.controller.interrupt();
           break;
+        case "crash":
+          for (const adapter of [...alpha.adapters, ...beta.adapters]) adapter.crash();
+          break;
+        case "compact":
+          outcomes.push(session.controller.compact(step.target).catch((error: Error) => `rejected: ${error.message}`));
+          break;
+        case "answer":
+        case "escape": {
+          const pending = session.controller.pendingInteractions()[0];
+          if (!pending) break;
+          const resolution = step.op === "escape" ? ({ outcome: "cancelled", reason: "user" } as const) : ({ outcome: "selected", optionId: step.allow ? "allow" : "deny" } as const);
+          await session.controller.resolveInteraction(pending.interactionId, resolution).catch(() => undefined);
+          break;
+        }
         case "recall": {
           const taken = session.controller.recall();
           if (taken) recalled.push(taken.text);
@@ -72,6 +95,9 @@ async function runScenario(ops: readonly Op[]): Promise<void> {
     // Drain: interrupt whatever waits for a cancel until everything settled.
     const settled = Promise.all(outcomes);
     for (let i = 0; i < 200 && session.controller.busy; i++) {
+      for (const pending of session.controller.pendingInteractions()) {
+        await session.controller.resolveInteraction(pending.interactionId, { outcome: "selected", optionId: "allow" }).catch(() => undefined);
+      }
       session.controller.interrupt();
       await new Promise((resolve) => setTimeout(resolve, 10));
     }

@@ -211,6 +211,20 @@ describe("cancel", () => {
     expect(await next).toBe("completed");
   });
 
+  test("pressing Esc again does not postpone the grace deadline", async () => {
+    const clock = new ManualClock();
+    const fake = fakeDefinition({ ignoreCancel: true, turns: [[{ type: "text", text: "x" }, { type: "hang" }]] });
+    const s = await open([fake], { clock });
+    const first = s.controller.submit("fake", text("stuck"));
+    await waitFor(() => kindsOf(ledgerOf(s)).includes("agent_message"));
+    s.controller.interrupt();
+    clock.advance(6000);
+    s.controller.interrupt();
+    clock.advance(4000);
+    expect(await first).toBe("interrupted");
+    expect(fake.adapters[0]?.record.cancels.length).toBe(2);
+  });
+
   test("a late harness terminal settles an uncertain attempt", async () => {
     const clock = new ManualClock();
     const fake = fakeDefinition({ ignoreCancel: true, turns: [[{ type: "hang" }]] });
