@@ -23,7 +23,7 @@ export interface SteerDeps {
 /** IN-05 preconditions: nothing queued, an active driven prompt turn of the same target, harness ready. */
 export function canSteer(deps: SteerDeps, targetId: string): boolean {
   const active = deps.driven;
-  if (deps.queueLength > 0 || !active || !active.input || active.finalized || active.phase !== "dispatched") return false;
+  if (deps.queueLength > 0 || !active || !active.input || active.compact || active.finalized || active.phase !== "dispatched") return false;
   return active.targetId === targetId && deps.binding(targetId)?.handle !== undefined;
 }
 

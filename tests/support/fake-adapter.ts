@@ -45,6 +45,8 @@ export interface FakeScript {
   readonly sendError?: string;
   /** `steer` accepts mid-turn messages, `reject` refuses them. */
   readonly steer?: "steer" | "reject";
+  /** What a compaction turn does (default: one short message). */
+  readonly compactSteps?: FakeAction[];
   /** A steer is accepted only after this delay (the turn may end meanwhile: the harness race). */
   readonly steerDelayMs?: number;
   readonly capabilities?: Capabilities;
@@ -151,7 +153,7 @@ export class FakeAdapter implements HarnessAdapter {
   async compactContext(handle: HarnessHandle, turnId: TurnId): Promise<SendTurnResult> {
     const live = this.live(handle);
     live.activeTurn = turnId;
-    void this.play(live, turnId, [{ type: "text", text: "compacted" }], true);
+    void this.play(live, turnId, this.script.compactSteps ?? [{ type: "text", text: "compacted" }], true);
     return { accepted: true, effective: "new_turn" };
   }
 

@@ -236,6 +236,19 @@ describe("stall watch", () => {
 });
 
 describe("compact", () => {
+  test("a prompt during a compaction is queued, never steered into it", async () => {
+    const fake = fakeDefinition({ steer: "steer", compactSteps: [{ type: "wait", ms: 150 }, { type: "text", text: "compacted" }], turns: [[{ type: "text", text: "after compaction" }]] });
+    const s = await open([fake]);
+    await s.controller.submit("fake", text("warm up"));
+    const compacting = s.controller.compact("fake");
+    await waitFor(() => Object.keys(s.controller.state.activeTurns).length === 1 && kindsOf(ledgerOf(s)).filter((k) => k === "attempt:accepted").length === 2);
+    const prompt = s.controller.submit("fake", text("next"));
+    expect(await compacting).toBe("completed");
+    expect(await prompt).toBe("completed");
+    const users = ledgerOf(s).filter((e) => e.kind === "user_message").map((e) => (e.payload as { delivery?: string }).delivery);
+    expect(users).toEqual(["prompt", "follow_up"]);
+  });
+
   test("a control turn with no user message, closed like any turn", async () => {
     const fake = fakeDefinition({ turns: [] });
     const s = await open([fake]);

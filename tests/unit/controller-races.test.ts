@@ -94,7 +94,10 @@ async function runScenario(ops: readonly Op[]): Promise<void> {
     }
     // Drain: interrupt whatever waits for a cancel until everything settled.
     const settled = Promise.all(outcomes);
-    for (let i = 0; i < 200 && session.controller.busy; i++) {
+    let done = false;
+    void settled.then(() => (done = true));
+    // Submits may still be on their way in (a steer attempt is async): drain until all of them settled.
+    for (let i = 0; i < 300 && (!done || session.controller.busy); i++) {
       for (const pending of session.controller.pendingInteractions()) {
         await session.controller.resolveInteraction(pending.interactionId, { outcome: "selected", optionId: "allow" }).catch(() => undefined);
       }
