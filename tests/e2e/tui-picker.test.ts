@@ -52,3 +52,13 @@ test("baton fork: Esc quits without forking", async () => {
   const end = await t.waitFor(`${EXIT_MARKER}0]`, 15_000);
   expect(end).not.toContain("forked");
 }, 60_000);
+
+test("starting with an agent that is not installed says so on the first screen, with how to fix it", async () => {
+  const { env, cwd } = setUp();
+  const { writeFileSync } = await import("node:fs");
+  writeFileSync(path.join(env["BATON_HOME"]!, "config.yaml"), 'harnesses:\n  codex:\n    command: ["/nonexistent/codex", "app-server"]\n');
+  const t = (tmux = Tmux.start({ command: ["node", LAUNCHER], env, cwd, width: 120, height: 24 }));
+  const screen = await t.waitFor("Codex was not found", 15_000);
+  expect(screen).toContain("npm install -g @openai/codex");
+  expect(screen).toContain("/claude");
+}, 60_000);

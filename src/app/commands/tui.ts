@@ -132,6 +132,7 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
       ...(firstFrameFile === undefined ? {} : { onFirstFrame: () => fs.writeFileSync(firstFrameFile, `${Date.now()}\n`) }),
     });
     screen.renderer.setTerminalTitle(titleOf(host.session));
+    void warnIfMissing(ctx, target, host);
     await host.exitRequested;
     const last = host.session as OpenTuiSession;
     host.dispose();
@@ -149,6 +150,19 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
     screen?.destroy();
     stopInterrupt();
     for (const signal of ["SIGTERM", "SIGHUP"] as const) process.off(signal, onSignal);
+  }
+}
+
+/** After the first frame: if the agent we start with cannot be found, say so now rather than at the first prompt. */
+async function warnIfMissing(ctx: AppContext, targetId: string, host: TuiHost): Promise<void> {
+  try {
+    const target = ctx.registry.target(targetId);
+    const report = await ctx.registry.definitionOf(target).probeExecutable(target, { ...ctx.childEnv, ...target.env });
+    if (report.ok) return;
+    const others = ctx.registry.listTargets().filter((t) => t.id !== targetId).map((t) => `/${t.id}`);
+    host.toast(`${ctx.registry.definitionOf(target).label} was not found. ${report.hint}${others.length ? ` Or switch with ${others.join(" or ")}.` : ""}`, "warning", 15_000);
+  } catch {
+    // a failed check must not disturb the screen; the first prompt reports the problem precisely
   }
 }
 

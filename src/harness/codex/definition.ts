@@ -5,11 +5,12 @@ import os from "node:os";
 import path from "node:path";
 import type { ExecutableReport, HarnessDefinition, HarnessTarget } from "../definition.ts";
 import { CodexAdapter } from "./adapter.ts";
-import { resolveCodexCommand, versionArgv } from "./executable.ts";
+import { INSTALL_HINT, resolveCodexCommand, versionArgv } from "./executable.ts";
 
 const VERSION_TIMEOUT_MS = 10_000;
 
-function runVersion(argv: readonly string[], env: Readonly<Record<string, string>>): Promise<string | undefined> {
+/** `--version` output, or `{missing}` when the program cannot be started at all. */
+function runVersion(argv: readonly string[], env: Readonly<Record<string, string>>): Promise<string | undefined | { missing: string }> {
   const [file, ...args] = argv;
   if (file === undefined) return Promise.resolve(undefined);
   return new Promise((resolve) => {
@@ -18,9 +19,9 @@ function runVersion(argv: readonly string[], env: Readonly<Record<string, string
     const timer = setTimeout(() => child.kill("SIGKILL"), VERSION_TIMEOUT_MS);
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (d: string) => (out = (out + d).slice(0, 4096)));
-    child.once("error", () => {
+    child.once("error", (error: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      resolve(undefined);
+      resolve(error.code === "ENOENT" || error.code === "EACCES" ? { missing: `${file} (${error.code})` } : undefined);
     });
     child.once("close", (code) => {
       clearTimeout(timer);
@@ -36,6 +37,7 @@ export async function probeCodexExecutable(target: HarnessTarget, env: Readonly<
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "baton-codex-version-"));
   try {
     const version = await runVersion(versionArgv(report.argv), { ...env, CODEX_HOME: scratch });
+    if (typeof version === "object") return { ok: false, searched: [`${version.missing} from ${report.source}`], hint: INSTALL_HINT };
     return version === undefined ? report : { ...report, version };
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
