@@ -77,12 +77,3 @@ describe("config", () => {
     expect(loaded.config.targets["codex-work"]).toEqual({ harness: "codex", env: { CODEX_HOME: "/tmp/work-codex" } });
   });
 });
-
-describe("stripAnsi", () => {
-  test("colour and cursor sequences go, text stays", async () => {
-    const { stripAnsi } = await import("../../src/shared/jsonl.ts");
-    expect(stripAnsi("\u001b[2m2026\u001b[0m \u001b[31mERROR\u001b[0m codex: x")).toBe("2026 ERROR codex: x");
-    expect(stripAnsi("\u001b]0;title\u0007plain")).toBe("plain");
-    expect(stripAnsi("no escapes")).toBe("no escapes");
-  });
-});

@@ -1,0 +1,42 @@
+/** JSON-lines framing shared by the ledger and the transports, and plain-text stderr. */
+import { describe, expect, test } from "bun:test";
+import { encodeJsonLine, LineFramer, stripAnsi } from "../../src/shared/jsonl.ts";
+
+describe("LineFramer", () => {
+  test("lines split across chunks, CRLF and LF, the torn tail kept apart", () => {
+    const framer = new LineFramer();
+    expect(framer.push('{"a":1}\r\n{"b"')).toEqual(['{"a":1}']);
+    expect(framer.push(':2}\n{"c":')).toEqual(['{"b":2}']);
+    expect(framer.finish()).toBe('{"c":');
+    expect(framer.finish()).toBeUndefined();
+  });
+
+  test("multi-byte characters split across byte chunks survive", () => {
+    const bytes = new TextEncoder().encode("é🚀\n");
+    const framer = new LineFramer();
+    const lines = [...bytes].flatMap((byte) => framer.push(new Uint8Array([byte])));
+    expect(lines).toEqual(["é🚀"]);
+  });
+
+  test("a line over the byte cap is dropped and reported; the next line is fine", () => {
+    const sizes: number[] = [];
+    const framer = new LineFramer({ maxLineBytes: 10, onOversize: (bytes) => sizes.push(bytes) });
+    expect(framer.push("0123456789ABCDEF")).toEqual([]);
+    expect(framer.push("GHIJ\nok\n")).toEqual(["ok"]);
+    expect(sizes.length).toBe(1);
+    expect(sizes[0]).toBeGreaterThan(10);
+  });
+
+  test("encodeJsonLine round-trips through the framer", () => {
+    const framer = new LineFramer();
+    expect(framer.push(encodeJsonLine({ x: "a\nb" }))).toEqual(['{"x":"a\\nb"}']);
+  });
+});
+
+describe("stripAnsi", () => {
+  test("colour and cursor sequences go, text stays", () => {
+    expect(stripAnsi("\u001b[2m2026\u001b[0m \u001b[31mERROR\u001b[0m codex: x")).toBe("2026 ERROR codex: x");
+    expect(stripAnsi("\u001b]0;title\u0007plain")).toBe("plain");
+    expect(stripAnsi("no escapes")).toBe("no escapes");
+  });
+});
