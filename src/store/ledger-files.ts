@@ -42,7 +42,10 @@ export function writeSidecar(ledgerPath: string, now: number, fragment: Buffer):
  * Stamp a host-attributed draft (validated first): the store's v, eventId, seq, ts and scope win over
  * anything the draft carried at runtime (EV-02). Throws `contract_violation` for an invalid draft.
  */
-export function stampDraft(draft: unknown, stamps: { seq: number; eventId: string; ts: string; batonSessionId: string }): AnyEvent {
+export function stampDraft(
+  draft: unknown,
+  stamps: { seq: number; eventId: string; ts: string; scope: { readonly type: "session"; readonly batonSessionId: string } },
+): AnyEvent {
   const record = draft as Record<string, unknown>;
   if (typeof record["kind"] !== "string" || record["kind"].length === 0) {
     throw new BatonError("contract_violation", "event draft has no kind");
@@ -54,7 +57,7 @@ export function stampDraft(draft: unknown, stamps: { seq: number; eventId: strin
   }
   const problem = validatePayload(kind, record["payload"]);
   if (problem !== undefined) throw new BatonError("contract_violation", problem);
-  const scope = { type: "session", batonSessionId: stamps.batonSessionId } as const;
+  const scope = stamps.scope;
   const event: Record<string, unknown> = { v: ENVELOPE_VERSION, eventId: stamps.eventId, seq: stamps.seq, ts: stamps.ts, scope, ...record };
   event["v"] = ENVELOPE_VERSION;
   event["eventId"] = stamps.eventId;

@@ -89,9 +89,13 @@ export class Ledger {
   private readonly listeners = new Set<LedgerListener>();
   private readonly pending: Array<{ event: AnyEvent; position: LedgerPosition }> = [];
   private broadcasting = false;
+  private lastTsMs = Number.NaN;
+  private lastTs = "";
+  /** Every event's scope is this one object (it is serialized, never mutated). */
+  private readonly scope: { readonly type: "session"; readonly batonSessionId: string };
   private syncedThrough = 0;
-  /** Batched chunk lines not yet written, and their byte count. */
-  private batch: string[] = [];
+  /** Batched chunk lines, encoded once into a reused buffer (no big joined strings to collect). */
+  private batch: Buffer | undefined;
   private batchBytes = 0;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   /** A background flush failed: the next append reports it. */
@@ -114,6 +118,7 @@ export class Ledger {
     this.lastId = tail.eventId;
     this.torn = tail.torn;
     this.syncedThrough = tail.end;
+    this.scope = Object.freeze({ type: "session", batonSessionId: options.batonSessionId });
   }
 
   get lastSeq(): number {
@@ -149,20 +154,27 @@ export class Ledger {
       this.flushError = undefined;
       throw error;
     }
-    const event = stampDraft(draft, { seq: this.seq + 1, eventId: this.ids.mint("event"), ts: isoTime(this.clock.now()), batonSessionId: this.batonSessionId });
+    const event = stampDraft(draft, { seq: this.seq + 1, eventId: this.ids.mint("event"), ts: this.timestamp(), scope: this.scope });
     const line = serialize(event);
     const bytes = Buffer.byteLength(line);
     if (BATCHED_KINDS.has(event.kind)) {
-      this.batch.push(line);
-      this.batchBytes += bytes;
-      if (this.batchBytes >= CHUNK_FLUSH_BYTES) this.flush();
-      else this.scheduleFlush();
+      if (this.batchBytes + bytes > CHUNK_FLUSH_BYTES && this.batchBytes > 0) this.flush();
+      if (bytes > CHUNK_FLUSH_BYTES) {
+        this.writeBatchWith(line, bytes);
+      } else {
+        this.batch ??= Buffer.allocUnsafe(CHUNK_FLUSH_BYTES);
+        this.batch.write(line, this.batchBytes, bytes, "utf8");
+        this.batchBytes += bytes;
+        this.scheduleFlush();
+      }
     } else {
       this.writeBatchWith(line, bytes);
     }
     this.seq = event.seq;
     this.lastId = event.eventId;
-    this.broadcast(event, { seq: this.seq, byteOffset: this.end + this.batchBytes, eventId: this.lastId });
+    if (this.listeners.size > 0 || this.pending.length > 0) {
+      this.broadcast(event, { seq: this.seq, byteOffset: this.end + this.batchBytes, eventId: this.lastId });
+    }
     return event as KnownEvent;
   }
 
@@ -172,7 +184,7 @@ export class Ledger {
       clearTimeout(this.flushTimer);
       this.flushTimer = undefined;
     }
-    if (this.batch.length === 0 || this.closed) return;
+    if (this.batchBytes === 0 || this.closed) return;
     this.writeBatchWith("", 0);
   }
 
@@ -182,13 +194,22 @@ export class Ledger {
       clearTimeout(this.flushTimer);
       this.flushTimer = undefined;
     }
-    const text = this.batch.length === 0 ? line : this.batch.join("") + line;
-    const total = this.batchBytes + bytes;
-    this.batch = [];
+    const batched = this.batchBytes;
     this.batchBytes = 0;
     this.prepareForWrite();
-    this.writeLine(text, total);
-    this.end += total;
+    if (batched === 0) {
+      this.writeLine(line, bytes);
+    } else if (this.batch && batched + bytes <= this.batch.length) {
+      if (bytes > 0) this.batch.write(line, batched, bytes, "utf8");
+      this.writeBytes(this.batch.subarray(0, batched + bytes));
+    } else {
+      this.writeBytes(this.batch!.subarray(0, batched));
+      this.end += batched;
+      this.writeLine(line, bytes);
+      this.end += bytes;
+      return;
+    }
+    this.end += batched + bytes;
   }
 
   private scheduleFlush(): void {
@@ -323,7 +344,18 @@ export class Ledger {
   }
 
   /** One write syscall for the whole line in the normal case; a short write is completed from a Buffer. */
+  private writeBytes(data: Uint8Array): void {
+    try {
+      let written = 0;
+      while (written < data.byteLength) written += this.io.writeSync(this.fd, data.subarray(written));
+    } catch (error) {
+      this.dirty = true;
+      throw ioError(this.path, "append to", error);
+    }
+  }
+
   private writeLine(line: string, bytes: number): void {
+    if (bytes === 0) return;
     try {
       let written = this.io.writeSync(this.fd, line);
       if (written < bytes) {
@@ -334,6 +366,16 @@ export class Ledger {
       this.dirty = true;
       throw ioError(this.path, "append to", error);
     }
+  }
+
+  /** ISO time of now, formatted once per millisecond (streams append many events per ms). */
+  private timestamp(): string {
+    const now = this.clock.now();
+    if (now !== this.lastTsMs) {
+      this.lastTsMs = now;
+      this.lastTs = isoTime(now);
+    }
+    return this.lastTs;
   }
 
   private broadcast(event: AnyEvent, position: LedgerPosition): void {
