@@ -66,3 +66,11 @@ export function stampDraft(
   event["scope"] = scope;
   return event as unknown as AnyEvent;
 }
+
+/** Write all of `data` (`bytes` long) at the end of `fd`, completing short writes. Throws the raw error. */
+export function writeFully(io: { writeSync(fd: number, data: string | Uint8Array): number }, fd: number, data: string | Uint8Array, bytes: number): void {
+  let written = io.writeSync(fd, data);
+  if (written >= bytes) return;
+  const buffer = typeof data === "string" ? Buffer.from(data) : data;
+  while (written < bytes) written += io.writeSync(fd, buffer.subarray(written));
+}

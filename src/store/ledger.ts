@@ -21,7 +21,7 @@ import { silentLogger, type Logger } from "../shared/log.ts";
 import { FILE_MODE, closeQuietly, errnoCode, isoTime } from "./files.ts";
 import { findTail, lineEndingAt, readAt } from "./ledger-lines.ts";
 import { decodeLine, decodeLineOrThrow, readEventsFromFd, type LocatedEvent } from "./ledger-read.ts";
-import { ioError, serialize, stampDraft, writeSidecar } from "./ledger-files.ts";
+import { ioError, serialize, stampDraft, writeFully, writeSidecar } from "./ledger-files.ts";
 
 /** A draft the host has attributed (source stamped); the store stamps the rest. */
 export type AppendDraft = EventDraft | (AdapterDraft & { readonly source: EventSource });
@@ -343,25 +343,18 @@ export class Ledger {
     });
   }
 
-  /** One write syscall for the whole line in the normal case; a short write is completed from a Buffer. */
+  /** One write syscall in the normal case; a short write is completed. A failure marks the tail dirty. */
   private writeBytes(data: Uint8Array): void {
-    try {
-      let written = 0;
-      while (written < data.byteLength) written += this.io.writeSync(this.fd, data.subarray(written));
-    } catch (error) {
-      this.dirty = true;
-      throw ioError(this.path, "append to", error);
-    }
+    this.writeOrMarkDirty(() => writeFully(this.io, this.fd, data, data.byteLength));
   }
 
   private writeLine(line: string, bytes: number): void {
-    if (bytes === 0) return;
+    if (bytes > 0) this.writeOrMarkDirty(() => writeFully(this.io, this.fd, line, bytes));
+  }
+
+  private writeOrMarkDirty(write: () => void): void {
     try {
-      let written = this.io.writeSync(this.fd, line);
-      if (written < bytes) {
-        const buffer = Buffer.from(line);
-        while (written < bytes) written += this.io.writeSync(this.fd, buffer.subarray(written));
-      }
+      write();
     } catch (error) {
       this.dirty = true;
       throw ioError(this.path, "append to", error);
