@@ -4,8 +4,7 @@
  */
 import { act } from "react";
 import { testRender } from "@opentui/react/test-utils";
-import { isEditBufferRenderable, rgbToHex } from "@opentui/core";
-import type { MockInput } from "@opentui/core/testing";
+import { rgbToHex } from "@opentui/core";
 import type { OpenedSession, SessionChoice } from "../../src/app/open-session.ts";
 import { createSessionProvider } from "../../src/context/session-provider.ts";
 import { HarnessRegistry } from "../../src/harness/registry.ts";
@@ -14,24 +13,21 @@ import { systemClock } from "../../src/shared/clock.ts";
 import { BatonApp, TuiHost, type SessionSwitcher, type TuiSession } from "../../src/tui/index.ts";
 import { fakeDefinition, type FakeAdapter, type FakeScript } from "../support/fake-adapter.ts";
 import { makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
+import { driver, sleep, type Driver } from "./driver.ts";
 
-export interface BatonMounted {
+export { tidy } from "./driver.ts";
+
+export interface BatonMounted extends Driver {
   readonly host: TuiHost;
   readonly home: TestHome;
   readonly titles: string[];
   /** Every adapter the fake definitions built, by target id. */
   adapters(targetId?: string): FakeAdapter[];
-  frame(): string;
-  render(): Promise<void>;
-  keys(fn: (input: MockInput) => void | Promise<void>): Promise<void>;
-  type(text: string): Promise<void>;
   /** Type a line and press Enter. */
   submit(text: string): Promise<void>;
-  escape(): Promise<void>;
   resize(width: number, height: number): Promise<void>;
   /** Re-render until the frame contains `text` (or matches), polling real time. */
   waitFor(text: string | RegExp, timeoutMs?: number): Promise<string>;
-  draft(): string;
   /** Poll (with renders) until `predicate` holds. */
   until(predicate: () => boolean, timeoutMs?: number): Promise<void>;
   /** Hex foreground colour of the first span containing `needle` (on a line containing `line`, if given). */
@@ -54,8 +50,6 @@ export interface BatonMountOptions {
   readonly home?: TestHome;
   readonly showThoughts?: boolean;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function mountBaton(options: BatonMountOptions = {}): Promise<BatonMounted> {
   const home = options.home ?? makeTestHome();
@@ -108,34 +102,17 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
   });
   host.resize(width);
   const setup = await testRender(<BatonApp host={host} />, { width, height, exitOnCtrlC: false });
-  const render = async (): Promise<void> => {
-    await act(async () => {
-      await setup.renderOnce();
-    });
-  };
-  await render();
-  await render();
-  const frame = (): string => setup.captureCharFrame();
+  const drive = driver(setup);
+  await drive.render();
+  await drive.render();
+  const { render, frame } = drive;
   return {
+    ...drive,
     host,
     home,
     titles,
     opened,
     adapters: (targetId = "fake") => (targetId === "fake" ? first.adapters : (secondDef?.adapters ?? [])),
-    frame,
-    render,
-    async keys(fn) {
-      await act(async () => {
-        await fn(setup.mockInput);
-      });
-      await render();
-    },
-    async type(text) {
-      await act(async () => {
-        await setup.mockInput.typeText(text);
-      });
-      await render();
-    },
     async submit(text) {
       await act(async () => {
         await setup.mockInput.typeText(text);
@@ -143,13 +120,6 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
       await render();
       await act(async () => {
         setup.mockInput.pressEnter();
-      });
-      await render();
-    },
-    async escape() {
-      await act(async () => {
-        setup.mockInput.pressEscape();
-        await sleep(30);
       });
       await render();
     },
@@ -183,10 +153,6 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
         await render();
       }
     },
-    draft() {
-      const focused = setup.renderer.currentFocusedRenderable;
-      return focused !== null && isEditBufferRenderable(focused) ? focused.plainText : "";
-    },
     colourOf(needle, lineText) {
       for (const line of setup.captureSpans().lines) {
         if (lineText !== undefined && !line.spans.map((span) => span.text).join("").includes(lineText)) continue;
@@ -203,13 +169,4 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
       if (options.home === undefined) home.cleanup();
     },
   };
-}
-
-/** Frame with trailing spaces trimmed per line and trailing blank lines dropped (stable snapshots). */
-export function tidy(frame: string): string {
-  return frame
-    .split("\n")
-    .map((l) => l.trimEnd())
-    .join("\n")
-    .replace(/\n+$/, "");
 }

@@ -1,8 +1,6 @@
 /** Shared mounting helper for chat-tui component tests (not a test file itself). */
 import { act } from "react";
 import { testRender } from "@opentui/react/test-utils";
-import { isEditBufferRenderable } from "@opentui/core";
-import type { MockInput } from "@opentui/core/testing";
 import {
   ChatApp,
   createChatStore,
@@ -14,6 +12,9 @@ import {
   type ChatTheme,
   type MentionQuery,
 } from "../../packages/chat-tui/src/index.ts";
+import { driver, type Driver, type TestSetup } from "./driver.ts";
+
+export { tidy } from "./driver.ts";
 
 export const COMMANDS: readonly ChatCommand[] = [
   { name: "model", description: "Pick the model" },
@@ -55,25 +56,16 @@ export interface MountOptions {
   readonly theme?: ChatTheme;
 }
 
-export interface Mounted {
+export interface Mounted extends Driver {
   readonly store: ChatStore;
   readonly intents: ChatIntent[];
   readonly renders: ChatSurface[];
   readonly clock: TestClock;
-  frame(): string;
-  render(): Promise<void>;
-  keys(fn: (input: MockInput) => void | Promise<void>): Promise<void>;
-  type(text: string): Promise<void>;
-  escape(): Promise<void>;
   commit(patch: ChatStatePatch): Promise<void>;
   resize(width: number, height: number): Promise<void>;
-  /** Text of the focused editor (composer textarea or a card/picker input). */
-  draft(): string;
   destroy(): Promise<void>;
-  readonly setup: Awaited<ReturnType<typeof testRender>>;
+  readonly setup: TestSetup;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export async function mountChat(options: MountOptions = {}): Promise<Mounted> {
   const store = createChatStore(options.initial ?? {});
@@ -98,40 +90,17 @@ export async function mountChat(options: MountOptions = {}): Promise<Mounted> {
       ...(options.kittyKeyboard === true ? { kittyKeyboard: true } : {}),
     },
   );
-  const render = async (): Promise<void> => {
-    await act(async () => {
-      await setup.renderOnce();
-    });
-  };
-  await render();
-  await render();
+  const drive = driver(setup);
+  await drive.render();
+  await drive.render();
+  const { render } = drive;
   return {
+    ...drive,
     store,
     intents,
     renders,
     clock,
     setup,
-    frame: () => setup.captureCharFrame(),
-    render,
-    async keys(fn) {
-      await act(async () => {
-        await fn(setup.mockInput);
-      });
-      await render();
-    },
-    async type(text) {
-      await act(async () => {
-        await setup.mockInput.typeText(text);
-      });
-      await render();
-    },
-    async escape() {
-      await act(async () => {
-        setup.mockInput.pressEscape();
-        await sleep(30);
-      });
-      await render();
-    },
     async commit(patch) {
       await act(async () => {
         store.commit(patch);
@@ -145,23 +114,10 @@ export async function mountChat(options: MountOptions = {}): Promise<Mounted> {
       await render();
       await render();
     },
-    draft() {
-      const focused = setup.renderer.currentFocusedRenderable;
-      return focused !== null && isEditBufferRenderable(focused) ? focused.plainText : "";
-    },
     async destroy() {
       await act(async () => {
         setup.renderer.destroy();
       });
     },
   };
-}
-
-/** Frame with trailing spaces trimmed per line and trailing blank lines dropped (stable snapshots). */
-export function tidy(frame: string): string {
-  return frame
-    .split("\n")
-    .map((l) => l.trimEnd())
-    .join("\n")
-    .replace(/\n+$/, "");
 }
