@@ -71,7 +71,16 @@ class FakeQuery {
   }
 }
 
-function rig(): { host: ClaudeHost; adapter: ClaudeAdapter; queries: FakeQuery[]; open(): Promise<HarnessHandle> } {
+interface Rig {
+  host: ClaudeHost;
+  adapter: ClaudeAdapter;
+  queries: FakeQuery[];
+  open(): Promise<HarnessHandle>;
+  /** Open, send one prompt, let the first query start; returns its handle, input and query. */
+  start(prompt: string): Promise<{ handle: HarnessHandle; input: ReturnType<ClaudeHost["prompt"]>; q: FakeQuery }>;
+}
+
+function rig(): Rig {
   const host = new ClaudeHost();
   const queries: FakeQuery[] = [];
   const queryFn = ((params: { prompt: AsyncIterable<SDKUserMessage>; options?: Options }) => {
@@ -80,7 +89,15 @@ function rig(): { host: ClaudeHost; adapter: ClaudeAdapter; queries: FakeQuery[]
     return fake.asQuery();
   }) as typeof sdkQuery;
   const adapter = new ClaudeAdapter({ settings: { executable: "claude-under-test" }, queryFn });
-  return { host, adapter, queries, open: () => adapter.open(host.openOptions("/tmp", { PATH: "/bin" }), host.sink, host.binding) };
+  const open = (): Promise<HarnessHandle> => adapter.open(host.openOptions("/tmp", { PATH: "/bin" }), host.sink, host.binding);
+  const start: Rig["start"] = async (prompt) => {
+    const handle = await open();
+    const input = host.prompt(prompt);
+    await adapter.sendTurn(handle, input);
+    await settle();
+    return { handle, input, q: queries[0]! };
+  };
+  return { host, adapter, queries, open, start };
 }
 
 const init = (sessionId = "sess-1") => ({ type: "system", subtype: "init", session_id: sessionId, model: "claude-test", permissionMode: "default", slash_commands: ["compact"] });
@@ -99,6 +116,12 @@ const result = (uuids: string[], extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 const settle = () => Bun.sleep(5);
+/** Claude Code reports its session, then the result that closes the first pushed prompt. */
+async function firstTurnDone(q: FakeQuery): Promise<void> {
+  q.emit(init());
+  q.emit(result([q.pushed[0]!.uuid!]));
+  await settle();
+}
 
 describe("ClaudeAdapter turn binding (scripted query)", () => {
   test("open spawns nothing; the first sendTurn starts one query and pushes the prompt", async () => {
@@ -115,15 +138,9 @@ describe("ClaudeAdapter turn binding (scripted query)", () => {
   });
 
   test("a late uuid-less result of a closed observed turn does not close the next driven turn", async () => {
-    const { host, adapter, queries, open } = rig();
-    const handle = await open();
-    const first = host.prompt("one");
-    await adapter.sendTurn(handle, first);
-    await settle();
-    const q = queries[0]!;
-    q.emit(init());
-    q.emit(result([q.pushed[0]!.uuid!]));
-    await settle();
+    const { host, adapter, start } = rig();
+    const { handle, input: first, q } = await start("one");
+    await firstTurnDone(q);
     q.emit(text("msg_bg", "background"));
     await settle();
     const observed = host.events.find((e) => e.kind === "state_update" && e.payload.state === "running")!.turnId!;
@@ -158,12 +175,8 @@ describe("ClaudeAdapter turn binding (scripted query)", () => {
   });
 
   test("cancel interrupts with cancelQueued; the aborted result ends the turn cancelled without an error", async () => {
-    const { host, adapter, queries, open } = rig();
-    const handle = await open();
-    const input = host.prompt("one");
-    await adapter.sendTurn(handle, input);
-    await settle();
-    const q = queries[0]!;
+    const { host, adapter, start } = rig();
+    const { handle, input, q } = await start("one");
     q.emit(init());
     await adapter.cancel(handle, input.turnId);
     expect(q.controls).toEqual([{ interrupt: { cancelQueued: true } }]);
@@ -174,12 +187,8 @@ describe("ClaudeAdapter turn binding (scripted query)", () => {
   });
 
   test("is_error with subtype success is an error and a failed terminal", async () => {
-    const { host, adapter, queries, open } = rig();
-    const handle = await open();
-    const input = host.prompt("one");
-    await adapter.sendTurn(handle, input);
-    await settle();
-    const q = queries[0]!;
+    const { host, start } = rig();
+    const { handle, input, q } = await start("one");
     q.emit(init());
     q.emit(result([q.pushed[0]!.uuid!], { is_error: true, result: "API Error: 500 boom", api_error_status: 500 }));
     await settle();
@@ -208,15 +217,9 @@ describe("ClaudeAdapter turn binding (scripted query)", () => {
   });
 
   test("config set while idle is applied before the next turn; mode plan goes to the SDK", async () => {
-    const { host, adapter, queries, open } = rig();
-    const handle = await open();
-    const input = host.prompt("one");
-    await adapter.sendTurn(handle, input);
-    await settle();
-    const q = queries[0]!;
-    q.emit(init());
-    q.emit(result([q.pushed[0]!.uuid!]));
-    await settle();
+    const { adapter, start } = rig();
+    const { handle, input, q } = await start("one");
+    await firstTurnDone(q);
     await adapter.setConfig(handle, "model", "haiku");
     await adapter.setConfig(handle, "effort", "high");
     await adapter.setConfig(handle, "mode", "plan");
@@ -249,15 +252,9 @@ describe("ClaudeAdapter turn binding (scripted query)", () => {
   });
 
   test("close with an idle session ends the prompt stream and emits nothing", async () => {
-    const { host, adapter, queries, open } = rig();
-    const handle = await open();
-    const input = host.prompt("one");
-    await adapter.sendTurn(handle, input);
-    await settle();
-    const q = queries[0]!;
-    q.emit(init());
-    q.emit(result([q.pushed[0]!.uuid!]));
-    await settle();
+    const { host, adapter, start } = rig();
+    const { handle, input, q } = await start("one");
+    await firstTurnDone(q);
     const before = host.events.length;
     await adapter.close(handle);
     expect(q.closed).toBe(false);
