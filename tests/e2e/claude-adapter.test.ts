@@ -7,10 +7,9 @@ import fs from "node:fs";
 import path from "node:path";
 import { ClaudeAdapter } from "../../src/harness/claude/adapter.ts";
 import { DECLINED_MESSAGE } from "../../src/harness/claude/permissions.ts";
-import type { ClaudeTrace } from "../../src/harness/claude/session.ts";
-import type { HarnessHandle } from "../../src/harness/contract.ts";
-import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
-import { agentText, ClaudeHost, claudeChildren } from "../support/claude-host.ts";
+import { makeClaudeEnv } from "../support/claude-env.ts";
+import { agentText, claudeChildren } from "../support/claude-host.ts";
+import { withClaudeRig, type ClaudeRig, type ClaudeRigOptions } from "../support/claude-rig.ts";
 import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { allMessageText, lastUserText, reply, toolResultsOf } from "../support/mock-anthropic/script.ts";
 
@@ -26,28 +25,7 @@ beforeEach(async () => {
   await mock.reset();
 });
 
-interface Rig {
-  readonly env: ClaudeTestEnv;
-  readonly host: ClaudeHost;
-  readonly adapter: ClaudeAdapter;
-  readonly handle: HarnessHandle;
-}
-
-async function withRig(
-  body: (rig: Rig) => Promise<void>,
-  options: { extraEnv?: Record<string, string>; env?: ClaudeTestEnv; trace?: ClaudeTrace } = {},
-): Promise<void> {
-  const env = options.env ?? makeClaudeEnv({ baseUrl: mock.url, ...(options.extraEnv ? { extra: options.extraEnv } : {}) });
-  const host = new ClaudeHost();
-  const adapter = new ClaudeAdapter({ env: env.env, ...(options.trace ? { trace: options.trace } : {}) });
-  const handle = await adapter.open(host.openOptions(env.cwd, env.env), host.sink, host.binding);
-  try {
-    await body({ env, host, adapter, handle });
-  } finally {
-    await adapter.close(handle);
-    if (!options.env) env.cleanup();
-  }
-}
+const withRig = (body: (rig: ClaudeRig) => Promise<void>, options: ClaudeRigOptions = {}): Promise<void> => withClaudeRig(mock.url, body, options);
 
 describe("ClaudeAdapter against the real Claude Code", () => {
   test("a text turn streams chunks, the full message, usage, then idle end_turn; identity comes from system/init", async () => {
@@ -223,22 +201,20 @@ describe("ClaudeAdapter against the real Claude Code", () => {
         },
         { env },
       );
-      const host = new ClaudeHost();
-      const adapter = new ClaudeAdapter({ env: env.env });
       const resumeState = { version: 1, data: { sessionId } };
-      const handle = await adapter.open(host.openOptions(env.cwd, env.env, { resumeState }), host.sink, host.binding);
-      try {
-        await mock.script(reply.text("You said banana."));
-        const input = host.prompt("what did I say?");
-        await adapter.sendTurn(handle, input);
-        expect((await host.waitForIdle(input.turnId)).payload).toMatchObject({ stopReason: "end_turn" });
-        expect(host.identities).toEqual([{ harnessSessionId: sessionId, resumeState, fresh: false }]);
-        const last = (await mock.modelRequests()).at(-1)!;
-        expect(allMessageText(last.body)).toContain("remember: banana");
-        expect(allMessageText(last.body)).toContain("I will remember the banana.");
-      } finally {
-        await adapter.close(handle);
-      }
+      await withRig(
+        async ({ host, adapter, handle }) => {
+          await mock.script(reply.text("You said banana."));
+          const input = host.prompt("what did I say?");
+          await adapter.sendTurn(handle, input);
+          expect((await host.waitForIdle(input.turnId)).payload).toMatchObject({ stopReason: "end_turn" });
+          expect(host.identities).toEqual([{ harnessSessionId: sessionId, resumeState, fresh: false }]);
+          const last = (await mock.modelRequests()).at(-1)!;
+          expect(allMessageText(last.body)).toContain("remember: banana");
+          expect(allMessageText(last.body)).toContain("I will remember the banana.");
+        },
+        { env, resumeState },
+      );
     } finally {
       env.cleanup();
     }

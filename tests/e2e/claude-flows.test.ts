@@ -9,8 +9,9 @@ import { ClaudeAdapter } from "../../src/harness/claude/adapter.ts";
 import { KEEP_PLANNING_MESSAGE, PLAN_MODE_MESSAGE } from "../../src/harness/claude/permissions.ts";
 import type { HarnessHandle } from "../../src/harness/contract.ts";
 import { isBatonError } from "../../src/shared/errors.ts";
-import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
+import { makeClaudeEnv } from "../support/claude-env.ts";
 import { agentText, ClaudeHost, claudeChildren } from "../support/claude-host.ts";
+import { withClaudeRig, type ClaudeRig, type ClaudeRigOptions } from "../support/claude-rig.ts";
 import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { allMessageText, lastUserText, reply, toolResultsOf } from "../support/mock-anthropic/script.ts";
 
@@ -26,25 +27,7 @@ beforeEach(async () => {
   await mock.reset();
 });
 
-interface Rig {
-  readonly env: ClaudeTestEnv;
-  readonly host: ClaudeHost;
-  readonly adapter: ClaudeAdapter;
-  readonly handle: HarnessHandle;
-}
-
-async function withRig(body: (rig: Rig) => Promise<void>, open: { resumeState?: { version: number; data: Record<string, unknown> } } = {}): Promise<void> {
-  const env = makeClaudeEnv({ baseUrl: mock.url });
-  const host = new ClaudeHost();
-  const adapter = new ClaudeAdapter({ env: env.env });
-  const handle = await adapter.open(host.openOptions(env.cwd, env.env, open), host.sink, host.binding);
-  try {
-    await body({ env, host, adapter, handle });
-  } finally {
-    await adapter.close(handle);
-    env.cleanup();
-  }
-}
+const withRig = (body: (rig: ClaudeRig) => Promise<void>, options: ClaudeRigOptions = {}): Promise<void> => withClaudeRig(mock.url, body, options);
 
 const modeOf = async (adapter: ClaudeAdapter, handle: HarnessHandle): Promise<unknown> =>
   (await adapter.getConfig(handle)).find((o) => o.id === "mode")?.value;
