@@ -12,7 +12,7 @@ import { codexDefinition } from "../../src/harness/codex/definition.ts";
 import { resolveInstalledCodex } from "../../src/harness/codex/executable.ts";
 import { HOOK_BYPASS_FLAG } from "../../src/harness/codex/hook-trust.ts";
 import { spawnAppServer, type CodexProcess } from "../../src/harness/codex/process.ts";
-import type { HarnessHandle } from "../../src/harness/contract.ts";
+import type { HarnessHandle, HarnessOpenOptions } from "../../src/harness/contract.ts";
 import type { InteractionResolution } from "../../src/event/interaction-types.ts";
 import { systemClock } from "../../src/shared/clock.ts";
 import { isBatonError } from "../../src/shared/errors.ts";
@@ -65,11 +65,8 @@ interface Opened {
   wire: string[];
 }
 
-async function open(f: Fixture, answer: InteractionResolution["outcome"] | "none", settings: Record<string, unknown> = {}): Promise<Opened> {
-  const interactions = new ScriptedInteractions([], () =>
-    answer === "cancelled" ? { outcome: "cancelled", reason: "user" } : answer === "trusted" || answer === "skipped" ? { outcome: answer } : { outcome: "cancelled", reason: "non-interactive" },
-  );
-  const sink = new RecordingSink();
+/** A CodexAdapter on the fixture's state dir that records the app-servers it spawns and the methods it sends. */
+function adapterFor(f: Fixture, settings: Record<string, unknown> = {}): { adapter: CodexAdapter; spawned: CodexProcess[]; wire: string[] } {
   const spawned: CodexProcess[] = [];
   const wire: string[] = [];
   const adapter = new CodexAdapter({
@@ -86,14 +83,35 @@ async function open(f: Fixture, answer: InteractionResolution["outcome"] | "none
       return child;
     },
   });
+  return { adapter, spawned, wire };
+}
+
+const openOptions = (f: Fixture, interactions: ScriptedInteractions, turnId: TurnId): HarnessOpenOptions => ({
+  targetId: "codex",
+  cwd: f.home.workdir,
+  env: { ...f.home.env, BATON_CODEX_BIN: CODEX_BIN as string },
+  interactions,
+  ids,
+  clock: systemClock,
+  log: silentLogger,
+  turnId,
+});
+
+async function openWith(f: Fixture, interactions: ScriptedInteractions, settings: Record<string, unknown> = {}): Promise<Opened> {
+  const { adapter, spawned, wire } = adapterFor(f, settings);
+  const sink = new RecordingSink();
   const turnId = ids.mint("turn");
-  const handle = await adapter.open(
-    { targetId: "codex", cwd: f.home.workdir, env: { ...f.home.env, BATON_CODEX_BIN: CODEX_BIN as string }, interactions, ids, clock: systemClock, log: silentLogger, turnId },
-    sink,
-    sink,
-  );
+  const handle = await adapter.open(openOptions(f, interactions, turnId), sink, sink);
   opened.push({ adapter, handle });
   return { adapter, handle, sink, interactions, spawned, turnId, wire };
+}
+
+/** Open with every hook-trust card answered `answer` ("none": as if nobody could answer). */
+function open(f: Fixture, answer: InteractionResolution["outcome"] | "none", settings: Record<string, unknown> = {}): Promise<Opened> {
+  const interactions = new ScriptedInteractions([], () =>
+    answer === "cancelled" ? { outcome: "cancelled", reason: "user" } : answer === "trusted" || answer === "skipped" ? { outcome: answer } : { outcome: "cancelled", reason: "non-interactive" },
+  );
+  return openWith(f, interactions, settings);
 }
 
 async function runTurn(o: Opened): Promise<void> {
@@ -181,19 +199,11 @@ describe.skipIf(CODEX_BIN === undefined)("codex hook trust against the real code
 
   test("cancelled → the open fails and no app-server is left running", async () => {
     const f = fixture();
-    const spawned: CodexProcess[] = [];
-    const adapter = new CodexAdapter({
-      stateDir: f.stateDir,
-      spawn: (argv, options) => {
-        const child = spawnAppServer(argv, options);
-        spawned.push(child);
-        return child;
-      },
-    });
+    const { adapter, spawned } = adapterFor(f);
     const interactions = new ScriptedInteractions([() => ({ outcome: "cancelled", reason: "user" })]);
     const sink = new RecordingSink();
     const error = await adapter
-      .open({ targetId: "codex", cwd: f.home.workdir, env: { ...f.home.env, BATON_CODEX_BIN: CODEX_BIN as string }, interactions, ids, clock: systemClock, log: silentLogger, turnId: ids.mint("turn") }, sink, sink)
+      .open(openOptions(f, interactions, ids.mint("turn")), sink, sink)
       .catch((e: unknown) => e);
     expect(isBatonError(error, "harness_start_failed")).toBe(true);
     expect(String((error as Error).message)).toContain("hook trust");
@@ -218,30 +228,14 @@ describe.skipIf(CODEX_BIN === undefined)("codex hook trust against the real code
 
   test("a hook edited while the card is open is not run unasked: the bypassing process is replaced by a plain one", async () => {
     const f = fixture();
-    const spawned: CodexProcess[] = [];
-    const adapter = new CodexAdapter({
-      stateDir: f.stateDir,
-      spawn: (argv, options) => {
-        const child = spawnAppServer(argv, options);
-        spawned.push(child);
-        return child;
-      },
-    });
     const interactions = new ScriptedInteractions([
       () => {
         writeHook(f, `echo sneaky >> ${f.marker}`);
         return { outcome: "trusted" };
       },
     ]);
-    const sink = new RecordingSink();
-    const turnId = ids.mint("turn");
-    const handle = await adapter.open(
-      { targetId: "codex", cwd: f.home.workdir, env: { ...f.home.env, BATON_CODEX_BIN: CODEX_BIN as string }, interactions, ids, clock: systemClock, log: silentLogger, turnId },
-      sink,
-      sink,
-    );
-    const o: Opened = { adapter, handle, sink, interactions, spawned, turnId, wire: [] };
-    opened.push({ adapter, handle });
+    const o = await openWith(f, interactions);
+    const { spawned, turnId } = o;
     expect(spawned.map(argvTail)).toEqual([["app-server"], [HOOK_BYPASS_FLAG, "app-server"], ["app-server"]]);
     expect(await exited(spawned.slice(0, 2))).toBe(true);
     expect(notices(o)).toEqual([{ level: "warning", title: "Codex hooks changed while starting; continuing without them", turnId }]);
