@@ -5,11 +5,11 @@ import * as path from "node:path";
 import fc from "fast-check";
 import type { EventDraft } from "../../src/event/envelope.ts";
 import { ManualClock } from "../../src/shared/clock.ts";
-import { BatonError } from "../../src/shared/errors.ts";
 import { createSequentialIdSource, type BatonSessionId } from "../../src/shared/ids.ts";
 import { openLedger, type OpenLedgerOptions } from "../../src/store/ledger.ts";
 import { readLines } from "../../src/store/ledger-lines.ts";
 import { readLedgerFile, scanLedger } from "../../src/store/ledger-read.ts";
+import { thrownBatonError } from "../support/errors.ts";
 
 const SESSION = "bs_00000000000000000000000001" as BatonSessionId;
 const dirs: string[] = [];
@@ -48,15 +48,6 @@ function writeLedger(count: number, titles: (i: number) => string = (i) => `even
   return { file, ends };
 }
 
-function thrownBy(run: () => unknown): BatonError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof BatonError) return error;
-    throw error;
-  }
-  throw new Error("expected a BatonError");
-}
 
 describe("torn tail (EV-04)", () => {
   test("given a last line cut mid-JSON, readers ignore it and the first append moves it to a .partial sidecar", () => {
@@ -147,13 +138,13 @@ describe("corrupt lines", () => {
     const lines = fs.readFileSync(file, "utf8").split("\n");
     lines[2] = '{"v":3, this is not json';
     fs.writeFileSync(file, lines.join("\n"));
-    const error = thrownBy(() => readLedgerFile(file));
+    const error = thrownBatonError(() => readLedgerFile(file));
     expect(error.code).toBe("ledger_corrupt");
     expect(error.message).toContain(`${file}:3`);
     // Opening still works (only the tail is read) but reading through the bad line fails the same way.
     const ledger = openLedger(options(file));
     expect(ledger.lastSeq).toBe(4);
-    const viaLedger = thrownBy(() => [...ledger.readEvents()]);
+    const viaLedger = thrownBatonError(() => [...ledger.readEvents()]);
     expect(viaLedger.message).toContain(`${file}:3`);
   });
 
@@ -163,7 +154,7 @@ describe("corrupt lines", () => {
     lines[3] = '{"v":3,"eventId":"ev_1","seq":4}'; // valid JSON, not an envelope
     fs.writeFileSync(file, lines.join("\n"));
     const ledger = openLedger(options(file));
-    const error = thrownBy(() => [...ledger.readEvents({ fromOffset: ends[1] ?? 0 })]);
+    const error = thrownBatonError(() => [...ledger.readEvents({ fromOffset: ends[1] ?? 0 })]);
     expect(error.message).toContain(`${file}:4`);
     expect(error.message).toContain("missing 'kind'");
   });
@@ -171,7 +162,7 @@ describe("corrupt lines", () => {
   test("a corrupt last complete line is a hard error at open", () => {
     const { file } = writeLedger(2);
     fs.appendFileSync(file, "garbage\n");
-    const error = thrownBy(() => openLedger(options(file)));
+    const error = thrownBatonError(() => openLedger(options(file)));
     expect(error.code).toBe("ledger_corrupt");
     expect(error.message).toContain(`${file}:3`);
   });

@@ -4,12 +4,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { createHash } from "node:crypto";
 import { ManualClock } from "../../src/shared/clock.ts";
-import { BatonError } from "../../src/shared/errors.ts";
 import { createSequentialIdSource } from "../../src/shared/ids.ts";
 import { readMeta, touchMeta, updateMeta, withHarnessSession, writeMeta, type SessionMeta } from "../../src/store/meta.ts";
 import { ensureProject, projectKey, sanitizeBasename } from "../../src/store/project.ts";
 import { createSessionStore } from "../../src/store/session-store.ts";
 import type { StoreContext } from "../../src/store/sessions.ts";
+import { thrownBatonError } from "../support/errors.ts";
 
 const dirs: string[] = [];
 
@@ -36,15 +36,6 @@ function mkdir(...parts: string[]): string {
   return dir;
 }
 
-function errorOf(run: () => unknown): BatonError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof BatonError) return error;
-    throw error;
-  }
-  throw new Error("expected a BatonError");
-}
 
 const mode = (file: string): number => fs.statSync(file).mode & 0o777;
 
@@ -88,14 +79,14 @@ describe("project key", () => {
     const { ctx, work } = setup();
     const project = ensureProject(ctx.home, work);
     fs.writeFileSync(path.join(project.dir, "project.json"), JSON.stringify({ cwd: "/somewhere/else" }));
-    const error = errorOf(() => ensureProject(ctx.home, work));
+    const error = thrownBatonError(() => ensureProject(ctx.home, work));
     expect(error.code).toBe("project_mismatch");
     expect(error.message).toContain("/somewhere/else");
   });
 
   test("a missing cwd is a usage error", () => {
     const { ctx, work } = setup();
-    expect(errorOf(() => ensureProject(ctx.home, path.join(work, "nope"))).code).toBe("usage");
+    expect(thrownBatonError(() => ensureProject(ctx.home, path.join(work, "nope"))).code).toBe("usage");
   });
 });
 
@@ -133,12 +124,12 @@ describe("sessions", () => {
     expect(store.findSession(a.batonSessionId).paths.dir).toBe(a.paths.dir);
     expect(store.findSession(b.batonSessionId).batonSessionId).toBe(b.batonSessionId);
     expect(store.findSession("bs_00000000000000000000000011").batonSessionId).toBe(b.batonSessionId);
-    const ambiguous = errorOf(() => store.findSession("bs_0000"));
+    const ambiguous = thrownBatonError(() => store.findSession("bs_0000"));
     expect(ambiguous.code).toBe("session_ambiguous");
     expect(ambiguous.message).toContain(a.batonSessionId);
     expect(ambiguous.message).toContain(b.batonSessionId);
     expect(store.findSession("00000000000000000000000010").batonSessionId).toBe(a.batonSessionId);
-    expect(errorOf(() => store.findSession("bs_ZZZ")).code).toBe("session_not_found");
+    expect(thrownBatonError(() => store.findSession("bs_ZZZ")).code).toBe("session_not_found");
   });
 
   test("listSessions sorts by updatedAt || createdAt desc; corrupt meta is skipped and reported", () => {
@@ -191,7 +182,7 @@ describe("meta.json (EV-10)", () => {
   test("a harness session stored under another target's key throws and leaves the file intact", () => {
     const { dir, meta } = fresh();
     const bad: SessionMeta = { ...meta, harnessSessions: { claude: { harnessTargetId: "codex", harness: "codex" } } };
-    const error = errorOf(() => writeMeta(dir, bad));
+    const error = thrownBatonError(() => writeMeta(dir, bad));
     expect(error.code).toBe("meta_invalid");
     expect(error.message).toContain("stored under key claude");
     expect(readMeta(dir)).toEqual(meta);
@@ -255,7 +246,7 @@ describe("meta.json (EV-10)", () => {
   ])("reading meta with %s is meta_invalid naming the file", (_name, value, message) => {
     const { dir } = fresh();
     fs.writeFileSync(path.join(dir, "meta.json"), JSON.stringify(value));
-    const error = errorOf(() => readMeta(dir));
+    const error = thrownBatonError(() => readMeta(dir));
     expect(error.code).toBe("meta_invalid");
     expect(error.message).toContain(path.join(dir, "meta.json"));
     expect(error.message).toMatch(message);
