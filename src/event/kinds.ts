@@ -13,16 +13,6 @@ const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional(
 export const TOOL_KINDS = ["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"] as const;
 export const TOOL_STATUSES = ["pending", "in_progress", "completed", "failed", "declined"] as const;
 export const RUN_STATES = ["running", "idle", "requires_action"] as const;
-export const KNOWN_STOP_REASONS = [
-  "end_turn",
-  "max_tokens",
-  "max_turn_requests",
-  "refusal",
-  "cancelled",
-  "error",
-  "failed",
-  "unknown",
-] as const;
 export const ATTEMPT_PHASES = ["prepared", "dispatching", "accepted", "uncertain", "finalized"] as const;
 export const ATTEMPT_OUTCOMES = ["completed", "not_accepted", "failed", "cancelled"] as const;
 export const CONTEXT_TRANSPORTS = ["sync_context", "submit_side_channel", "prompt_prepend"] as const;

@@ -25,8 +25,6 @@ export interface InteractionAnswer {
   readonly resolution: InteractionResolution;
 }
 
-export type ControlInput = { readonly kind: "interrupt" } | { readonly kind: "compact"; readonly targetId: string };
-
 /** IN-02: queued → admitted → finalized | interrupted; queued → recalled; accepted_steer → finalized | interrupted. */
 export type InputState = "queued" | "admitted" | "accepted_steer" | "finalized" | "interrupted" | "recalled";
 

@@ -59,8 +59,6 @@ export interface IdSource {
   mint<K extends IdKind>(kind: K): IdTypes[K];
 }
 
-const ULID_BODY = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-
 export function createUlidSource(now: () => number = Date.now): IdSource {
   const next = monotonicFactory();
   return {
@@ -79,21 +77,4 @@ export function createSequentialIdSource(start = 1): IdSource {
       return `${ID_PREFIXES[kind]}_${body}` as IdTypes[K];
     },
   };
-}
-
-export const defaultIds: IdSource = createUlidSource();
-
-/** True when `value` is `<prefix>_<ULID>` for the given kind. */
-export function isId<K extends IdKind>(kind: K, value: unknown): value is IdTypes[K] {
-  if (typeof value !== "string") return false;
-  const prefix = `${ID_PREFIXES[kind]}_`;
-  return value.startsWith(prefix) && ULID_BODY.test(value.slice(prefix.length));
-}
-
-/** Cast a stored string to a branded id after a structural check (used by decoders). */
-export function asId<K extends IdKind>(kind: K, value: string): IdTypes[K] {
-  if (!value.startsWith(`${ID_PREFIXES[kind]}_`)) {
-    throw new TypeError(`expected a ${ID_PREFIXES[kind]}_ id, got ${JSON.stringify(value)}`);
-  }
-  return value as IdTypes[K];
 }

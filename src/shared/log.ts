@@ -25,11 +25,3 @@ export const silentLogger: Logger = {
     return silentLogger;
   },
 };
-
-/** Convenience wrappers so call sites read as `debug(log, "…")`. */
-export const logAt = {
-  debug: (logger: Logger, message: string, fields?: LogFields) => logger.log("debug", message, fields),
-  info: (logger: Logger, message: string, fields?: LogFields) => logger.log("info", message, fields),
-  warn: (logger: Logger, message: string, fields?: LogFields) => logger.log("warn", message, fields),
-  error: (logger: Logger, message: string, fields?: LogFields) => logger.log("error", message, fields),
-};

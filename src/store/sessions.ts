@@ -175,8 +175,3 @@ export function listSessions(ctx: StoreContext, query: ListQuery): SessionListin
 function compareDesc(a: string, b: string): number {
   return a < b ? 1 : a > b ? -1 : 0;
 }
-
-/** Reload a ref's meta from disk. */
-export function refreshSession(ref: SessionRef): SessionRef {
-  return loadRef(ref.projectDir, ref.batonSessionId);
-}

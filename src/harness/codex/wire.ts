@@ -43,11 +43,6 @@ export interface ClientMethods {
 }
 export type ClientMethod = keyof ClientMethods;
 
-/** Client → server notifications. */
-export interface ClientNotifications {
-  initialized: undefined;
-}
-
 export type NotificationMethod = ServerNotification["method"];
 export type NotificationParams<M extends NotificationMethod> = Extract<ServerNotification, { method: M }>["params"];
 

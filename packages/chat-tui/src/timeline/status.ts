@@ -45,7 +45,3 @@ export function planEntryLook(theme: ChatTheme, status: string): StatusLook {
       return { icon: "☑", color: theme.success };
   }
 }
-
-export function isPlanEntryDone(status: string): boolean {
-  return status === "completed";
-}
