@@ -139,7 +139,7 @@ describe("ClaudeAdapter turn binding (scripted query)", () => {
 
   test("a late uuid-less result of a closed observed turn does not close the next driven turn", async () => {
     const { host, adapter, start } = rig();
-    const { handle, input: first, q } = await start("one");
+    const { handle, q } = await start("one");
     await firstTurnDone(q);
     q.emit(text("msg_bg", "background"));
     await settle();
@@ -188,7 +188,7 @@ describe("ClaudeAdapter turn binding (scripted query)", () => {
 
   test("is_error with subtype success is an error and a failed terminal", async () => {
     const { host, start } = rig();
-    const { handle, input, q } = await start("one");
+    const { input, q } = await start("one");
     q.emit(init());
     q.emit(result([q.pushed[0]!.uuid!], { is_error: true, result: "API Error: 500 boom", api_error_status: 500 }));
     await settle();
@@ -218,7 +218,7 @@ describe("ClaudeAdapter turn binding (scripted query)", () => {
 
   test("config set while idle is applied before the next turn; mode plan goes to the SDK", async () => {
     const { adapter, start } = rig();
-    const { handle, input, q } = await start("one");
+    const { handle, q } = await start("one");
     await firstTurnDone(q);
     await adapter.setConfig(handle, "model", "haiku");
     await adapter.setConfig(handle, "effort", "high");
@@ -253,7 +253,7 @@ describe("ClaudeAdapter turn binding (scripted query)", () => {
 
   test("close with an idle session ends the prompt stream and emits nothing", async () => {
     const { host, adapter, start } = rig();
-    const { handle, input, q } = await start("one");
+    const { handle, q } = await start("one");
     await firstTurnDone(q);
     const before = host.events.length;
     await adapter.close(handle);

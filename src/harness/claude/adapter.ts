@@ -4,7 +4,6 @@ import os from "node:os";
 import path from "node:path";
 import { query as sdkQuery, type ModelInfo, type SettingSource } from "@anthropic-ai/claude-agent-sdk";
 import {
-  SUPPORTED,
   supportedPromptBlocks,
   type Capabilities,
   type Compactable,
