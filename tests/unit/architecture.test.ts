@@ -35,6 +35,7 @@ const NODE_IO = /^(node:)?(fs|fs\/promises|child_process|net|http|https|os|readl
 /** What each layer may import from src/ (by layer) and from outside. */
 const RULES: Record<string, { may: readonly string[]; io: boolean; ui: boolean }> = {
   shared: { may: ["shared"], io: false, ui: false },
+  rpc: { may: ["shared", "rpc"], io: true, ui: false },
   event: { may: ["shared", "event"], io: false, ui: false },
   projection: { may: ["shared", "event", "projection"], io: false, ui: false },
   store: { may: ["shared", "event", "store"], io: true, ui: false },
@@ -49,7 +50,7 @@ const RULES: Record<string, { may: readonly string[]; io: boolean; ui: boolean }
 };
 
 function concreteHarnessRule(layer: string): { may: readonly string[]; io: boolean; ui: boolean } {
-  return { may: ["shared", "event", "harness", layer], io: true, ui: false };
+  return { may: ["shared", "event", "harness", "rpc", layer], io: true, ui: false };
 }
 
 function violations(): string[] {

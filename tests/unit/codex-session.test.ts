@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { CodexAdapter } from "../../src/harness/codex/adapter.ts";
-import type { JsonRpcTransport } from "../../src/harness/codex/jsonrpc.ts";
+import type { JsonRpcTransport } from "../../src/rpc/jsonrpc.ts";
 import type { CodexProcess, ExitInfo } from "../../src/harness/codex/process.ts";
 import type { HarnessHandle, PromptInput } from "../../src/harness/contract.ts";
 import { ManualClock } from "../../src/shared/clock.ts";

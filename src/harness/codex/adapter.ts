@@ -11,7 +11,7 @@ import type { HandleId, TurnId } from "../../shared/ids.ts";
 import { silentLogger, type Logger } from "../../shared/log.ts";
 import { CodexConfig, type ConfigId } from "./config.ts";
 import { INSTALL_HINT, resolveCodexCommand } from "./executable.ts";
-import { JsonRpcError, type WireTrace } from "./jsonrpc.ts";
+import { JsonRpcError, type WireTrace } from "../../rpc/jsonrpc.ts";
 import { describeExit, spawnAppServer, type CodexProcess } from "./process.ts";
 import { HookTrustStore } from "./hook-trust-store.ts";
 import { HOOK_BYPASS_CONFIG, needsHookPreflight, preflightHookTrust, verifyHookTrust, withHookBypass } from "./hook-trust.ts";

@@ -17,7 +17,7 @@ import { normalizeStopReason } from "../normalize.ts";
 import { resolveCodexCommand } from "./executable.ts";
 import type { InspectorMethods, ThreadTurnsListParams } from "./inspector-wire.ts";
 import { itemCompletedParts } from "./items.ts";
-import { JsonRpcError, JsonRpcPeer } from "./jsonrpc.ts";
+import { JsonRpcError, JsonRpcPeer } from "../../rpc/jsonrpc.ts";
 import { spawnAppServer } from "./process.ts";
 import type { Thread } from "./protocol/v2/Thread";
 import type { Turn } from "./protocol/v2/Turn";

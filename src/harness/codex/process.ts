@@ -3,7 +3,7 @@ import { stripAnsi } from "../../shared/jsonl.ts";
 import { spawn } from "node:child_process";
 import { BatonError, describeError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { JsonRpcTransport } from "./jsonrpc.ts";
+import type { JsonRpcTransport } from "../../rpc/jsonrpc.ts";
 
 export interface ExitInfo {
   readonly code: number | null;

@@ -8,7 +8,7 @@ import {
   userInputQuestion,
   type PreparedInteraction,
 } from "./approvals.ts";
-import type { RpcId } from "./jsonrpc.ts";
+import type { RpcId } from "../../rpc/jsonrpc.ts";
 import type { CodexSession } from "./session.ts";
 import type { ServerRequestParams } from "./wire.ts";
 

@@ -12,7 +12,7 @@ import type { IdSource, TurnId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { EventSink, InteractionHandler, PromptInput, SendTurnResult } from "../contract.ts";
 import { part, type DraftPart } from "./items.ts";
-import { JsonRpcError, JsonRpcPeer, type RpcId, type WireTrace } from "./jsonrpc.ts";
+import { JsonRpcError, JsonRpcPeer, type RpcId, type WireTrace } from "../../rpc/jsonrpc.ts";
 import { createNotificationTable, type NotificationTable } from "./notifications.ts";
 import { describeExit, type CodexProcess, type ExitInfo } from "./process.ts";
 import { handleServerRequest } from "./requests.ts";

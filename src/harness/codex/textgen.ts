@@ -6,7 +6,7 @@
 import { BatonError, describeError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { TextGenRequest } from "../capabilities.ts";
-import { JsonRpcPeer } from "./jsonrpc.ts";
+import { JsonRpcPeer } from "../../rpc/jsonrpc.ts";
 import type { CodexProcess, spawnAppServer } from "./process.ts";
 import type { ThreadStartResponse } from "./protocol/v2/ThreadStartResponse";
 import type { TurnStartResponse } from "./protocol/v2/TurnStartResponse";

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { JsonRpcError, JsonRpcPeer, type JsonRpcTransport } from "../../src/harness/codex/jsonrpc.ts";
+import { JsonRpcError, JsonRpcPeer, type JsonRpcTransport } from "../../src/rpc/jsonrpc.ts";
 import { ManualClock } from "../../src/shared/clock.ts";
 import { isBatonError } from "../../src/shared/errors.ts";
 import type { Logger, LogLevel } from "../../src/shared/log.ts";

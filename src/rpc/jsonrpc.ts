@@ -1,13 +1,14 @@
 /**
- * A JSON-RPC 2.0 peer over newline-delimited JSON (COD-01). Transports are values: it reads
+ * A JSON-RPC 2.0 peer over newline-delimited JSON (COD-01), shared by the Codex adapter and the
+ * plugin host/runner. Transports are values: it reads
  * from any async iterable of bytes and writes lines through a function, so tests run it
  * without a process. Server-initiated requests carry ids that overlap numerically with ours;
  * they are told apart by the presence of `method` and kept in a separate table.
  */
-import { BatonError, describeError } from "../../shared/errors.ts";
-import { systemClock, type Clock, type TimerHandle } from "../../shared/clock.ts";
-import { LineFramer, encodeJsonLine } from "../../shared/jsonl.ts";
-import { silentLogger, type Logger } from "../../shared/log.ts";
+import { BatonError, describeError } from "../shared/errors.ts";
+import { systemClock, type Clock, type TimerHandle } from "../shared/clock.ts";
+import { LineFramer, encodeJsonLine } from "../shared/jsonl.ts";
+import { silentLogger, type Logger } from "../shared/log.ts";
 
 export type RpcId = number | string;
 
