@@ -7,6 +7,7 @@ import { Footer } from "./footer/footer.tsx";
 import type { ChatIntent, IntentHandler } from "./intents.ts";
 import { isCtrl, isPlainKey, KeyLayer, KeyLayerProvider, useKeyLayer } from "./keys/key-layers.tsx";
 import { createMarkdownStyle } from "./markdown-style.ts";
+import { installMarkdownParsers } from "./markdown/parsers.ts";
 import { PickerOverlay } from "./picker/picker-overlay.tsx";
 import { Sidecar } from "./sidecar/sidecar.tsx";
 import type { ChatStore } from "./store.ts";
@@ -95,6 +96,8 @@ export function ChatApp(props: ChatAppProps): ReactNode {
   intentRef.current = props.onIntent;
   const composer = useRef<ComposerHandle | null>(null);
   const syntaxStyle = useMemo(() => createMarkdownStyle(theme), [theme]);
+  // Before any markdown renders: inline markdown must conceal markup only, never the agent's text.
+  useMemo(() => installMarkdownParsers(props.treeSitterClient), [props.treeSitterClient]);
   useEffect(() => () => syntaxStyle.destroy(), [syntaxStyle]);
 
   const value = useMemo<ChatContextValue>(
