@@ -1,5 +1,5 @@
 /** The CLI dispatcher: the first word picks the command; no word (or a leading flag) opens the TUI. */
-import type { CliIo } from "./io.ts";
+import { terminalIo, type CliIo } from "./io.ts";
 import { runDoctor } from "./commands/doctor.ts";
 import { runExec } from "./commands/exec.ts";
 import { runExport } from "./commands/export.ts";
@@ -27,7 +27,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   version: (_argv, io) => runVersion(io),
 };
 
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(argv: readonly string[], processIo: CliIo): Promise<number> {
+  // Every printer writes through terminal-safe streams: agent and tool text never reaches the terminal raw.
+  const io = terminalIo(processIo);
   const [first, ...rest] = argv;
   if (first === undefined || (first.startsWith("-") && !["--help", "-h", "--version", "-V"].includes(first))) {
     return runTuiCommand(argv, io);

@@ -1,9 +1,12 @@
 /** The CLI's view of the process: streams, environment, cwd, signals. Tests pass their own. */
 import type { HarnessDefinition } from "../harness/definition.ts";
+import { terminalSafe } from "../shared/terminal-text.ts";
 
 export interface OutStream {
   write(text: string): void;
   readonly isTTY?: boolean;
+  /** The stream under a terminal-safe one: only for control sequences Baton itself means (the title). */
+  readonly raw?: OutStream;
 }
 
 export interface CliIo {
@@ -76,4 +79,18 @@ export function linesFrom(text: string): LineSource {
   return lineSource((async function* () {
     yield text;
   })());
+}
+
+/**
+ * `stream` with every write made terminal-safe (#11.11): whatever an agent or a tool wrote reaches the
+ * terminal without its control sequences. JSON output is written with `terminalJson`, which this leaves as is.
+ */
+export function terminalOut(stream: OutStream): OutStream {
+  if (stream.raw !== undefined) return stream;
+  return { ...stream, write: (text) => stream.write(terminalSafe(text)), raw: stream };
+}
+
+/** `io` whose stdout and stderr are terminal-safe (`terminalOut`). */
+export function terminalIo(io: CliIo): CliIo {
+  return { ...io, stdout: terminalOut(io.stdout), stderr: terminalOut(io.stderr) };
 }

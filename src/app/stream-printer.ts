@@ -4,6 +4,7 @@
  */
 import type { AnyEvent } from "../event/envelope.ts";
 import { textOf, type ContentBlock } from "../event/content.ts";
+import { TerminalSafeStream } from "../shared/terminal-text.ts";
 import type { OutStream } from "./io.ts";
 
 export interface PrinterOptions {
@@ -15,6 +16,8 @@ export interface PrinterOptions {
 export class StreamPrinter {
   /** messageId → text already printed (so a full message after chunks prints only what is new). */
   private readonly printed = new Map<string, string>();
+  /** messageId → its text on the way to the terminal (a control sequence split across chunks goes whole). */
+  private readonly safe = new Map<string, TerminalSafeStream>();
   private readonly toolStatus = new Map<string, string>();
   private readonly toolTitle = new Map<string, string>();
   private atLineStart = true;
@@ -70,6 +73,8 @@ export class StreamPrinter {
 
   /** End the current stdout line if text was left open. */
   endLine(): void {
+    for (const stream of this.safe.values()) this.write(stream.flush());
+    this.safe.clear();
     if (!this.atLineStart) {
       this.options.out.write("\n");
       this.atLineStart = true;
@@ -86,9 +91,16 @@ export class StreamPrinter {
     }
     if (addition.length === 0) return;
     this.printed.set(messageId, before + addition);
-    this.options.out.write(addition);
-    this.atLineStart = addition.endsWith("\n");
+    let safe = this.safe.get(messageId);
+    if (safe === undefined) this.safe.set(messageId, (safe = new TerminalSafeStream()));
+    this.write(safe.push(addition));
     if (full) this.endLine();
+  }
+
+  private write(text: string): void {
+    if (text.length === 0) return;
+    this.options.out.write(text);
+    this.atLineStart = text.endsWith("\n");
   }
 
   private tool(payload: Record<string, unknown>): void {

@@ -82,9 +82,3 @@ function stripCr(line: string): string {
 export function encodeJsonLine(value: unknown): string {
   return `${JSON.stringify(value)}\n`;
 }
-
-/** Terminal escape sequences (colours, cursor moves) removed: child stderr read as plain text for logs. */
-export function stripAnsi(text: string): string {
-  // CSI … final byte, OSC … BEL/ST, and lone ESC + one char.
-  return text.replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g, "");
-}

@@ -1,11 +1,12 @@
 /** TUI-15: the session's display title as the terminal tab title (OSC 1, plus OSC 2 for the window). */
+import { terminalSafe } from "../shared/terminal-text.ts";
 
 const MAX_TITLE = 100;
 
-/** Control characters removed, whitespace collapsed, capped; empty stays empty. */
+/** Terminal-safe, whitespace collapsed, capped; empty stays empty. */
 export function sanitizeTitle(title: string): string {
-  // eslint-disable-next-line no-control-regex
-  const cleaned = title.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").replace(/\s+/g, " ").trim();
+  // The controls terminalSafe leaves (\t, \n) and its control pictures are not wanted in a title either.
+  const cleaned = terminalSafe(title).replace(/[\u2400-\u2421\ufffd]/g, " ").replace(/\s+/g, " ").trim();
   return cleaned.length > MAX_TITLE ? `${cleaned.slice(0, MAX_TITLE - 1)}…` : cleaned;
 }
 

@@ -6,6 +6,7 @@
  */
 import { selectTargetPlan, tableGet, type MessageItem, type ProjectionState, type Table, type TimelineItemType, type TranscriptEntry } from "../projection/index.ts";
 import { assertNever } from "../shared/assert.ts";
+import { terminalSafeDeep } from "../shared/terminal-text.ts";
 import type { PinnedPlan, TimelineItem } from "../../packages/chat-tui/src/index.ts";
 import { isTurnActive, mapEntry, type LocalItem, type LookFn, type TimelineOutput } from "./map-transcript.ts";
 
@@ -73,7 +74,8 @@ export function createTimelineMapper(lookOf: LookFn): TimelineMapper {
   const remap = (state: ProjectionState, type: TimelineItemType, id: string, item: object): { streaming: boolean; items: readonly TimelineItem[] } => {
     const message = type === "message" ? (item as MessageItem) : undefined;
     const streaming = message !== undefined && message.status === "in_progress" && isTurnActive(state, message.turnId);
-    return { streaming, items: mapEntry(state, { type, id, item } as TranscriptEntry, lookOf) };
+    // Agent and tool text never reaches the terminal with its control sequences (#11.11).
+    return { streaming, items: mapEntry(state, { type, id, item } as TranscriptEntry, lookOf).map(terminalSafeDeep) };
   };
 
   /** Only chunks arrived since the last pass: patch the items they named, or give up (undefined). */
@@ -108,7 +110,7 @@ export function createTimelineMapper(lookOf: LookFn): TimelineMapper {
         const item = slot !== undefined && !changed.has(ref.type) ? slot.item : tableGet(tableOf(state, ref.type), ref.id);
         if (item === undefined) continue;
         if (ref.type === "task" && (item as { skipTranscript?: boolean }).skipTranscript === true) continue;
-        for (; li < local.length && (local[li]?.after ?? 0) <= entries; li++) out.push((local[li] as LocalItem).item);
+        for (; li < local.length && (local[li]?.after ?? 0) <= entries; li++) out.push(terminalSafeDeep((local[li] as LocalItem).item));
         entries++;
         if (ref.type === "plan" && ref.id === pinnedId) continue;
         let next = slot;
@@ -122,7 +124,7 @@ export function createTimelineMapper(lookOf: LookFn): TimelineMapper {
         for (const mapped of next.items) out.push(mapped);
       }
     }
-    for (; li < local.length; li++) out.push((local[li] as LocalItem).item);
+    for (; li < local.length; li++) out.push(terminalSafeDeep((local[li] as LocalItem).item));
     for (const type of changed) tables.set(type, tableOf(state, type));
     return { items: out, entries };
   };

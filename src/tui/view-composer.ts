@@ -7,6 +7,7 @@ import type { Controller } from "../controller/controller.ts";
 import { reportsApprovalRoute } from "../harness/capabilities.ts";
 import { selectActivity, selectFooter, selectPendingInteractions, selectTargetPlan, type InteractionItem, type ProjectionState } from "../projection/index.ts";
 import type { ActivityItem, ChatStatePatch, DraftInjection, InteractionCard, PickerState, QueuedInput, Toast } from "../../packages/chat-tui/src/index.ts";
+import { terminalSafeDeep } from "../shared/terminal-text.ts";
 import type { ConfigControl } from "./config-control.ts";
 import { mapActivity } from "./map-activity.ts";
 import { mapInteraction } from "./map-cards.ts";
@@ -91,14 +92,16 @@ export class ViewComposer {
     );
     if (this.header?.id !== view.sessionId) this.header = { id: view.sessionId, value: headerFor(view.sessionId, this.deps.targetIds) };
     const plan = selectTargetPlan(state, view.target);
+    // Terminal-safe text only (#11.11): timeline items are made safe as they are mapped (one walk per changed
+    // item), the rest here; unchanged parts keep their identity.
     return {
       timeline: {
         items: timeline.items,
-        ...(timeline.plan === undefined ? {} : { plan: timeline.plan }),
+        ...(timeline.plan === undefined ? {} : { plan: terminalSafeDeep(timeline.plan) }),
         header: this.header.value,
         showThoughts: this.deps.showThoughts,
       },
-      composer: {
+      composer: terminalSafeDeep({
         busy: view.busy,
         queued: this.queued,
         interactions: this.cards,
@@ -107,9 +110,9 @@ export class ViewComposer {
         ...(view.picker === undefined ? {} : { picker: view.picker }),
         ...(settings.mode === "plan" ? { mode: "plan mode" } : {}),
         ...(view.draft === undefined ? {} : { draft: view.draft }),
-      },
-      activity: { items: this.activity },
-      footer: {
+      }),
+      activity: terminalSafeDeep({ items: this.activity }),
+      footer: terminalSafeDeep({
         ...footerTexts({
           sessionId: view.sessionId,
           footer: selectFooter(state),
@@ -121,7 +124,7 @@ export class ViewComposer {
           width: view.columns,
         }),
         ...(view.toast === undefined ? {} : { toast: view.toast }),
-      },
+      }),
     };
   }
 }

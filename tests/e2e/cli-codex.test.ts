@@ -145,6 +145,40 @@ describe("baton repl --agent codex", () => {
   }, 60_000);
 });
 
+describe("control sequences from the agent and its tools (#11.11)", () => {
+  const ESC = "\u001b";
+  // eslint-disable-next-line no-control-regex
+  const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+  const hostile = `copy${ESC}]52;c;cHduZWQ=\u0007 title${ESC}]0;pwned\u0007 clear${ESC}[2J done`;
+  const script = () => mock.script([{ kind: "exec", cmd: `echo ${ESC}]2;pwned\u0007hi` }, { kind: "text", text: hostile, chunkSize: 7 }]);
+
+  test("exec prints agent text and tool lines without them; --json keeps them, JSON-escaped", async () => {
+    await script();
+    const result = await exec(["--approve", "allow", "say something"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("copy title clear done\n");
+    expect(result.stderr).toMatch(/\[tool:\w+\] .*echo hi/);
+    expect(CONTROL.test(result.stdout + result.stderr)).toBe(false);
+
+    await mock.reset();
+    await script();
+    const json = await exec(["--json", "--approve", "allow", "say something"]);
+    expect(json.code).toBe(0);
+    expect(CONTROL.test(json.stdout)).toBe(false);
+    const events = json.stdout.trim().split("\n").map((line) => JSON.parse(line) as { kind: string; payload: { content?: { text?: string }[] } });
+    const message = events.find((e) => e.kind === "agent_message");
+    expect(message?.payload.content?.[0]?.text).toBe(hostile);
+  }, 60_000);
+
+  test("repl prints them without the sequences", async () => {
+    await script();
+    const result = await runBaton(["repl"], { env, cwd: home.workdir, stdin: "say something\n/exit\n" });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("copy title clear done");
+    expect(CONTROL.test(result.stdout + result.stderr)).toBe(false);
+  }, 60_000);
+});
+
 describe("a missing codex binary", () => {
   test("fails the turn at admission with what was tried and how to install; the prompt stays", async () => {
     const { mkdirSync, writeFileSync } = await import("node:fs");

@@ -312,7 +312,8 @@ describe("targets and title", () => {
   });
 
   test("the title is sanitized and written as OSC 1 and OSC 2", () => {
-    expect(sanitizeTitle("fix\u001b[31m the\ttests\u0007\n")).toBe("fix [31m the tests");
+    expect(sanitizeTitle("fix\u001b[31m the\ttests\u0007\n")).toBe("fix the tests");
+    expect(sanitizeTitle("\u001b]0;pwned\u0007real title")).toBe("real title");
     expect(titleSequence("a\u0007b")).toBe("\u001b]1;a b\u001b\\\u001b]2;a b\u001b\\");
     expect(sanitizeTitle("x".repeat(300))).toHaveLength(100);
   });

@@ -212,3 +212,34 @@ describe("Baton screen", () => {
     expect(frame).toContain("cwd:");
   });
 });
+
+describe("control sequences from agents and tools (#11.11)", () => {
+  const ESC = "\u001b";
+  // eslint-disable-next-line no-control-regex
+  const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
+  const strings = (value: unknown): string[] =>
+    typeof value === "string" ? [value] : typeof value === "object" && value !== null ? Object.values(value).flatMap(strings) : [];
+
+  test("never reach the screen: streamed text, tool output, cards and notices are shown without them", async () => {
+    mounted = await mountBaton({
+      script: {
+        turns: [
+          [
+            { type: "text", text: `copy${ESC}]52;c;cHduZWQ=\u0007 title${ESC}]0;pwned\u0007 clear${ESC}[2J done`, chunks: 5 },
+            { type: "tool", id: "tool-1", title: `ls ${ESC}[31mred${ESC}[0m`, output: `out${ESC}]2;pwned${ESC}\\put\r\n` },
+            { type: "permission", title: `Run ${ESC}]0;evil\u0007rm`, toolCallId: "tool-2" },
+          ],
+        ],
+      },
+    });
+    await mounted.submit("go");
+    const frame = await mounted.waitFor("1. Allow once");
+    expect(frame).toContain("copy title clear done");
+    expect(frame).toContain("ls red");
+    expect(frame).toContain("Run rm");
+    for (const key of ["timeline", "composer", "activity", "footer"] as const) {
+      expect(strings(mounted.host.store.get(key)).filter((text) => CONTROL.test(text))).toEqual([]);
+    }
+    expect(CONTROL.test(frame)).toBe(false);
+  });
+});

@@ -1,6 +1,6 @@
-/** JSON-lines framing shared by the ledger and the transports, and plain-text stderr. */
+/** JSON-lines framing shared by the ledger and the transports. */
 import { describe, expect, test } from "bun:test";
-import { encodeJsonLine, LineFramer, stripAnsi } from "../../src/shared/jsonl.ts";
+import { encodeJsonLine, LineFramer } from "../../src/shared/jsonl.ts";
 
 describe("LineFramer", () => {
   test("lines split across chunks, CRLF and LF, the torn tail kept apart", () => {
@@ -30,13 +30,5 @@ describe("LineFramer", () => {
   test("encodeJsonLine round-trips through the framer", () => {
     const framer = new LineFramer();
     expect(framer.push(encodeJsonLine({ x: "a\nb" }))).toEqual(['{"x":"a\\nb"}']);
-  });
-});
-
-describe("stripAnsi", () => {
-  test("colour and cursor sequences go, text stays", () => {
-    expect(stripAnsi("\u001b[2m2026\u001b[0m \u001b[31mERROR\u001b[0m codex: x")).toBe("2026 ERROR codex: x");
-    expect(stripAnsi("\u001b]0;title\u0007plain")).toBe("plain");
-    expect(stripAnsi("no escapes")).toBe("no escapes");
   });
 });

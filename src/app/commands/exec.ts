@@ -6,6 +6,7 @@
 import type { InteractionPolicy } from "../../controller/interaction-broker.ts";
 import type { InteractionResolution } from "../../event/interaction-types.ts";
 import { describeError } from "../../shared/errors.ts";
+import { terminalJson } from "../../shared/terminal-text.ts";
 import { createAppContext, openSessionIn } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import type { OpenedSession } from "../open-session.ts";
@@ -85,7 +86,7 @@ async function runOneTurn(
   let turnId: string | undefined;
   let stopReason: string | undefined;
   const unsubscribe = controller.subscribe((event) => {
-    if (json) io.stdout.write(`${JSON.stringify(event)}\n`);
+    if (json) io.stdout.write(`${terminalJson(event)}\n`);
     else printer.handle(event);
     if (turnId === undefined && event.kind === "state_update" && event.source.type === "baton" && event.turnId) turnId = event.turnId;
     if (event.kind === "_baton_turn_summary" && event.turnId === turnId) {

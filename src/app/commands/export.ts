@@ -2,6 +2,7 @@
 import { createSessionStore, loadState } from "../../store/index.ts";
 import { initialState, plainState } from "../../projection/index.ts";
 import { systemClock } from "../../shared/clock.ts";
+import { terminalJson } from "../../shared/terminal-text.ts";
 import { createUlidSource } from "../../shared/ids.ts";
 import { batonHome } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
@@ -26,7 +27,7 @@ export async function runExport(argv: readonly string[], io: CliIo): Promise<num
       // A read-only fold: the checkpoint is used when valid but never written from here.
       const { state } = loadState(ledger, { ...projectionFold, initial: () => initialState(ref.batonSessionId) });
       if (format === "json") {
-        io.stdout.write(`${JSON.stringify({ meta: ref.meta, projection: plainState(state) })}\n`);
+        io.stdout.write(`${terminalJson({ meta: ref.meta, projection: plainState(state) })}\n`);
       } else {
         io.stdout.write(transcriptMarkdown(state, { title: displayTitle(ref.meta), batonSessionId: ref.batonSessionId, cwd: ref.meta.cwd, createdAt: ref.meta.createdAt }));
       }

@@ -4,6 +4,7 @@ import { createSessionStore, readLogRecords, type LogRecord } from "../../store/
 import { LOG_LEVELS, levelRank, type LogLevel } from "../../shared/log.ts";
 import { BatonError } from "../../shared/errors.ts";
 import { systemClock } from "../../shared/clock.ts";
+import { terminalJson } from "../../shared/terminal-text.ts";
 import { createUlidSource } from "../../shared/ids.ts";
 import { batonHome } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
@@ -40,7 +41,7 @@ export async function runLogs(argv: readonly string[], io: CliIo): Promise<numbe
         (values.plugin === undefined || record.pluginId === values.plugin),
     );
     if (tail !== undefined) records = tail === 0 ? [] : records.slice(-tail);
-    for (const record of records) io.stdout.write(values.json ? `${JSON.stringify(record)}\n` : `${formatRecord(record)}\n`);
+    for (const record of records) io.stdout.write(values.json ? `${terminalJson(record)}\n` : `${formatRecord(record)}\n`);
     return EXIT.ok;
   } catch (error) {
     return reportError(io, error);

@@ -4,6 +4,7 @@ import { activityTime } from "../../store/index.ts";
 import { batonHome } from "../app-context.ts";
 import { createSessionStore } from "../../store/index.ts";
 import { systemClock } from "../../shared/clock.ts";
+import { terminalJson } from "../../shared/terminal-text.ts";
 import { createUlidSource } from "../../shared/ids.ts";
 import type { CliIo } from "../io.ts";
 import { displayTitle, targetsOf } from "../../store/display.ts";
@@ -30,7 +31,7 @@ export async function runSessions(argv: readonly string[], io: CliIo): Promise<n
       forkedFrom: ref.meta.forkedFrom?.batonSessionId ?? null,
     }));
     if (values.json) {
-      io.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      io.stdout.write(`${terminalJson(rows, 2)}\n`);
       return EXIT.ok;
     }
     if (rows.length === 0) {

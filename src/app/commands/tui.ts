@@ -9,7 +9,7 @@ import { tokenPrefix } from "../../context/providers.ts";
 import type { HarnessRegistry } from "../../harness/registry.ts";
 import { displayTitle, targetsOf } from "../../store/index.ts";
 import { describeError } from "../../shared/errors.ts";
-import { startTui, titleSequence, TuiHost, type SessionSwitcher, type StartedTui, type TuiSession } from "../../tui/index.ts";
+import { sanitizeTitle, startTui, titleSequence, TuiHost, type SessionSwitcher, type StartedTui, type TuiSession } from "../../tui/index.ts";
 import { createAppContext, openSessionIn, type AppContext } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import { exitHints } from "../exit-hints.ts";
@@ -118,7 +118,7 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
     ...(io.env["HOME"] === undefined ? {} : { home: io.env["HOME"] }),
     setTitle: (title) => {
       // Before the renderer owns the terminal we write OSC ourselves; afterwards the renderer does.
-      if (screen === undefined) io.stdout.write(titleSequence(title));
+      if (screen === undefined) (io.stdout.raw ?? io.stdout).write(titleSequence(title));
       else screen.renderer.setTerminalTitle(title);
     },
   });
@@ -131,7 +131,7 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
       onRendererGone: () => host.exit(),
       ...(firstFrameFile === undefined ? {} : { onFirstFrame: () => fs.writeFileSync(firstFrameFile, `${Date.now()}\n`) }),
     });
-    screen.renderer.setTerminalTitle(titleOf(host.session));
+    screen.renderer.setTerminalTitle(sanitizeTitle(titleOf(host.session)));
     void warnIfMissing(ctx, target, host);
     await host.exitRequested;
     const last = host.session as OpenTuiSession;

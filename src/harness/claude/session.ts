@@ -10,7 +10,7 @@ import type { SessionConfigOption } from "../capabilities.ts";
 import type { AdapterDraft } from "../../event/envelope.ts";
 import type { TurnId } from "../../shared/ids.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
-import { stripAnsi } from "../../shared/jsonl.ts";
+import { terminalSafe } from "../../shared/terminal-text.ts";
 import { PromptChannel } from "./channel.ts";
 import { applyConfigToQuery, buildConfigOptions, parseEffort, toBatonMode, updateConfigState, type ClaudeConfigState, type ConfigId } from "./config.ts";
 import { adapterDraft } from "./drafts.ts";
@@ -276,7 +276,7 @@ export class ClaudeSession {
         planOf: (id) => this.mapper.planOf(id),
         onDeclined: (id) => this.mapper.markDeclined(id),
       }),
-      stderr: (data) => this.log("debug", `claude stderr: ${stripAnsi(data).slice(0, 2_000)}`),
+      stderr: (data) => this.log("debug", `claude stderr: ${terminalSafe(data).slice(0, 2_000)}`),
     };
     if (settings.executable !== undefined) options.pathToClaudeCodeExecutable = settings.executable;
     if (this.desired.model !== undefined) options.model = this.desired.model;

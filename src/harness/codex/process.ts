@@ -1,5 +1,5 @@
 /** The `codex app-server` child: spawn, stdio as a JSON-RPC transport, bounded stderr, exit, kill. */
-import { stripAnsi } from "../../shared/jsonl.ts";
+import { terminalSafe } from "../../shared/terminal-text.ts";
 import { spawn } from "node:child_process";
 import { BatonError, describeError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
@@ -53,9 +53,9 @@ export function spawnAppServer(argv: readonly string[], options: { cwd: string; 
   child.stdin.on("error", (error) => options.log.log("debug", "codex stdin error", { error }));
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (data: string) => {
-    stderr = (stderr + stripAnsi(data)).slice(-STDERR_RING_BYTES);
+    stderr = (stderr + terminalSafe(data)).slice(-STDERR_RING_BYTES);
     for (const line of data.split("\n")) {
-      const plain = stripAnsi(line);
+      const plain = terminalSafe(line);
       if (plain.trim() !== "") options.log.log("warn", `codex stderr: ${plain.slice(0, STDERR_LOG_LINE)}`);
     }
   });
