@@ -15,6 +15,7 @@ export {
 export {
   selectActivity,
   selectFooter,
+  selectLastDrivenTarget,
   selectPendingInteractions,
   selectTargetContext,
   selectTargetPlan,

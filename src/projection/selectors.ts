@@ -213,3 +213,17 @@ export function selectTargetContext(state: ProjectionState, harnessTargetId: str
   if (contextEpochId === null) return null;
   return { contextEpochId, throughSeq: ownGet(state.contextEpochs, contextEpochId)?.throughSeq ?? 0 };
 }
+
+/**
+ * The target the session last drove: the target of the newest driven turn that has a summary, or null
+ * (no driven turn yet). Reopening a session continues on it unless the user names another target.
+ * Observed turns (started by a harness on its own) do not count: the user never chose them.
+ */
+export function selectLastDrivenTarget(state: ProjectionState): string | null {
+  const summaries = state.turnSummaries;
+  for (let i = summaries.length - 1; i >= 0; i--) {
+    const entry = summaries[i];
+    if (entry !== undefined && entry.role === "driven" && entry.harnessTargetId !== null) return entry.harnessTargetId;
+  }
+  return null;
+}

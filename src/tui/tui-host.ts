@@ -5,7 +5,7 @@
 import type { Controller } from "../controller/controller.ts";
 import type { AnyEvent } from "../event/envelope.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
-import { tableGet } from "../projection/index.ts";
+import { selectLastDrivenTarget, tableGet } from "../projection/index.ts";
 import type { Clock, TimerHandle } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import {
@@ -253,7 +253,12 @@ export class TuiHost {
       this.detach();
       await this.options.sessions.close(old).catch((error: unknown) => this.toast(`Closing ${old.sessionId}: ${describeError(error)}`, "warning"));
       this.attach(next);
-      this.toast(choice.kind === "new" ? `New session ${next.sessionId}` : `Switched to session ${next.sessionId}`, "success");
+      // A session continues on the target it last drove (when that target is still configured).
+      const last = selectLastDrivenTarget(next.controller.state);
+      const moved = last !== null && last !== this.targetId && this.registry.hasTarget(last);
+      if (moved) this.targetId = last;
+      const on = moved ? ` · talking to ${this.lookOf(last).label}` : "";
+      this.toast(choice.kind === "new" ? `New session ${next.sessionId}` : `Switched to session ${next.sessionId}${on}`, "success");
     } catch (error) {
       this.toast(describeError(error), "error");
     } finally {

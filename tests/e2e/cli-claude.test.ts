@@ -3,7 +3,7 @@
  * against the project's mock Anthropic API. Asserts on what the mock received and on the ledger.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { allMessageText, reply, toolResultsOf } from "../support/mock-anthropic/script.ts";
@@ -138,6 +138,41 @@ describe("baton repl --agent claude", () => {
     const [toolResult] = toolResultsOf((await mock.modelRequests())[1]!.body);
     expect(JSON.stringify(toolResult)).toContain("Blue");
   }, 60_000);
+});
+
+describe("reopening a session continues on the target it last drove (#11.1)", () => {
+  test("exec --continue, exec --session and repl --session run on claude although defaultAgent is codex; --agent still wins", async () => {
+    // defaultAgent codex points at a binary that does not exist: a turn sent there fails instead of reaching the network.
+    writeFileSync(path.join(env.batonHome, "config.yaml"), 'defaultAgent: codex\nharnesses:\n  codex:\n    command: ["/nonexistent/codex", "app-server"]\n');
+    const withDefault = { ...env.env, BATON_DEFAULT_AGENT: "" };
+    const run = (args: string[], stdin = "") => runBaton(args, { env: withDefault, cwd: env.cwd, stdin });
+    await mock.script(reply.text("first on claude"), reply.text("continued on claude"), reply.text("by id on claude"), reply.text("repl on claude"));
+    const first = await run(["exec", "--agent", "claude", "hello"]);
+    expect(first.code).toBe(0);
+    const id = sessionOf(first.stderr);
+
+    const continued = await run(["exec", "--continue", "and again"]);
+    expect(continued.stderr).not.toContain("Codex");
+    expect(continued.code).toBe(0);
+    expect(continued.stdout).toBe("continued on claude\n");
+
+    const byId = await run(["exec", "--session", id, "once more"]);
+    expect(byId.code).toBe(0);
+    expect(byId.stdout).toBe("by id on claude\n");
+
+    const repl = await run(["repl", "--session", id], "last one\n/exit\n");
+    expect(repl.code).toBe(0);
+    expect(repl.stdout).toContain("target: claude");
+    expect(repl.stdout).toContain("repl on claude");
+    expect(await mock.queued()).toEqual([]);
+
+    // --agent overrides the session's last target.
+    const overridden = await run(["exec", "--continue", "--agent", "codex", "to codex"]);
+    expect(overridden.code).toBe(1);
+    expect(overridden.stderr).toContain("/nonexistent/codex");
+    const targets = ledgerOf(id).filter((e) => e.kind === "_baton_turn_summary").map((e) => (e as { harnessTargetId?: string }).harnessTargetId);
+    expect(targets).toEqual(["claude", "claude", "claude", "claude", "codex"]);
+  }, 90_000);
 });
 
 function findLedger(sessionId: string): string {

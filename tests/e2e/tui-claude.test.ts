@@ -8,6 +8,7 @@ import path from "node:path";
 import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
 import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { allMessageText, lastUserText, reply } from "../support/mock-anthropic/script.ts";
+import { runBaton } from "../support/baton-process.ts";
 import { EXIT_MARKER, processesIn, Tmux } from "../support/tmux.ts";
 
 const ROOT = path.resolve(import.meta.dir, "../..");
@@ -167,4 +168,39 @@ describe("baton TUI with the real Claude Code (tmux)", () => {
       claudeEnv.cleanup();
     }
   }, 60_000);
+  test("-c, -s and resume cc:<claude-session> open on Claude although defaultAgent is codex (#11.1)", async () => {
+    const claudeEnv = makeClaudeEnv({ baseUrl: mock.url });
+    const open = (args: readonly string[]): Tmux =>
+      Tmux.start({ command: ["node", LAUNCHER, ...args], env: { ...claudeEnv.env, TERM: "screen-256color", LANG: "C.UTF-8" }, cwd: claudeEnv.cwd, width: 100, height: 30 });
+    try {
+      // The default agent's binary does not exist: a screen that started on it would say "Codex was not found".
+      fs.writeFileSync(path.join(claudeEnv.batonHome, "config.yaml"), 'defaultAgent: codex\nharnesses:\n  codex:\n    command: ["/nonexistent/codex", "app-server"]\n');
+      await mock.script(reply.text("hello from claude"));
+      const first = await runBaton(["exec", "--agent", "claude", "hello"], { env: claudeEnv.env, cwd: claudeEnv.cwd, stdin: "" });
+      expect(first.code).toBe(0);
+      const id = /baton: session (bs_\w+) turn/.exec(first.stderr)?.[1] ?? "?";
+      const projects = path.join(claudeEnv.batonHome, "projects");
+      const metaFile = fs.readdirSync(projects).map((p) => path.join(projects, p, "sessions", id, "meta.json")).find((f) => fs.existsSync(f)) ?? "";
+      const native = JSON.parse(fs.readFileSync(metaFile, "utf8")).harnessSessions.claude.harnessSessionId as string;
+      const check = async (args: readonly string[]): Promise<void> => {
+        const t = open(args);
+        try {
+          const screen = await t.waitFor(/claude · (\S+ · )?idle/, 20_000);
+          expect(screen).toContain("Message Claude Code");
+          expect(screen).not.toContain("Codex was not found");
+          t.keys("C-d");
+          await t.waitFor(`${EXIT_MARKER}0]`, 20_000);
+        } finally {
+          t.kill();
+        }
+      };
+      await check(["-c"]);
+      await check(["-s", id]);
+      // A Claude Code session Baton has not seen: imported, then opened on Claude.
+      fs.rmSync(projects, { recursive: true, force: true });
+      await check(["resume", `cc:${native}`]);
+    } finally {
+      claudeEnv.cleanup();
+    }
+  }, 90_000);
 });

@@ -43,6 +43,25 @@ describe("Baton screen: sessions and control commands", () => {
     expect(mounted.frame()).toContain("answer one");
   });
 
+  test("/sessions continues the chosen session on the target it last drove (#11.1)", async () => {
+    mounted = await mountBaton({ script: { turns: [] }, second: { turns: [[{ type: "text", text: "other answered" }]] } });
+    const firstId = mounted.host.session.sessionId;
+    await mounted.submit("/other work on this");
+    await mounted.waitFor("other answered");
+    await mounted.waitFor("other · idle");
+    await mounted.submit("/new");
+    await mounted.waitFor(/New session bs_/);
+    await mounted.submit("/fake");
+    await mounted.until(() => mounted!.host.target === "fake");
+    await mounted.submit("/sessions");
+    await mounted.waitFor("Sessions of this project");
+    await mounted.type("work on");
+    await mounted.keys((k) => k.pressEnter());
+    await mounted.until(() => mounted!.host.session.sessionId === firstId);
+    expect(mounted.host.target).toBe("other");
+    expect(mounted.frame()).toContain("Message Fake other");
+  });
+
   test("/new and /sessions are refused while a turn runs; the other session is not opened", async () => {
     mounted = await mountBaton({ script: { turns: [[{ type: "waitForCancel" }]] } });
     await mounted.submit("busy work");

@@ -6,6 +6,7 @@ import {
   replay,
   selectActivity,
   selectFooter,
+  selectLastDrivenTarget,
   selectPendingInteractions,
   selectTargetPlan,
   selectTranscriptWindow,
@@ -154,5 +155,35 @@ describe("selectTargetPlan", () => {
     expect(selectTargetPlan(s1, "claude")).toBeNull();
     const s2 = reduce(s1, f.make("state_update", { state: "idle", stopReason: "end_turn" }, { turn: "t_1", target: "codex" }));
     expect(selectTargetPlan(s2, "codex")?.pinned).toBe(false);
+  });
+});
+
+describe("selectLastDrivenTarget (#11.1)", () => {
+  const turn = (f: EventFactory, turnId: string, target: string, source: "baton" | "harness") => [
+    f.make("state_update", { state: "running" }, { turn: turnId, target, source }),
+    f.make("state_update", { state: "idle", stopReason: "end_turn" }, { turn: turnId, target }),
+    f.make("_baton_turn_summary", { turnId, role: source === "baton" ? "driven" : "observed", toolCalls: [] }, { turn: turnId, target, source: "baton" }),
+  ];
+
+  test("null before any driven turn; then the newest driven turn's target; observed turns do not count", () => {
+    const f = createEventFactory();
+    expect(selectLastDrivenTarget(replay([]))).toBeNull();
+    expect(selectLastDrivenTarget(replay(turn(f, "t_bg", "codex", "harness")))).toBeNull();
+    const g = createEventFactory();
+    const events = [...turn(g, "t_1", "codex", "baton"), ...turn(g, "t_2", "claude", "baton"), ...turn(g, "t_3", "codex", "harness")];
+    expect(selectLastDrivenTarget(replay(events))).toBe("claude");
+    expect(selectLastDrivenTarget(replay([...events, ...turn(g, "t_4", "codex-work", "baton")]))).toBe("codex-work");
+  });
+
+  test("a summary that does not say its role (an older ledger) does not count", () => {
+    const f = createEventFactory();
+    const events = [...turn(f, "t_1", "claude", "baton"), f.make("_baton_turn_summary", { turnId: "t_2", toolCalls: [] }, { turn: "t_2", target: "codex", source: "baton" })];
+    expect(selectLastDrivenTarget(replay(events))).toBe("claude");
+  });
+
+  test("a running turn without a summary yet does not move it", () => {
+    const f = createEventFactory();
+    const events = [...turn(f, "t_1", "claude", "baton"), f.make("state_update", { state: "running" }, { turn: "t_2", target: "codex", source: "baton" })];
+    expect(selectLastDrivenTarget(replay(events))).toBe("claude");
   });
 });

@@ -10,6 +10,7 @@ import { terminalJson } from "../../shared/terminal-text.ts";
 import { createAppContext, openSessionIn } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import type { OpenedSession } from "../open-session.ts";
+import { startTarget } from "../start-target.ts";
 import { StreamPrinter } from "../stream-printer.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError, type Parsed } from "./shared.ts";
 
@@ -56,10 +57,16 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
     if (positionals.length === 1 && positionals[0] === "-") prompt = (await io.stdin.readAll()).replace(/\n$/, "");
     if (prompt.trim().length === 0) throw new UsageError("exec needs a prompt: baton exec [options] [--] <prompt…>  (use - to read it from stdin)");
     const ctx = createAppContext(io, values.cwd === undefined ? {} : { cwd: values.cwd });
-    const target = ctx.registry.resolve(values.agent ?? ctx.loaded.config.defaultAgent);
+    const requested = values.agent === undefined ? undefined : ctx.registry.resolve(values.agent);
+    const fallback = () => ctx.registry.resolve(ctx.loaded.config.defaultAgent);
+    // A new session has no last target: a bad defaultAgent fails before a session is created.
+    if (requested === undefined && choice.kind === "new") fallback();
     // A one-shot run ends with its turn; the title is generated the next time the session is used.
     const session = await openSessionIn(ctx, choice, { generateTitles: false });
     try {
+      const start = startTarget(ctx.registry, session.controller.state, requested, fallback);
+      const target = start.target;
+      if (start.note !== undefined) io.stderr.write(`baton: ${start.note}\n`);
       if (values.model !== undefined) await session.controller.config.set(target.id, "model", values.model);
       if (values.effort !== undefined) await session.controller.config.set(target.id, "effort", values.effort);
       return await runOneTurn(io, session, target.id, prompt, approve, values.json === true, ctx.loaded.config.showThoughts);

@@ -9,6 +9,7 @@ import { createAppContext, openSessionIn } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import { exitHints } from "../exit-hints.ts";
 import type { OpenedSession } from "../open-session.ts";
+import { startTarget } from "../start-target.ts";
 import { StreamPrinter } from "../stream-printer.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom } from "./shared.ts";
 
@@ -19,9 +20,16 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
   try {
     const { values } = parse(argv, OPTIONS);
     const ctx = createAppContext(io, values.cwd === undefined ? {} : { cwd: values.cwd });
-    let target = ctx.registry.resolve(values.agent ?? ctx.loaded.config.defaultAgent);
-    session = await openSessionIn(ctx, sessionChoiceFrom(values));
+    const choice = sessionChoiceFrom(values);
+    const requested = values.agent === undefined ? undefined : ctx.registry.resolve(values.agent);
+    const fallback = () => ctx.registry.resolve(ctx.loaded.config.defaultAgent);
+    // A new session has no last target: a bad defaultAgent fails before a session is created.
+    if (requested === undefined && choice.kind === "new") fallback();
+    session = await openSessionIn(ctx, choice);
     const opened = session;
+    const start = startTarget(ctx.registry, opened.controller.state, requested, fallback);
+    let target = start.target;
+    if (start.note !== undefined) io.stderr.write(`baton: ${start.note}\n`);
     const controller = opened.controller;
     io.stdout.write(`baton repl — session ${opened.ref.batonSessionId}\nledger: ${opened.ref.paths.ledger}\ntarget: ${target.id}  (/<target> switches, /exit quits)\n`);
     const printer = new StreamPrinter({ out: io.stdout, err: io.stderr, showThoughts: ctx.loaded.config.showThoughts });

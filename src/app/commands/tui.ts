@@ -6,6 +6,7 @@
  */
 import fs from "node:fs";
 import { tokenPrefix } from "../../context/providers.ts";
+import type { HarnessTarget } from "../../harness/definition.ts";
 import type { HarnessRegistry } from "../../harness/registry.ts";
 import { displayTitle, targetsOf } from "../../store/index.ts";
 import { describeError } from "../../shared/errors.ts";
@@ -14,6 +15,7 @@ import { createAppContext, openSessionIn, type AppContext } from "../app-context
 import type { CliIo } from "../io.ts";
 import { exitHints } from "../exit-hints.ts";
 import type { OpenedSession, SessionChoice } from "../open-session.ts";
+import { startTarget } from "../start-target.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError } from "./shared.ts";
 
 const OPTIONS = {
@@ -33,13 +35,13 @@ interface OpenTuiSession extends TuiSession {
   readonly opened: OpenedSession;
 }
 
-function initialTarget(registry: HarnessRegistry, agent: string | undefined, defaultAgent: string): string {
-  if (agent !== undefined) return registry.resolve(agent).id;
+/** The TUI is lenient about a `defaultAgent` it cannot resolve: it starts on the first target (doctor reports it). */
+function defaultTarget(registry: HarnessRegistry, defaultAgent: string): HarnessTarget {
   const match = registry.match(defaultAgent);
-  if (match.kind === "match") return match.id;
+  if (match.kind === "match") return registry.target(match.id);
   const first = registry.listTargets()[0];
   if (first === undefined) throw new UsageError("no harness is registered");
-  return first.id;
+  return first;
 }
 
 async function open(ctx: AppContext, choice: SessionChoice): Promise<OpenTuiSession> {
@@ -91,11 +93,13 @@ export async function runTuiCommand(argv: readonly string[], io: CliIo): Promise
       return EXIT.failed;
     }
     const ctx = createAppContext(io, { ...(values.cwd === undefined ? {} : { cwd: values.cwd }), ...(values.root === undefined ? {} : { home: values.root }) });
-    const target = initialTarget(ctx.registry, values.agent, ctx.loaded.config.defaultAgent);
+    // --agent is resolved before the session is opened, so a typo fails before anything is locked.
+    const requested = values.agent === undefined ? undefined : ctx.registry.resolve(values.agent);
     session = await open(ctx, choice);
+    const start = startTarget(ctx.registry, session.controller.state, requested, () => defaultTarget(ctx.registry, ctx.loaded.config.defaultAgent));
     const first = session;
     session = undefined;
-    const opened = await runScreen(io, ctx, first, target);
+    const opened = await runScreen(io, ctx, first, start.target.id, start.note);
     io.stdout.write(exitHints(opened));
     return EXIT.ok;
   } catch (error) {
@@ -106,7 +110,7 @@ export async function runTuiCommand(argv: readonly string[], io: CliIo): Promise
 }
 
 /** Runs the screen until exit; returns the id of the session that was open at the end (already closed). */
-async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, target: string): Promise<string> {
+async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, target: string, note: string | undefined): Promise<string> {
   let screen: StartedTui | undefined;
   const host = new TuiHost({
     session: first,
@@ -132,6 +136,7 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
       ...(firstFrameFile === undefined ? {} : { onFirstFrame: () => fs.writeFileSync(firstFrameFile, `${Date.now()}\n`) }),
     });
     screen.renderer.setTerminalTitle(sanitizeTitle(titleOf(host.session)));
+    if (note !== undefined) host.toast(note, "warning", 15_000);
     void warnIfMissing(ctx, target, host);
     await host.exitRequested;
     const last = host.session as OpenTuiSession;
