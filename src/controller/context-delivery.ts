@@ -6,6 +6,7 @@ import { assembleCatchUp, wrapSync, type SummaryRecord } from "../context/catch-
 import type { PromptBlock } from "../event/content.ts";
 import type { ContextTransport } from "../event/kinds.ts";
 import { acceptsSideChannel, canSyncContext } from "../harness/capabilities.ts";
+import type { HarnessRegistry } from "../harness/registry.ts";
 import type { ProjectionState } from "../projection/index.ts";
 import type { EpochId, IdSource, SnapshotId, TurnId } from "../shared/ids.ts";
 import type { HarnessBinding } from "./binding.ts";
@@ -29,6 +30,15 @@ export interface DeliveryDeps {
 /** The receipted watermark of an epoch (never moves backwards). */
 export function epochThroughSeq(state: ProjectionState, contextEpochId: string): number {
   return state.contextEpochs[contextEpochId]?.throughSeq ?? 0;
+}
+
+/**
+ * How a turn's target is named in relayed history. A turn that ran on a target no longer in the
+ * configuration keeps its id, marked as such: its history is still delivered, never dropped or thrown on.
+ */
+export function targetLabel(registry: HarnessRegistry, targetId: string): string {
+  if (!registry.hasTarget(targetId)) return `${targetId} (no longer configured)`;
+  return registry.definitionOf(registry.target(targetId)).label;
 }
 
 export function summaryRecords(state: ProjectionState, label: (targetId: string) => string): SummaryRecord[] {

@@ -31,6 +31,7 @@ import { BindingPool } from "./binding-pool.ts";
 import { expandBlocks, hasMentions } from "./mention-expansion.ts";
 import type { ContextProviderRegistry } from "../context/providers.ts";
 import { canSteer, trySteer } from "./steer.ts";
+import { targetLabel } from "./context-delivery.ts";
 
 export interface SubmitOptions {
   /** What the user typed before @-expansion; defaults to the text of the blocks. */
@@ -101,7 +102,7 @@ export class Controller {
       settings: options.settings,
       binding: (targetId) => this.binding(targetId),
       fail: (record, error) => this.failTurn(record, error),
-      label: (targetId) => this.options.registry.definitionOf(this.options.registry.target(targetId)).label,
+      label: (targetId) => targetLabel(this.options.registry, targetId),
     });
     this.stall = new StallWatch({
       append: this.pipeline.append,

@@ -175,6 +175,27 @@ describe("reopening a session continues on the target it last drove (#11.1)", ()
   }, 90_000);
 });
 
+describe("a session whose history names a target that is no longer configured (#11.7)", () => {
+  test("exec --continue goes on on the default target, says so, and delivers the old target's turns labelled as such", async () => {
+    const config = path.join(env.batonHome, "config.yaml");
+    writeFileSync(config, "defaultAgent: claude\ntargets:\n  claude-b:\n    harness: claude\n");
+    const run = (args: string[]) => runBaton(args, { env: { ...env.env, BATON_DEFAULT_AGENT: "" }, cwd: env.cwd, stdin: "" });
+    await mock.script(reply.text("Noted: pineapple."), reply.text("You said pineapple."));
+    const first = await run(["exec", "--agent", "claude-b", "remember the word pineapple"]);
+    expect(first.code).toBe(0);
+    writeFileSync(config, "defaultAgent: claude\n");
+    const next = await run(["exec", "--continue", "what word did I say?"]);
+    expect(next.stderr).not.toContain("unknown target");
+    expect(next.code).toBe(0);
+    expect(next.stderr).toContain("this session last used 'claude-b', which is no longer configured; continuing on claude");
+    expect(next.stdout).toBe("You said pineapple.\n");
+    const sent = allMessageText((await mock.modelRequests()).at(-1)!.body);
+    expect(sent).toContain("[claude-b (no longer configured)]");
+    expect(sent).toContain("remember the word pineapple");
+    expect(sent).toContain("Noted: pineapple.");
+  }, 60_000);
+});
+
 function findLedger(sessionId: string): string {
   const projects = path.join(env.batonHome, "projects");
   for (const project of readdirSync(projects)) {
