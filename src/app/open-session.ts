@@ -11,7 +11,7 @@ import type { ControllerSettings, MetaPort, PreferencesPort } from "../controlle
 import type { RecoveryReport } from "../controller/recovery.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
 import { initialState, PROJECTION_VERSION, reduce, type ProjectionState } from "../projection/index.ts";
-import { createNativeTrace, loadState, writeCheckpoint, type NativeTrace, type LedgerIo, type Ledger, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
+import { createNativeTrace, loadState, writeCheckpoint, type NativeTrace, type LedgerIo, type Ledger, type ListQuery, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
 import { BatonError } from "../shared/errors.ts";
 import path from "node:path";
 import { resolveCwd } from "../store/index.ts";
@@ -61,18 +61,31 @@ export const projectionFold: StateFold<ProjectionState> = {
   fold: reduce,
 };
 
-/** Pick the session to open without touching it. */
-export function chooseSession(store: SessionStore, cwd: string, choice: SessionChoice): { ref: SessionRef; created: boolean } {
+/**
+ * Pick the session to open without touching it. `continue` takes the latest session of the enclosing
+ * project (this directory or the nearest parent with sessions); with none, it is an error, not a new session.
+ */
+export function chooseSession(store: SessionStore, cwd: string, choice: SessionChoice, userHome?: string): { ref: SessionRef; created: boolean } {
   if (choice.kind === "id") {
     const ref = store.findSession(choice.id);
     assertOwnProject(ref, cwd);
     return { ref, created: false };
   }
   if (choice.kind === "continue") {
-    const latest = store.listSessions({ cwd }).sessions[0];
+    const listing = store.listSessions(sessionsQuery(cwd, userHome));
+    const latest = listing.sessions[0];
     if (latest) return { ref: latest, created: false };
+    const here = listing.project?.from ?? cwd;
+    throw new BatonError("session_not_found", `nothing to continue: no session in ${here} or its parent directories`, {
+      hint: "Start one without --continue (baton, or baton exec \"…\"); see baton sessions --all for sessions elsewhere",
+    });
   }
   return { ref: store.createSession({ cwd }), created: true };
+}
+
+/** The sessions that apply to `cwd`: its own, or the enclosing project's (climbing to the git root, never to the home). */
+export function sessionsQuery(cwd: string, userHome: string | undefined): ListQuery {
+  return { cwd, ancestors: { userHome } };
 }
 
 /**
@@ -90,7 +103,7 @@ function assertOwnProject(ref: SessionRef, cwd: string): void {
 
 export async function openSession(options: OpenSessionOptions): Promise<OpenedSession> {
   const { store } = options;
-  const { ref, created } = chooseSession(store, options.cwd, options.choice);
+  const { ref, created } = chooseSession(store, options.cwd, options.choice, options.env["HOME"]);
   const lock = store.acquireLock(ref);
   let ledger: Ledger | undefined;
   let log: SessionLog | undefined;

@@ -102,3 +102,47 @@ export function listProjectDirs(home: string): string[] {
   const root = projectsRoot(home);
   return listDirs(root).map((name) => path.join(root, name));
 }
+
+/** How far `enclosingProject` climbs: never to the user's home or above it (unless the search starts there). */
+export interface AncestorLimit {
+  readonly userHome?: string | undefined;
+}
+
+export interface EnclosingProject extends ProjectInfo {
+  /** The directory the search started from (resolved); differs from `cwd` when an ancestor's project was found. */
+  readonly from: string;
+  /** Where the search stopped: the git root, the directory below the user's home, or the filesystem root. */
+  readonly stoppedAt: string;
+}
+
+/**
+ * The project whose sessions apply to `cwd`: the nearest of `cwd` and its ancestors whose project has at
+ * least one session, climbing no further than the git root (a directory holding `.git`) and never to the
+ * user's home or above. When none has sessions, `cwd`'s own project (nothing is created).
+ */
+export function enclosingProject(home: string, cwd: string, limit: AncestorLimit = {}): EnclosingProject {
+  const from = resolveCwd(cwd);
+  const userHome = limit.userHome === undefined ? undefined : realOrSelf(limit.userHome);
+  let dir = from;
+  for (;;) {
+    const project = locateProject(home, dir);
+    if (listDirs(path.join(project.dir, "sessions")).length > 0) return { ...project, from, stoppedAt: dir };
+    const parent = path.dirname(dir);
+    const atHome = userHome !== undefined && isInside(userHome, parent);
+    if (fs.existsSync(path.join(dir, ".git")) || parent === dir || atHome) return { ...locateProject(home, from), from, stoppedAt: dir };
+    dir = parent;
+  }
+}
+
+/** True when `inner` is `outer` or below it. */
+function isInside(inner: string, outer: string): boolean {
+  return inner === outer || inner.startsWith(outer.endsWith(path.sep) ? outer : `${outer}${path.sep}`);
+}
+
+function realOrSelf(dir: string): string {
+  try {
+    return fs.realpathSync(path.resolve(dir));
+  } catch {
+    return path.resolve(dir);
+  }
+}

@@ -11,7 +11,7 @@ import type { Logger } from "../shared/log.ts";
 import { CHECKPOINT_FILE } from "./checkpoint.ts";
 import { FILE_MODE, ensureDir, isoTime, listDirs } from "./files.ts";
 import { activityTime, readMeta, writeMeta, type SessionMeta } from "./meta.ts";
-import { ensureProject, listProjectDirs, locateProject } from "./project.ts";
+import { enclosingProject, ensureProject, listProjectDirs, locateProject, resolveCwd, type AncestorLimit } from "./project.ts";
 
 export const LEDGER_FILE = "session.jsonl";
 export const SESSION_LOG_FILE = "session.log";
@@ -50,6 +50,8 @@ export interface StoreProblem {
 export interface SessionListing {
   readonly sessions: readonly SessionRef[];
   readonly problems: readonly StoreProblem[];
+  /** For a cwd query: the project directory listed, and the (resolved) directory asked about. */
+  readonly project?: { readonly cwd: string; readonly from: string };
 }
 
 export function sessionPaths(dir: string): SessionPaths {
@@ -140,21 +142,27 @@ export function findSession(ctx: StoreContext, idOrPrefix: string): SessionRef {
   return loadRef(only.projectDir, only.id);
 }
 
-export type ListQuery = { readonly cwd: string } | { readonly all: true };
+/**
+ * `cwd`: that directory's sessions; with `ancestors`, those of the enclosing project instead (the nearest
+ * of cwd and its parents that has sessions, see `enclosingProject`); `all`: every project's.
+ */
+export type ListQuery = { readonly cwd: string; readonly ancestors?: AncestorLimit } | { readonly all: true };
 
 /**
  * Sessions newest first (updatedAt || createdAt, desc). For a cwd: that project's sessions whose
- * meta.cwd is exactly the cwd. Unreadable sessions are skipped and reported in `problems`.
+ * meta.cwd is exactly the project's directory. Unreadable sessions are skipped and reported in `problems`.
  */
 export function listSessions(ctx: StoreContext, query: ListQuery): SessionListing {
   const problems: StoreProblem[] = [];
   const sessions: SessionRef[] = [];
   let projectDirs: string[];
   let cwd: string | undefined;
+  let project: { readonly cwd: string; readonly from: string } | undefined;
   if ("cwd" in query) {
-    const project = locateProject(ctx.home, query.cwd);
-    projectDirs = [project.dir];
-    cwd = project.cwd;
+    const found = query.ancestors === undefined ? { ...locateProject(ctx.home, query.cwd), from: resolveCwd(query.cwd) } : enclosingProject(ctx.home, query.cwd, query.ancestors);
+    projectDirs = [found.dir];
+    cwd = found.cwd;
+    project = { cwd: found.cwd, from: found.from };
   } else {
     projectDirs = listProjectDirs(ctx.home);
   }
@@ -169,7 +177,7 @@ export function listSessions(ctx: StoreContext, query: ListQuery): SessionListin
     }
   }
   sessions.sort((a, b) => compareDesc(activityTime(a.meta), activityTime(b.meta)) || compareDesc(a.batonSessionId, b.batonSessionId));
-  return { sessions, problems };
+  return { sessions, problems, ...(project === undefined ? {} : { project }) };
 }
 
 function compareDesc(a: string, b: string): number {

@@ -3,7 +3,7 @@
  * against the project's mock Anthropic API. Asserts on what the mock received and on the ledger.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { allMessageText, reply, toolResultsOf } from "../support/mock-anthropic/script.ts";
@@ -193,6 +193,54 @@ describe("a session whose history names a target that is no longer configured (#
     expect(sent).toContain("[claude-b (no longer configured)]");
     expect(sent).toContain("remember the word pineapple");
     expect(sent).toContain("Noted: pineapple.");
+  }, 60_000);
+});
+
+describe("subdirectories and --continue (#11.8)", () => {
+  const at = (cwd: string, args: string[]) => runBaton(args, { env: env.env, cwd, stdin: "" });
+  const sessionDirs = () => {
+    const projects = path.join(env.batonHome, "projects");
+    return existsSync(projects) ? readdirSync(projects).flatMap((p) => (existsSync(path.join(projects, p, "sessions")) ? readdirSync(path.join(projects, p, "sessions")) : [])) : [];
+  };
+
+  test("from a subdirectory, exec --continue and sessions find the project's sessions", async () => {
+    await mock.script(reply.text("Noted: pineapple."), reply.text("You said pineapple."));
+    const first = await at(env.cwd, ["exec", "remember the word pineapple"]);
+    const id = sessionOf(first.stderr);
+    const deep = path.join(env.cwd, "src", "deep");
+    mkdirSync(deep, { recursive: true });
+
+    const listed = await at(deep, ["sessions"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(`Sessions of ${env.cwd} (the enclosing project of ${deep}):`);
+    expect(listed.stdout).toContain(`@${id}`);
+    expect((JSON.parse((await at(deep, ["sessions", "--json"])).stdout) as { id: string }[]).map((row) => row.id)).toEqual([id]);
+
+    const continued = await at(deep, ["exec", "--continue", "what word did I say?"]);
+    expect(continued.code).toBe(0);
+    expect(sessionOf(continued.stderr)).toBe(id);
+    expect(continued.stdout).toBe("You said pineapple.\n");
+    expect(sessionDirs()).toEqual([id]);
+  }, 60_000);
+
+  test("--continue with nothing to continue is an error (exit 2) that creates nothing; the climb stops at the git root", async () => {
+    await mock.script(reply.text("in the outer project"));
+    const empty = path.join(env.root, "empty");
+    mkdirSync(empty);
+    const nothing = await at(empty, ["exec", "--continue", "hello?"]);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain(`baton: nothing to continue: no session in ${empty} or its parent directories`);
+    expect(sessionDirs()).toEqual([]);
+
+    expect((await at(env.cwd, ["exec", "outer"])).code).toBe(0);
+    // A nested repository is a project of its own: its subdirectories do not climb past its root.
+    const nested = path.join(env.cwd, "vendor", "lib");
+    mkdirSync(path.join(nested, ".git"), { recursive: true });
+    mkdirSync(path.join(nested, "src"));
+    const inner = await at(path.join(nested, "src"), ["exec", "--continue", "hello?"]);
+    expect(inner.code).toBe(2);
+    expect(inner.stderr).toContain("nothing to continue");
+    expect(sessionDirs()).toHaveLength(1);
   }, 60_000);
 });
 

@@ -52,6 +52,13 @@ describe("baton (TUI) before the screen", () => {
     expect(agent.stderr).toContain("unknown target 'nope'");
   });
 
+  test("-c with nothing to continue says so and exits 2 before the screen (#11.8)", async () => {
+    const result = await run(["-c"], true);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("nothing to continue: no session in");
+    expect(result.stdout).not.toContain("\u001b[?1049h");
+  });
+
   test("a session locked by a live process fails with a plain-text error, exit 1", async () => {
     const home = makeTestHome();
     let holder: Bun.Subprocess<"ignore", "pipe", "inherit"> | undefined;

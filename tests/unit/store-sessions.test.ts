@@ -167,7 +167,8 @@ describe("sessions", () => {
 
   test("listing a cwd that has no project creates nothing", () => {
     const { ctx, work, home } = setup();
-    expect(createSessionStore(ctx).listSessions({ cwd: work })).toEqual({ sessions: [], problems: [] });
+    expect(createSessionStore(ctx).listSessions({ cwd: work })).toEqual({ sessions: [], problems: [], project: { cwd: work, from: work } });
+    expect(createSessionStore(ctx).listSessions({ cwd: work, ancestors: {} }).sessions).toEqual([]);
     expect(fs.existsSync(path.join(home, "projects"))).toBe(false);
   });
 });
@@ -250,5 +251,34 @@ describe("meta.json (EV-10)", () => {
     expect(error.code).toBe("meta_invalid");
     expect(error.message).toContain(path.join(dir, "meta.json"));
     expect(error.message).toMatch(message);
+  });
+});
+
+describe("enclosing project (#11.8)", () => {
+  test("the nearest of cwd and its parents with sessions; not past the git root; never the user's home or above", () => {
+    const { ctx, work } = setup();
+    const store = createSessionStore(ctx);
+    const userHome = mkdir(work, "home");
+    const repo = mkdir(userHome, "repo");
+    const deep = mkdir(repo, "src", "deep");
+    const ancestors = { userHome };
+    expect(store.listSessions({ cwd: deep, ancestors }).sessions).toEqual([]);
+    const root = store.createSession({ cwd: repo });
+    const fromDeep = store.listSessions({ cwd: deep, ancestors });
+    expect(fromDeep.sessions.map((r) => r.batonSessionId)).toEqual([root.batonSessionId]);
+    expect(fromDeep.project).toEqual({ cwd: repo, from: deep });
+    // Without `ancestors` only the directory itself counts.
+    expect(store.listSessions({ cwd: deep }).sessions).toEqual([]);
+    // The nearest wins: a subdirectory with sessions of its own lists those.
+    const own = store.createSession({ cwd: path.join(repo, "src") });
+    expect(store.listSessions({ cwd: deep, ancestors }).sessions.map((r) => r.batonSessionId)).toEqual([own.batonSessionId]);
+    // A git root stops the climb.
+    const nested = mkdir(repo, "vendor", "lib");
+    mkdir(nested, ".git");
+    expect(store.listSessions({ cwd: mkdir(nested, "x"), ancestors }).sessions).toEqual([]);
+    // The user's home is never climbed into: a session started at ~ does not claim ~/elsewhere.
+    store.createSession({ cwd: userHome });
+    expect(store.listSessions({ cwd: mkdir(userHome, "elsewhere"), ancestors }).sessions).toEqual([]);
+    expect(store.listSessions({ cwd: userHome, ancestors }).sessions).toHaveLength(1);
   });
 });

@@ -12,7 +12,7 @@ import { systemClock } from "../../shared/clock.ts";
 import { createUlidSource } from "../../shared/ids.ts";
 import { batonHome } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
-import { projectionFold } from "../open-session.ts";
+import { projectionFold, sessionsQuery } from "../open-session.ts";
 import { displayTitle } from "../../store/display.ts";
 import { describeAdoption, resolveSessionArg } from "./session-arg.ts";
 import { EXIT, parse, reportError, UsageError } from "./shared.ts";
@@ -27,7 +27,7 @@ export async function runFork(argv: readonly string[], io: CliIo): Promise<numbe
     if (positionals.length > 1 || (values.last && positionals.length > 0)) throw new UsageError("usage: baton fork [bs_id | native-id | --last] [--cwd DIR]");
     let source: SessionRef;
     if (positionals[0]) source = await sourceFor(io, store, positionals[0], values.cwd);
-    else if (values.last) source = latest(store, cwd);
+    else if (values.last) source = latest(store, cwd, io.env["HOME"]);
     else {
       const picked = await pick(io, store, cwd, "Fork a previous session");
       if (picked.kind === "none") throw new UsageError(`no sessions for ${cwd} to fork`);
@@ -84,8 +84,8 @@ async function sourceFor(io: CliIo, store: SessionStore, arg: string, cwd: strin
   return resolved.adoption.ref;
 }
 
-function latest(store: SessionStore, cwd: string): SessionRef {
-  const found = store.listSessions({ cwd }).sessions[0];
+function latest(store: SessionStore, cwd: string, userHome: string | undefined): SessionRef {
+  const found = store.listSessions(sessionsQuery(cwd, userHome)).sessions[0];
   if (!found) throw new UsageError(`no sessions for ${cwd} to fork`);
   return found;
 }
@@ -94,8 +94,9 @@ function latest(store: SessionStore, cwd: string): SessionRef {
 type Picked = { readonly kind: "none" } | { readonly kind: "cancelled" } | { readonly kind: "chosen"; readonly ref: SessionRef };
 
 async function pick(io: CliIo, store: SessionStore, cwd: string, title: string): Promise<Picked> {
+  const userHome = io.env["HOME"];
   if (!io.stdinIsTTY || !io.stdout.isTTY) throw new UsageError("no session id given and no terminal to pick one: pass a bs_ id (see baton sessions)");
-  const sessions = store.listSessions({ cwd }).sessions;
+  const sessions = store.listSessions(sessionsQuery(cwd, userHome)).sessions;
   if (sessions.length === 0) return { kind: "none" };
   const chosen = await pickSession(
     title,

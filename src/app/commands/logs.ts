@@ -8,6 +8,7 @@ import { terminalJson } from "../../shared/terminal-text.ts";
 import { createUlidSource } from "../../shared/ids.ts";
 import { batonHome } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
+import { sessionsQuery } from "../open-session.ts";
 import { EXIT, parse, reportError, UsageError } from "./shared.ts";
 
 const OPTIONS = {
@@ -32,7 +33,7 @@ export async function runLogs(argv: readonly string[], io: CliIo): Promise<numbe
     if (positionals.length > 1) throw new UsageError("usage: baton logs [bs_id] [--level L] [--component prefix] [--tail N] [--json]");
     const store = createSessionStore({ home: batonHome(io.env), clock: systemClock, ids: createUlidSource() });
     const cwd = path.resolve(io.cwd, values.cwd ?? ".");
-    const ref = positionals[0] ? store.findSession(positionals[0]) : store.listSessions({ cwd }).sessions[0];
+    const ref = positionals[0] ? store.findSession(positionals[0]) : store.listSessions(sessionsQuery(cwd, io.env["HOME"])).sessions[0];
     if (!ref) throw new BatonError("session_not_found", `no sessions for ${cwd} yet`);
     let records = readLogRecords(ref.paths.dir).filter(
       (record) =>

@@ -8,6 +8,7 @@ import { terminalJson } from "../../shared/terminal-text.ts";
 import { createUlidSource } from "../../shared/ids.ts";
 import type { CliIo } from "../io.ts";
 import { displayTitle, targetsOf } from "../../store/display.ts";
+import { sessionsQuery } from "../open-session.ts";
 import { EXIT, parse, reportError } from "./shared.ts";
 
 const OPTIONS = { cwd: { type: "string" }, all: { type: "boolean" }, json: { type: "boolean" }, tree: { type: "boolean" } } as const;
@@ -18,7 +19,7 @@ export async function runSessions(argv: readonly string[], io: CliIo): Promise<n
     const home = batonHome(io.env);
     const cwd = path.resolve(io.cwd, values.cwd ?? ".");
     const store = createSessionStore({ home, clock: systemClock, ids: createUlidSource() });
-    const listing = store.listSessions(values.all ? { all: true } : { cwd });
+    const listing = store.listSessions(values.all ? { all: true } : sessionsQuery(cwd, io.env["HOME"]));
     for (const problem of listing.problems) io.stderr.write(`baton: skipped ${problem.path}: ${problem.message}\n`);
     const rows = listing.sessions.map((ref) => ({
       id: ref.batonSessionId,
@@ -38,6 +39,8 @@ export async function runSessions(argv: readonly string[], io: CliIo): Promise<n
       io.stdout.write(values.all ? "No sessions yet.\n" : `No sessions for ${cwd} yet. Start one with: baton exec "…"  (or baton repl)\n`);
       return EXIT.ok;
     }
+    const enclosing = listing.project !== undefined && listing.project.cwd !== listing.project.from ? listing.project.cwd : undefined;
+    if (enclosing !== undefined) io.stdout.write(`Sessions of ${enclosing} (the enclosing project of ${listing.project?.from}):\n`);
     for (const { row, depth } of values.tree ? lineage(rows) : rows.map((row) => ({ row, depth: 0 }))) {
       const where = values.all ? `  ${row.cwd}` : "";
       const indent = depth === 0 ? "" : `${"  ".repeat(depth - 1)}└ `;

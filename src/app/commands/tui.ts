@@ -14,7 +14,7 @@ import { sanitizeTitle, startTui, titleSequence, TuiHost, type SessionSwitcher, 
 import { createAppContext, openSessionIn, type AppContext } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import { exitHints } from "../exit-hints.ts";
-import type { OpenedSession, SessionChoice } from "../open-session.ts";
+import { sessionsQuery, type OpenedSession, type SessionChoice } from "../open-session.ts";
 import { startTarget } from "../start-target.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError } from "./shared.ts";
 
@@ -71,7 +71,7 @@ async function open(ctx: AppContext, choice: SessionChoice): Promise<OpenTuiSess
 function switcher(ctx: AppContext): SessionSwitcher {
   return {
     list: () =>
-      ctx.store.listSessions({ cwd: ctx.cwd }).sessions.map((ref) => ({
+      ctx.store.listSessions(sessionsQuery(ctx.cwd, ctx.childEnv["HOME"])).sessions.map((ref) => ({
         id: ref.batonSessionId,
         title: displayTitle(ref.meta),
         createdAt: ref.meta.createdAt,
