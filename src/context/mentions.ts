@@ -14,7 +14,17 @@ export interface MentionRef {
   readonly token: string;
 }
 
-export function parseMentions(text: string): { references: MentionRef[]; legacy: string[] } {
+/**
+ * The references in `text` the user typed. `untyped` are the parts of the text the user did not type
+ * (pasted into the composer, piped on stdin): a reference is expanded only when it occurs in `text` more
+ * often than in those parts, so a pasted file or a piped diff never pulls another session's history in.
+ */
+export function parseMentions(text: string, untyped: readonly string[] = []): { references: MentionRef[]; legacy: string[] } {
+  const typedMore = (token: string, pattern: RegExp, count: (match: RegExpMatchArray) => string): boolean => {
+    if (untyped.length === 0) return true;
+    const occurrences = (s: string) => [...s.matchAll(pattern)].filter((match) => count(match) === token).length;
+    return occurrences(text) > untyped.reduce((sum, part) => sum + occurrences(part), 0);
+  };
   const references: MentionRef[] = [];
   const seen = new Set<string>();
   for (const match of text.matchAll(PROVIDER_TOKEN)) {
@@ -22,9 +32,11 @@ export function parseMentions(text: string): { references: MentionRef[]; legacy:
     const token = `@${prefix}:${id}`;
     if (seen.has(token)) continue;
     seen.add(token);
-    references.push({ prefix, id, token });
+    if (typedMore(token, PROVIDER_TOKEN, (m) => `@${m[2] ?? ""}:${m[3] ?? ""}`)) references.push({ prefix, id, token });
   }
-  const legacy = [...new Set([...text.matchAll(LEGACY_TOKEN)].map((match) => match[2] ?? ""))].filter((id) => id.length > 0);
+  const legacy = [...new Set([...text.matchAll(LEGACY_TOKEN)].map((match) => match[2] ?? ""))]
+    .filter((id) => id.length > 0)
+    .filter((id) => typedMore(id, LEGACY_TOKEN, (m) => m[2] ?? ""));
   return { references, legacy };
 }
 
@@ -36,8 +48,8 @@ export interface Expansion {
 }
 
 /** Expand the tokens of `text` within `budgetChars` (shared equally; halves when both kinds appear). */
-export async function expandMentions(text: string, registry: ContextProviderRegistry, budgetChars: number): Promise<Expansion> {
-  const { references, legacy } = parseMentions(text);
+export async function expandMentions(text: string, registry: ContextProviderRegistry, budgetChars: number, untyped: readonly string[] = []): Promise<Expansion> {
+  const { references, legacy } = parseMentions(text, untyped);
   if (references.length === 0 && legacy.length === 0) return { text, expanded: false, unresolved: [] };
   const kinds = (references.length > 0 ? 1 : 0) + (legacy.length > 0 ? 1 : 0);
   const kindBudget = Math.floor(budgetChars / kinds);

@@ -4,6 +4,7 @@
  */
 import { initialState, PROJECTION_VERSION, reduce, type ProjectionState, type TurnSummaryEntry } from "../projection/index.ts";
 import { displayTitle, loadState, type SessionRef, type SessionStore } from "../store/index.ts";
+import { sessionIdPrefix } from "../shared/ids.ts";
 import type { ContextCandidate, ContextProvider } from "./providers.ts";
 
 export function createSessionProvider(store: SessionStore, currentSessionId: string): ContextProvider {
@@ -23,8 +24,11 @@ export function createSessionProvider(store: SessionStore, currentSessionId: str
       return out;
     },
     async provide(id, { maxChars }) {
-      const ref = candidates().find((candidate) => candidate.batonSessionId === id || candidate.batonSessionId === `bs_${id}`)
-        ?? candidates().find((candidate) => candidate.batonSessionId.startsWith(id.startsWith("bs_") ? id : `bs_${id}`));
+      // Only a session id (or a prefix of one) names a session; anything else resolves to nothing.
+      const prefix = sessionIdPrefix(id);
+      if (prefix === undefined || prefix === "bs_") return undefined;
+      const all = candidates();
+      const ref = all.find((candidate) => candidate.batonSessionId === prefix) ?? all.find((candidate) => candidate.batonSessionId.startsWith(prefix));
       if (!ref) return undefined;
       return buildSessionContext(ref, summariesOf(store, ref), maxChars);
     },

@@ -38,6 +38,11 @@ export interface SubmitOptions {
   readonly displayText?: string;
   /** The proposed plan this prompt implements (`/implement-plan`). */
   readonly implementsPlan?: string;
+  /**
+   * Parts of the prompt the user did not type: pasted into the composer or read from a pipe. `@session:`
+   * references found only there are not expanded (a piped file must not pull another session's history in).
+   */
+  readonly untyped?: readonly string[];
 }
 
 export type ControllerNotice = { readonly level: "info" | "warning" | "error"; readonly text: string };
@@ -174,7 +179,8 @@ export class Controller {
     capturePreview(this.options.meta, displayText);
     // Expansion only waits when there is something to expand, so plain prompts queue in submit order.
     const providers = this.options.contextProviders;
-    const expanded = providers && hasMentions(blocks) ? await expandBlocks(blocks, providers, this.options.settings.mentionBudgetChars) : blocks;
+    const untyped = options.untyped ?? [];
+    const expanded = providers && hasMentions(blocks, untyped) ? await expandBlocks(blocks, providers, this.options.settings.mentionBudgetChars, untyped) : blocks;
     const submission = {
       kind: "prompt",
       source: { type: "user" },

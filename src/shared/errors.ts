@@ -5,6 +5,7 @@ export type BatonErrorCode =
   | "ledger_corrupt"
   | "ledger_io"
   | "session_not_found"
+  | "session_id_invalid"
   | "session_locked"
   | "session_ambiguous"
   | "project_mismatch"

@@ -78,3 +78,26 @@ export function createSequentialIdSource(start = 1): IdSource {
     },
   };
 }
+
+/** Crockford base32 as ULIDs use it: digits and upper-case letters without I, L, O, U. */
+const CROCKFORD_BODY = /^[0-9A-HJKMNP-TV-Z]*$/;
+const ULID_LENGTH = 26;
+
+/** Exactly what `mint("session")` produces: `bs_` + 26 Crockford base32 characters. Nothing else names a session. */
+export function isBatonSessionId(value: string): value is BatonSessionId {
+  return value.length === 3 + ULID_LENGTH && value.startsWith("bs_") && CROCKFORD_BODY.test(value.slice(3));
+}
+
+/**
+ * What a user typed as a session id or a unique prefix of one (`bs_01J…`, `01J…`, any case) as the `bs_…`
+ * prefix to look for; undefined when it cannot be the start of a session id (other characters, too long,
+ * or a path). Case is folded: Crockford base32 is case-insensitive.
+ */
+export function sessionIdPrefix(typed: string): string | undefined {
+  const trimmed = typed.trim();
+  const hasPrefix = trimmed.toLowerCase().startsWith("bs_");
+  const body = (hasPrefix ? trimmed.slice(3) : trimmed).toUpperCase();
+  if (!hasPrefix && body.length === 0) return undefined;
+  if (body.length > ULID_LENGTH || !CROCKFORD_BODY.test(body)) return undefined;
+  return `bs_${body}`;
+}

@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Clock } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
-import type { BatonSessionId, IdSource } from "../shared/ids.ts";
+import { isBatonSessionId, sessionIdPrefix, type BatonSessionId, type IdSource } from "../shared/ids.ts";
 import type { Logger } from "../shared/log.ts";
 import { CHECKPOINT_FILE } from "./checkpoint.ts";
 import { FILE_MODE, ensureDir, isoTime, listDirs } from "./files.ts";
@@ -69,6 +69,25 @@ function sessionsDir(projectDir: string): string {
   return path.join(projectDir, "sessions");
 }
 
+/**
+ * The directory of session `id` under `projectDir`. Only a well-formed id (`bs_` + 26 Crockford base32
+ * characters) names one, and the result must stay inside the project's `sessions/` directory; anything
+ * else (`bs_/../..`, an absolute path) is refused before any file is touched.
+ */
+export function sessionDirOf(projectDir: string, id: string): string {
+  if (!isBatonSessionId(id)) throw invalidSessionId(id);
+  const parent = path.resolve(sessionsDir(projectDir));
+  const dir = path.resolve(parent, id);
+  if (path.dirname(dir) !== parent || path.basename(dir) !== id) throw invalidSessionId(id);
+  return dir;
+}
+
+function invalidSessionId(typed: string): BatonError {
+  return new BatonError("session_id_invalid", `'${typed}' is not a Baton session id`, {
+    hint: "A session id is bs_ followed by 26 letters and digits (see baton sessions); a unique prefix of one also works",
+  });
+}
+
 export interface CreateSessionOptions {
   readonly cwd: string;
   readonly title?: string;
@@ -80,7 +99,7 @@ export interface CreateSessionOptions {
 export function createSessionDir(ctx: StoreContext, cwd: string): { id: BatonSessionId; projectDir: string; cwd: string; paths: SessionPaths } {
   const project = ensureProject(ctx.home, cwd);
   const id = ctx.ids.mint("session");
-  const paths = sessionPaths(path.join(sessionsDir(project.dir), id));
+  const paths = sessionPaths(sessionDirOf(project.dir, id));
   ensureDir(paths.dir);
   fs.closeSync(fs.openSync(paths.ledger, "wx", FILE_MODE));
   return { id, projectDir: project.dir, cwd: project.cwd, paths };
@@ -103,7 +122,9 @@ export function createSession(ctx: StoreContext, options: CreateSessionOptions):
 }
 
 function loadRef(projectDir: string, id: string): SessionRef {
-  const paths = sessionPaths(path.join(sessionsDir(projectDir), id));
+  const paths = sessionPaths(sessionDirOf(projectDir, id));
+  // A symlink could point anywhere: a session directory is a real directory under the project.
+  if (!fs.lstatSync(paths.dir).isDirectory()) throw new BatonError("meta_invalid", `${paths.dir} is not a directory (a link or a file is not a session)`);
   const meta = readMeta(paths.dir);
   if (meta.batonSessionId !== id) {
     throw new BatonError("meta_invalid", `${paths.meta} names ${meta.batonSessionId}, but its directory is ${id}`);
@@ -118,17 +139,18 @@ function loadRef(projectDir: string, id: string): SessionRef {
 export function findSession(ctx: StoreContext, idOrPrefix: string): SessionRef {
   const wanted = idOrPrefix.trim();
   if (wanted.length === 0) throw new BatonError("usage", "a session id is required");
-  const candidates = wanted.startsWith("bs_") ? [wanted] : [wanted, `bs_${wanted}`];
+  const prefix = sessionIdPrefix(wanted);
+  if (prefix === undefined) throw invalidSessionId(wanted);
   const projects = listProjectDirs(ctx.home);
-  for (const projectDir of projects) {
-    for (const candidate of candidates) {
-      if (fs.existsSync(path.join(sessionsDir(projectDir), candidate, "meta.json"))) return loadRef(projectDir, candidate);
+  if (isBatonSessionId(prefix)) {
+    for (const projectDir of projects) {
+      if (fs.existsSync(path.join(sessionDirOf(projectDir, prefix), "meta.json"))) return loadRef(projectDir, prefix);
     }
   }
   const matches: Array<{ projectDir: string; id: string }> = [];
   for (const projectDir of projects) {
     for (const id of listDirs(sessionsDir(projectDir))) {
-      if (candidates.some((candidate) => id.startsWith(candidate))) matches.push({ projectDir, id });
+      if (isBatonSessionId(id) && id.startsWith(prefix)) matches.push({ projectDir, id });
     }
   }
   const [only, ...others] = matches;

@@ -70,7 +70,8 @@ async function implementPlan(host: TuiHost, target: string): Promise<void> {
   }
   const plan = latestOpenPlan(state, target);
   if (plan === undefined) host.send(target, IMPLEMENT_PLAN_TEXT);
-  else host.send(target, `${IMPLEMENT_PREFIX}${plan.content}`, IMPLEMENT_PLAN_TEXT, plan.planId);
+  // The plan is the agent's text, not the user's: references in it are not expanded.
+  else host.send(target, `${IMPLEMENT_PREFIX}${plan.content}`, { displayText: IMPLEMENT_PLAN_TEXT, implementsPlan: plan.planId, untyped: [plan.content] });
 }
 
 function compact(host: TuiHost, target: string, label: string): void {

@@ -3,6 +3,7 @@
  * never from a harness name tested here. `/<target> [message]` routing resolves through the registry.
  */
 import type { HarnessRegistry } from "../harness/registry.ts";
+import { selectLastDrivenTarget, type ProjectionState } from "../projection/index.ts";
 
 export interface TargetLook {
   readonly id: string;
@@ -59,4 +60,10 @@ export function matchSlashTarget(registry: HarnessRegistry, text: string): Slash
   if (match.kind === "match") return { kind: "target", targetId: match.id, message: (m[2] ?? "").trim() };
   if (match.kind === "ambiguous") return { kind: "ambiguous", token, matches: match.matches };
   return { kind: "none" };
+}
+
+/** The target a session opened from `/sessions` continues on: the one it last drove while still configured, else `current`. */
+export function continuedTarget(registry: HarnessRegistry, state: ProjectionState, current: string): string {
+  const last = selectLastDrivenTarget(state);
+  return last !== null && registry.hasTarget(last) ? last : current;
 }

@@ -2,10 +2,10 @@
  * Baton's side of the chat view: projection → the five view states (throttled, TUI-12), intents → the
  * Controller. It holds no promises the view waits on; everything the user sees is published to the store.
  */
-import type { Controller } from "../controller/controller.ts";
+import type { Controller, SubmitOptions } from "../controller/controller.ts";
 import type { AnyEvent } from "../event/envelope.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
-import { selectLastDrivenTarget, tableGet } from "../projection/index.ts";
+import { tableGet } from "../projection/index.ts";
 import type { Clock, TimerHandle } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import {
@@ -28,7 +28,7 @@ import type { SessionOpenChoice, SessionSwitcher, TuiSession } from "./session-p
 import { runCommand } from "./slash-commands.ts";
 import { PublishThrottle, STREAM_KINDS } from "./stream-throttle.ts";
 import { dirtyRefOf, type DirtyRef } from "./timeline-mapper.ts";
-import { createTargetLooks, matchSlashTarget, type TargetLook } from "./targets.ts";
+import { continuedTarget, createTargetLooks, matchSlashTarget, type TargetLook } from "./targets.ts";
 import { sanitizeTitle } from "./terminal-title.ts";
 import { ViewComposer } from "./view-composer.ts";
 import { historyOf } from "./view-states.ts";
@@ -139,7 +139,7 @@ export class TuiHost {
     if (this.exiting) return;
     switch (intent.type) {
       case "submit":
-        this.submitText(intent.text);
+        this.submitText(intent.text, intent.pasted ?? []);
         return;
       case "command":
         void runCommand(this, intent.name, intent.args).catch((error: unknown) => this.toast(describeError(error), "error"));
@@ -185,18 +185,18 @@ export class TuiHost {
   readonly mentionQuery = (query: string): Promise<readonly MentionGroup[]> => this.current.mentions?.(query) ?? Promise.resolve([]);
 
   /** Switch the input target (`/<target>`), optionally sending a message to it. */
-  switchTarget(targetId: string, message = ""): void {
+  switchTarget(targetId: string, message = "", untyped: readonly string[] = []): void {
     if (targetId !== this.targetId) {
       this.targetId = targetId;
       this.toast(`Talking to ${this.lookOf(targetId).label}`, "info");
     }
-    if (message !== "") this.send(targetId, message);
+    if (message !== "") this.send(targetId, message, { untyped });
     else this.publish();
   }
 
   /** Submit a prompt: steered into the running turn when the harness accepts, else queued (IN-05). */
-  send(targetId: string, text: string, displayText = text, implementsPlan?: string): void {
-    const submitted = this.controller.submit(targetId, [{ type: "text", text }], { displayText, ...(implementsPlan ? { implementsPlan } : {}) });
+  send(targetId: string, text: string, options: SubmitOptions = {}): void {
+    const submitted = this.controller.submit(targetId, [{ type: "text", text }], { displayText: text, ...options });
     this.publish();
     submitted
       .catch((error: unknown) => this.toast(describeError(error), "error"))
@@ -253,11 +253,9 @@ export class TuiHost {
       this.detach();
       await this.options.sessions.close(old).catch((error: unknown) => this.toast(`Closing ${old.sessionId}: ${describeError(error)}`, "warning"));
       this.attach(next);
-      // A session continues on the target it last drove (when that target is still configured).
-      const last = selectLastDrivenTarget(next.controller.state);
-      const moved = last !== null && last !== this.targetId && this.registry.hasTarget(last);
-      if (moved) this.targetId = last;
-      const on = moved ? ` · talking to ${this.lookOf(last).label}` : "";
+      const target = continuedTarget(this.registry, next.controller.state, this.targetId);
+      const on = target === this.targetId ? "" : ` · talking to ${this.lookOf(target).label}`;
+      this.targetId = target;
       this.toast(choice.kind === "new" ? `New session ${next.sessionId}` : `Switched to session ${next.sessionId}${on}`, "success");
     } catch (error) {
       this.toast(describeError(error), "error");
@@ -305,11 +303,11 @@ export class TuiHost {
     this.dirty = [];
   }
 
-  private submitText(text: string): void {
+  private submitText(text: string, pasted: readonly string[]): void {
     if (text.startsWith("/")) {
       const slash = matchSlashTarget(this.registry, text);
       if (slash.kind === "target") {
-        this.switchTarget(slash.targetId, slash.message);
+        this.switchTarget(slash.targetId, slash.message, pasted);
         return;
       }
       if (slash.kind === "ambiguous") {
@@ -317,7 +315,7 @@ export class TuiHost {
         return;
       }
     }
-    this.send(this.targetId, text);
+    this.send(this.targetId, text, { untyped: pasted });
   }
 
   private recall(): void {

@@ -244,6 +244,57 @@ describe("subdirectories and --continue (#11.8)", () => {
   }, 60_000);
 });
 
+describe("session ids and @session references (#11.12)", () => {
+  const at = (args: string[], stdin = "") => runBaton(args, { env: env.env, cwd: env.cwd, stdin });
+  const tree = (dir: string): string[] =>
+    existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).map((entry) => path.join(entry.parentPath, entry.name)).sort() : [];
+
+  test("an id that walks out of BATON_HOME is refused (exit 2) and nothing is written outside; a valid lower-case prefix still works", async () => {
+    await mock.script(reply.text("first"), reply.text("second"));
+    const first = await at(["exec", "hello"]);
+    const id = sessionOf(first.stderr);
+    // A planted session outside BATON_HOME whose meta.json names the escaping id.
+    const outside = path.join(env.root, "elsewhere");
+    mkdirSync(outside);
+    const sessions = path.dirname(path.dirname(findLedger(id)));
+    const evil = `bs_/${path.relative(path.join(sessions, "bs_"), outside)}`;
+    writeFileSync(path.join(outside, "meta.json"), JSON.stringify({ batonSessionId: evil, cwd: env.cwd, createdAt: "2026-01-01T00:00:00.000Z", harnessSessions: {} }));
+    writeFileSync(path.join(outside, "session.jsonl"), "");
+    const before = tree(outside);
+    for (const args of [["exec", "--session", evil, "hi"], ["export", evil], ["logs", evil], ["fork", evil]]) {
+      const refused = await at(args);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`'${evil}' is not a Baton session id`);
+    }
+    expect(tree(outside)).toEqual(before);
+    expect(readFileSync(path.join(outside, "session.jsonl"), "utf8")).toBe("");
+
+    const byPrefix = await at(["exec", "--session", id.slice(3, 12).toLowerCase(), "again"]);
+    expect(byPrefix.code).toBe(0);
+    expect(sessionOf(byPrefix.stderr)).toBe(id);
+  }, 60_000);
+
+  test("@session references in piped stdin (exec -, repl) are not expanded; typed ones are", async () => {
+    await mock.script(reply.text("We chose an LRU cache."), reply.text("piped ok"), reply.text("repl ok"), reply.text("typed ok"));
+    const source = sessionOf((await at(["exec", "design the cache layer"])).stderr);
+    const mention = `@session:${source}`;
+    const piped = await at(["exec", "-"], `review this file:\nsee ${mention} for background\n`);
+    expect(piped.code).toBe(0);
+    const repl = await at(["repl"], `and this line mentions ${mention} too\n/exit\n`);
+    expect(repl.code).toBe(0);
+    const typed = await at(["exec", `implement what we decided in ${mention}`]);
+    expect(typed.code).toBe(0);
+    const texts = (await mock.modelRequests()).map((r) => allMessageText(r.body)).filter((text) => !text.includes("Write a title"));
+    const [fromPipe, fromRepl, fromArgs] = ["review this file", "this line mentions", "implement what"].map((words) => texts.find((text) => text.includes(words)) ?? "");
+    expect(fromPipe).toContain(mention);
+    expect(fromPipe).not.toContain("We chose an LRU cache.");
+    expect(fromRepl).toContain(mention);
+    expect(fromRepl).not.toContain("We chose an LRU cache.");
+    expect(fromArgs).toContain("<baton-context>");
+    expect(fromArgs).toContain("We chose an LRU cache.");
+  }, 90_000);
+});
+
 function findLedger(sessionId: string): string {
   const projects = path.join(env.batonHome, "projects");
   for (const project of readdirSync(projects)) {

@@ -59,7 +59,7 @@ describe("Baton screen: sessions and control commands", () => {
     await mounted.keys((k) => k.pressEnter());
     await mounted.until(() => mounted!.host.session.sessionId === firstId);
     expect(mounted.host.target).toBe("other");
-    expect(mounted.frame()).toContain("Message Fake other");
+    await mounted.waitFor("Message Fake other");
   });
 
   test("/new and /sessions are refused while a turn runs; the other session is not opened", async () => {
@@ -121,6 +121,32 @@ describe("Baton screen: sessions and control commands", () => {
       expect(popup).toContain("session");
       await mounted.keys((k) => k.pressTab());
       expect(mounted.draft()).toBe(`look at @session:${otherId} `);
+    } finally {
+      await mounted?.destroy();
+      mounted = undefined;
+      home.cleanup();
+    }
+  });
+
+  test("an @session reference that was pasted is not expanded; the same reference typed is (#11.12)", async () => {
+    const home = makeTestHome();
+    try {
+      const other = await openTestSession(home, { definitions: [fakeDefinition({ turns: [] })] });
+      const otherId = other.ref.batonSessionId;
+      await other.close();
+      mounted = await mountBaton({ home, script: { turns: [[{ type: "text", text: "one" }], [{ type: "text", text: "two" }]] } });
+      await mounted.keys((k) => k.pasteBracketedText(`a pasted note about @session:${otherId}`));
+      await mounted.type(" — what do you think?");
+      await mounted.keys((k) => k.pressEnter());
+      await mounted.waitFor("one");
+      await mounted.waitFor("fake · idle");
+      const pasted = mounted.adapters()[0]!.record.prompts[0]!.blocks[0] as { text: string };
+      expect(pasted.text).toBe(`a pasted note about @session:${otherId} — what do you think?`);
+      await mounted.submit(`now look at @session:${otherId}`);
+      await mounted.waitFor("two");
+      const typed = mounted.adapters()[0]!.record.prompts[1]!.blocks[0] as { text: string };
+      expect(typed.text).toStartWith("<baton-context>");
+      expect(typed.text).toContain(`Session ${otherId}`);
     } finally {
       await mounted?.destroy();
       mounted = undefined;

@@ -56,3 +56,22 @@ describe("mentions", () => {
     expect(await expandMentions("/tmp/x is a path", new ContextProviderRegistry(), 100)).toEqual({ text: "/tmp/x is a path", expanded: false, unresolved: [] });
   });
 });
+
+describe("references the user did not type (#11.12)", () => {
+  const id = "bs_01KDVDNA00FVX227AG5T1V5S3H";
+  test("a reference only inside pasted or piped parts is not a reference; typed once more, it is", () => {
+    const pasted = `notes: see @session:${id} and @${id}`;
+    expect(parseMentions(`${pasted} — thoughts?`, [pasted])).toEqual({ references: [], legacy: [] });
+    expect(parseMentions(`${pasted} — compare @session:${id}`, [pasted]).references.map((r) => r.token)).toEqual([`@session:${id}`]);
+    expect(parseMentions(pasted, [pasted]).legacy).toEqual([]);
+    expect(parseMentions(`${pasted} @${id}`, [pasted]).legacy).toEqual([id]);
+  });
+
+  test("expandMentions leaves an untyped reference as written", async () => {
+    const registry = new ContextProviderRegistry();
+    registry.register(provider("session", { [id]: "SECRET HISTORY" }));
+    const text = `piped: @session:${id}`;
+    expect(await expandMentions(text, registry, 1000, [text])).toEqual({ text, expanded: false, unresolved: [] });
+    expect((await expandMentions(text, registry, 1000)).text).toContain("SECRET HISTORY");
+  });
+});

@@ -127,7 +127,7 @@ describe("fork as storage", () => {
 
   test("an unknown source id is session_not_found", async () => {
     const { store } = await sourceSession();
-    expect(() => store.forkSession("bs_missing", 1, { cwd: tempDir("baton-cwd-") })).toThrow(
+    expect(() => store.forkSession("bs_00000000000000000000000999", 1, { cwd: tempDir("baton-cwd-") })).toThrow(
       expect.objectContaining({ code: "session_not_found" }),
     );
   });

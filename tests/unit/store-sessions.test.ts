@@ -282,3 +282,33 @@ describe("enclosing project (#11.8)", () => {
     expect(store.listSessions({ cwd: userHome, ancestors }).sessions).toHaveLength(1);
   });
 });
+
+describe("session ids (#11.12)", () => {
+  test("only bs_ + 26 Crockford base32 characters is an id; a prefix is folded to upper case and must be able to start one", async () => {
+    const { isBatonSessionId, sessionIdPrefix } = await import("../../src/shared/ids.ts");
+    expect(isBatonSessionId("bs_01KDVDNA00FVX227AG5T1V5S3H")).toBe(true);
+    for (const bad of ["bs_01KDVDNA00FVX227AG5T1V5S3", "bs_01KDVDNA00FVX227AG5T1V5S3HX", "bs_01kdvdna00fvx227ag5t1v5s3h", "bs_01KDVDNA00FVX227AG5T1V5S3I", "bs_/../../elsewhere", "../bs_01KDVDNA00FVX227AG5T1V5S3H"]) {
+      expect(isBatonSessionId(bad)).toBe(false);
+    }
+    expect(sessionIdPrefix("01kd")).toBe("bs_01KD");
+    expect(sessionIdPrefix("BS_01kd")).toBe("bs_01KD");
+    expect(sessionIdPrefix("bs_")).toBe("bs_");
+    for (const bad of ["", "bs_/../x", "bs_01KD/..", "0f6c-uuid", "bs_nope", "x".repeat(27)]) expect(sessionIdPrefix(bad)).toBeUndefined();
+  });
+
+  test("findSession refuses a path-like id before touching a file; a symlinked session directory is not a session", () => {
+    const { ctx, home, work } = setup();
+    const store = createSessionStore(ctx);
+    const ref = store.createSession({ cwd: work });
+    const outside = mkdir(work, "elsewhere");
+    const evil = `bs_/${path.relative(path.join(path.dirname(ref.paths.dir), "bs_"), outside)}`;
+    fs.writeFileSync(path.join(outside, "meta.json"), JSON.stringify({ batonSessionId: evil, cwd: work, createdAt: "2026-01-01T00:00:00.000Z", harnessSessions: {} }));
+    expect(thrownBatonError(() => store.findSession(evil))?.code).toBe("session_id_invalid");
+    const linkedId = "bs_00000000000000000000000099";
+    fs.symlinkSync(outside, path.join(path.dirname(ref.paths.dir), linkedId));
+    fs.writeFileSync(path.join(outside, "meta.json"), JSON.stringify({ batonSessionId: linkedId, cwd: work, createdAt: "2026-01-01T00:00:00.000Z", harnessSessions: {} }));
+    expect(thrownBatonError(() => store.findSession(linkedId))?.code).toBe("meta_invalid");
+    expect(store.listSessions({ cwd: work }).sessions.map((r) => r.batonSessionId)).toEqual([ref.batonSessionId]);
+    expect(fs.existsSync(path.join(home, "projects"))).toBe(true);
+  });
+});

@@ -2,7 +2,8 @@ import type { InteractionResponse } from "./types.ts";
 
 /** Everything the view reports upward. The caller decides what each intent means. */
 export type ChatIntent =
-  | { readonly type: "submit"; readonly text: string }
+  /** `pasted`: what was pasted into the draft since it was last empty (the rest was typed). */
+  | { readonly type: "submit"; readonly text: string; readonly pasted?: readonly string[] }
   | { readonly type: "command"; readonly name: string; readonly args: string }
   /** Esc with nothing else to close. */
   | { readonly type: "cancel" }

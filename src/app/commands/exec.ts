@@ -54,7 +54,9 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
     if (approve !== "deny" && approve !== "allow") throw new UsageError(`--approve takes 'deny' or 'allow', not '${approve}'`);
     const choice = sessionChoiceFrom(values);
     let prompt = positionals.join(" ");
-    if (positionals.length === 1 && positionals[0] === "-") prompt = (await io.stdin.readAll()).replace(/\n$/, "");
+    // A prompt read from a pipe was not typed: @session references in it stay text.
+    const piped = positionals.length === 1 && positionals[0] === "-";
+    if (piped) prompt = (await io.stdin.readAll()).replace(/\n$/, "");
     if (prompt.trim().length === 0) throw new UsageError("exec needs a prompt: baton exec [options] [--] <prompt…>  (use - to read it from stdin)");
     const ctx = createAppContext(io, values.cwd === undefined ? {} : { cwd: values.cwd });
     const requested = values.agent === undefined ? undefined : ctx.registry.resolve(values.agent);
@@ -69,7 +71,7 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
       if (start.note !== undefined) io.stderr.write(`baton: ${start.note}\n`);
       if (values.model !== undefined) await session.controller.config.set(target.id, "model", values.model);
       if (values.effort !== undefined) await session.controller.config.set(target.id, "effort", values.effort);
-      return await runOneTurn(io, session, target.id, prompt, approve, values.json === true, ctx.loaded.config.showThoughts);
+      return await runOneTurn(io, session, target.id, { text: prompt, piped }, approve, values.json === true, ctx.loaded.config.showThoughts);
     } finally {
       await session.close();
     }
@@ -82,7 +84,7 @@ async function runOneTurn(
   io: CliIo,
   session: OpenedSession,
   targetId: string,
-  prompt: string,
+  input: { readonly text: string; readonly piped: boolean },
   approve: "deny" | "allow",
   json: boolean,
   showThoughts: boolean,
@@ -109,7 +111,8 @@ async function runOneTurn(
   });
   let code: number;
   try {
-    const outcome = await controller.submit(targetId, [{ type: "text", text: prompt }], { displayText: prompt });
+    const prompt = input.text;
+    const outcome = await controller.submit(targetId, [{ type: "text", text: prompt }], { displayText: prompt, ...(input.piped ? { untyped: [prompt] } : {}) });
     // 130 only when the user interrupted; a turn the harness itself cancelled (e.g. after a denied
     // approval) did not complete: 1.
     code = outcome === "completed" ? EXIT.ok : outcome === "interrupted" && interrupted ? EXIT.interrupted : EXIT.failed;

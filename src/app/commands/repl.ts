@@ -67,7 +67,8 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
           }
           // Anything else starting with / (a path, say) is an ordinary prompt.
         }
-        await runTurn(io, opened, target.id, prompt, printer);
+        // Lines from a pipe were not typed: @session references in them stay text.
+        await runTurn(io, opened, target.id, prompt, printer, !io.stdinIsTTY);
         await cards;
       }
     } finally {
@@ -82,7 +83,7 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
   }
 }
 
-async function runTurn(io: CliIo, session: OpenedSession, targetId: string, prompt: string, printer: StreamPrinter): Promise<void> {
+async function runTurn(io: CliIo, session: OpenedSession, targetId: string, prompt: string, printer: StreamPrinter, piped: boolean): Promise<void> {
   let summary: { stopReason?: string; usage?: { inputTokens?: number; outputTokens?: number } } | undefined;
   let turnId: string | undefined;
   const unsubscribe = session.controller.subscribe((event) => {
@@ -90,7 +91,7 @@ async function runTurn(io: CliIo, session: OpenedSession, targetId: string, prom
     if (event.kind === "_baton_turn_summary" && event.turnId === turnId) summary = event.payload as typeof summary;
   });
   try {
-    await session.controller.submit(targetId, [{ type: "text", text: prompt }], { displayText: prompt });
+    await session.controller.submit(targetId, [{ type: "text", text: prompt }], { displayText: prompt, ...(piped ? { untyped: [prompt] } : {}) });
   } catch (error) {
     printer.endLine();
     io.stderr.write(`baton: ${describeError(error)}\n`);

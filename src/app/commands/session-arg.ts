@@ -20,7 +20,8 @@ export async function resolveSessionArg(io: CliIo, store: SessionStore, arg: str
     try {
       return { kind: "baton", ref: store.findSession(arg) };
     } catch (error) {
-      if (!isBatonError(error, "session_not_found") || arg.trim().startsWith("bs_")) throw error;
+      const notOurs = isBatonError(error, "session_not_found") || isBatonError(error, "session_id_invalid");
+      if (!notOurs || arg.trim().startsWith("bs_")) throw error;
     }
   }
   const ctx = createAppContext(io, cwd === undefined ? {} : { cwd });

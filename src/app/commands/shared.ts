@@ -26,7 +26,7 @@ export function reportError(io: CliIo, error: unknown): number {
   if (error instanceof BatonError) {
     io.stderr.write(`baton: ${error.message}\n`);
     if (error.hint) io.stderr.write(`  ${error.hint}\n`);
-    const usage = ["usage", "config_invalid", "target_unknown", "target_ambiguous", "session_not_found", "session_ambiguous", "project_mismatch"];
+    const usage = ["usage", "config_invalid", "target_unknown", "target_ambiguous", "session_not_found", "session_id_invalid", "session_ambiguous", "project_mismatch"];
     return usage.includes(error.code) ? EXIT.usage : EXIT.failed;
   }
   io.stderr.write(`baton: unexpected error: ${describeError(error)}\n`);

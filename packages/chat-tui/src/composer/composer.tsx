@@ -1,5 +1,5 @@
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
-import { TextAttributes, type KeyEvent, type TextareaRenderable } from "@opentui/core";
+import { decodePasteBytes, stripAnsiSequences, TextAttributes, type KeyEvent, type PasteEvent, type TextareaRenderable } from "@opentui/core";
 import { useChat } from "../context.ts";
 import { InteractionDock } from "../dock/interaction-dock.tsx";
 import { isPlainKey, KeyLayer, useKeyLayer, type KeyOutcome } from "../keys/key-layers.tsx";
@@ -60,6 +60,8 @@ export const Composer = memo(function Composer(props: ComposerProps): ReactNode 
   const nav = useRef<HistoryNav>(IDLE_NAV);
   const navText = useRef<string | null>(null);
   const appliedDraft = useRef<string | null>(null);
+  /** Text pasted into the current draft, as the editor inserted it; reported with the submit. */
+  const pasted = useRef<string[]>([]);
 
   const cards = state.interactions ?? [];
   const pickerOpen = state.picker !== undefined;
@@ -84,6 +86,7 @@ export const Composer = memo(function Composer(props: ComposerProps): ReactNode 
       if (el === null) return;
       el.setText(text);
       el.gotoBufferEnd();
+      pasted.current = [];
       sync();
     },
     [sync],
@@ -100,6 +103,7 @@ export const Composer = memo(function Composer(props: ComposerProps): ReactNode 
       clear: () => {
         const el = editor.current;
         resetNav();
+        pasted.current = [];
         if (el === null || el.plainText === "") return false;
         el.setText("");
         sync();
@@ -153,9 +157,11 @@ export const Composer = memo(function Composer(props: ComposerProps): ReactNode 
     const command = value.startsWith("/") ? resolveCommand(props.commands, value) : null;
     resetNav();
     el.setText("");
+    const parts = pasted.current;
+    pasted.current = [];
     sync();
     setLocal((l) => [...l, value]);
-    emit(command === null ? { type: "submit", text: value } : { type: "command", name: command.name, args: command.args });
+    emit(command === null ? { type: "submit", text: value, ...(parts.length > 0 ? { pasted: parts } : {}) } : { type: "command", name: command.name, args: command.args });
   };
 
   const applyStep = (step: HistoryStep): void => {
@@ -274,6 +280,7 @@ export const Composer = memo(function Composer(props: ComposerProps): ReactNode 
           cursorColor={theme.accent}
           keyBindings={KEY_BINDINGS}
           onContentChange={sync}
+          onPaste={(event: PasteEvent) => void pasted.current.push(stripAnsiSequences(decodePasteBytes(event.bytes)))}
           onCursorChange={sync}
         />
       </box>
