@@ -6,12 +6,12 @@
  * prompt. Prints the matrix (point × harness → outcome).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
+import { existsSync } from "node:fs";
 import { RECOVERY_NOTICE } from "../../src/controller/recovery.ts";
 import { runBaton, spawnBaton, waitUntil } from "../support/baton-process.ts";
 import { crashHarnesses, type CrashHarness } from "../support/crash-harnesses.ts";
 import { descendants, isStopped, tryKill } from "../support/processes.ts";
+import { ledgerOf, lockFile, newestSession } from "../support/session-files.ts";
 
 interface Point {
   readonly name: string;
@@ -31,8 +31,6 @@ const POINTS: readonly Point[] = [
   { name: "approval pending", failpoint: "after:interaction.opened", turn: "approval", attempt: ["uncertain"] },
   { name: "snapshot before receipt", failpoint: "after:_baton_context_snapshot", turn: "text", fork: true, attempt: ["none"] },
 ];
-
-type Ledger = { kind: string; payload: Record<string, unknown>; turnId?: string; source: { type: string } }[];
 
 const matrix: string[] = [];
 
@@ -122,39 +120,5 @@ for (const harness of crashHarnesses()) {
   });
 }
 
-
-
-
-function sessionDir(home: string, id: string): string {
-  const projects = path.join(home, "projects");
-  for (const project of readdirSync(projects)) {
-    const dir = path.join(projects, project, "sessions", id);
-    if (existsSync(dir)) return dir;
-  }
-  throw new Error(`no session ${id}`);
-}
-
-function newestSession(home: string): string {
-  const projects = path.join(home, "projects");
-  const ids = readdirSync(projects).flatMap((project) => readdirSync(path.join(projects, project, "sessions")));
-  return ids.sort().at(-1)!;
-}
-
-function ledgerOf(home: string, id: string): Ledger {
-  return readFileSync(path.join(sessionDir(home, id), "session.jsonl"), "utf8")
-    .split("\n")
-    .filter((line) => line.trim().length > 0)
-    .flatMap((line) => {
-      try {
-        return [JSON.parse(line)];
-      } catch {
-        return []; // a torn last line is repaired on reopen
-      }
-    });
-}
-
-function lockFile(home: string, id: string): string {
-  return path.join(sessionDir(home, id), "lock");
-}
 
 export type { CrashHarness };

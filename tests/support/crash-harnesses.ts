@@ -20,7 +20,8 @@ export interface CrashHarness {
   freshEnv(): Promise<CrashEnv>;
   /** Scripted replies answer only a prompt whose newest user text includes `when`. */
   scriptText(text: string, when: string): Promise<void>;
-  scriptSlow(when: string): Promise<void>;
+  /** A text reply streamed slowly: `words` chunks (default 100), one every 100 ms. */
+  scriptSlow(when: string, words?: number): Promise<void>;
   /** The turn asks to run a shell command (an approval). */
   scriptApproval(when: string): Promise<void>;
   /** Drop queued replies and the request log. */
@@ -51,7 +52,7 @@ function claudeHarness(): CrashHarness {
       return { env: env.env, cwd: env.cwd, batonHome: env.batonHome };
     },
     scriptText: (text, when) => mock!.script(reply.text(text, { match: { lastUserIncludes: when } })),
-    scriptSlow: (when) => mock!.script(reply.text("slow ".repeat(100), { chunkSize: 5, chunkDelayMs: 100, match: { lastUserIncludes: when } })),
+    scriptSlow: (when, words = 100) => mock!.script(reply.text("slow ".repeat(words), { chunkSize: 5, chunkDelayMs: 100, match: { lastUserIncludes: when } })),
     scriptApproval: (when) =>
       mock!.script(reply.tool("Bash", { command: "touch x.txt", description: "make a file" }, { match: { lastUserIncludes: when } }), reply.text("done", { match: { hasToolResult: true } })),
     resetScript: () => mock!.reset(),
@@ -98,7 +99,7 @@ function codexHarness(): CrashHarness {
     },
     // Replies are consumed in order; a turn that never reached the model leaves its reply for resetScript.
     scriptText: (text) => mock!.script([{ kind: "text", text }], { append: true }),
-    scriptSlow: () => mock!.script([{ kind: "text", text: "slow ".repeat(100), chunkSize: 5, delayMs: 100 }], { append: true }),
+    scriptSlow: (_when, words = 100) => mock!.script([{ kind: "text", text: "slow ".repeat(words), chunkSize: 5, delayMs: 100 }], { append: true }),
     scriptApproval: () => mock!.script([{ kind: "exec", cmd: "echo x > x.txt", escalate: true }, { kind: "text", text: "done" }], { append: true }),
     resetScript: () => mock!.reset(),
     async promptsSeen() {

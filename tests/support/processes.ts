@@ -42,3 +42,24 @@ export function tryKill(pid: number, signal: NodeJS.Signals = "SIGKILL"): void {
     // already gone
   }
 }
+
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
+/** True while the process exists and is not a zombie (a killed child nobody has reaped yet is dead). */
+export function isRunning(pid: number): boolean {
+  const state = statFields(pid)?.[0];
+  return state !== undefined && state !== "Z" && state !== "X";
+}
+
+/** The process group of `pid` (`/proc/<pid>/stat` field 5), or undefined when it is gone. */
+export function processGroupOf(pid: number): number | undefined {
+  const group = statFields(pid)?.[2];
+  return group === undefined ? undefined : Number(group);
+}

@@ -64,6 +64,10 @@ class FakeAppServer {
       exitInfo: () => server.exit,
       stderrTail: () => "",
       kill: () => server.die({ code: null, signal: "SIGKILL" }),
+      stop: async () => {
+        server.die({ code: 0, signal: null });
+        return server.exit ?? { code: 0, signal: null };
+      },
     };
   })();
 

@@ -2,9 +2,9 @@
  * Which Claude Code binary Baton starts: `settings.executable` → env `BATON_CLAUDE_BIN` → the binary the pinned
  * Agent SDK brings (its optional per-platform package). `probeClaudeExecutable` runs `--version` for `baton doctor`.
  */
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
+import { runOnce } from "../../rpc/run-once.ts";
 import type { ExecutableReport } from "../definition.ts";
 
 export type ExecutableSource = "settings.executable" | "BATON_CLAUDE_BIN" | "bundled";
@@ -64,13 +64,12 @@ export function resolveClaudeExecutable(
   };
 }
 
-function runVersion(path: string, env: Readonly<Record<string, string>>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(path, ["--version"], { env: { ...env }, timeout: 10_000, maxBuffer: 64 * 1024 }, (error, stdout) => {
-      if (error) reject(error);
-      else resolve(stdout.trim());
-    });
-  });
+async function runVersion(path: string, env: Readonly<Record<string, string>>): Promise<string> {
+  const { exit, stdout, timedOut } = await runOnce(path, ["--version"], { env, timeoutMs: 10_000 });
+  if (exit.error !== undefined) throw new Error(exit.error);
+  if (timedOut) throw new Error("no answer within 10 s");
+  if (exit.code !== 0) throw new Error(exit.signal !== null ? `killed by ${exit.signal}` : `exit code ${String(exit.code)}`);
+  return stdout.trim();
 }
 
 /** Resolve and run `<claude> --version`; never starts a session. */

@@ -4,6 +4,7 @@
  */
 import type { ModelInfo, query as sdkQuery } from "@anthropic-ai/claude-agent-sdk";
 import { BatonError, describeError } from "../../shared/errors.ts";
+import { ClaudeProcesses } from "./process.ts";
 
 export const PROBE_TIMEOUT_MS = 30_000;
 
@@ -21,9 +22,11 @@ export async function probeModels(deps: ProbeDeps): Promise<ModelInfo[]> {
   async function* noPrompt(): AsyncGenerator<never> {
     await released;
   }
+  const processes = new ClaudeProcesses();
   const query = deps.queryFn({
     prompt: noPrompt(),
     options: {
+      spawnClaudeCodeProcess: processes.spawn,
       cwd: deps.cwd,
       env: { ...deps.env },
       persistSession: false,
@@ -47,5 +50,6 @@ export async function probeModels(deps: ProbeDeps): Promise<ModelInfo[]> {
     clearTimeout(timer);
     release();
     query.close();
+    await processes.stop({ eofGraceMs: 1_000, termGraceMs: 1_000 });
   }
 }

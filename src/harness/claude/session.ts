@@ -10,8 +10,8 @@ import type { SessionConfigOption } from "../capabilities.ts";
 import type { AdapterDraft } from "../../event/envelope.ts";
 import type { TurnId } from "../../shared/ids.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
-import { terminalSafe } from "../../shared/terminal-text.ts";
 import { PromptChannel } from "./channel.ts";
+import { ClaudeProcesses } from "./process.ts";
 import { applyConfigToQuery, buildConfigOptions, parseEffort, toBatonMode, updateConfigState, type ClaudeConfigState, type ConfigId } from "./config.ts";
 import { adapterDraft } from "./drafts.ts";
 import { ClaudeMapper, commandNamesDraft } from "./mapper.ts";
@@ -65,6 +65,7 @@ export class ClaudeSession {
   private readonly warned = new Set<string>();
   readonly desired: ClaudeConfigState;
   private applied: ClaudeConfigState;
+  private readonly processes = new ClaudeProcesses((text) => this.log("debug", `claude stderr: ${text}`));
 
   constructor(private readonly deps: ClaudeSessionDeps) {
     const { open } = deps;
@@ -179,6 +180,7 @@ export class ClaudeSession {
       if (!ended) run.query.close();
     }
     this.run = undefined;
+    await this.processes.stop({ eofGraceMs: active ? 0 : 1_000, termGraceMs: 1_000 });
   }
 
   /** `/compact` as a control turn (CLA-10). */
@@ -276,7 +278,7 @@ export class ClaudeSession {
         planOf: (id) => this.mapper.planOf(id),
         onDeclined: (id) => this.mapper.markDeclined(id),
       }),
-      stderr: (data) => this.log("debug", `claude stderr: ${terminalSafe(data).slice(0, 2_000)}`),
+      spawnClaudeCodeProcess: this.processes.spawn,
     };
     if (settings.executable !== undefined) options.pathToClaudeCodeExecutable = settings.executable;
     if (this.desired.model !== undefined) options.model = this.desired.model;
@@ -311,7 +313,7 @@ export class ClaudeSession {
     run.channel.end();
     this.run = undefined;
     const turn = this.turns.active();
-    const reason = error === undefined ? "the Claude Code process ended" : describeError(error);
+    const reason = error === undefined ? "the Claude Code process ended" : this.processes.withStderr(describeError(error));
     this.log("warn", `claude query ended: ${reason}`, error);
     if (!turn) return;
     if (!run.initSeen && run.startingTurn !== undefined) this.emit(adapterDraft("_baton_run_status", { phase: null }, { turnId: run.startingTurn }));

@@ -5,6 +5,7 @@
 import type { Options, query as sdkQuery } from "@anthropic-ai/claude-agent-sdk";
 import type { TextGenRequest } from "../capabilities.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
+import { ClaudeProcesses } from "./process.ts";
 
 export const TEXTGEN_TIMEOUT_MS = 60_000;
 export const TEXTGEN_DEFAULT_MODEL = "haiku";
@@ -27,6 +28,7 @@ export async function generateStructured(request: TextGenRequest, deps: TextGenD
   }, timeoutMs);
   const onAbort = (): void => abort.abort();
   request.signal?.addEventListener("abort", onAbort, { once: true });
+  const processes = new ClaudeProcesses();
   const options: Options = {
     cwd: request.cwd,
     env: { ...deps.env },
@@ -39,6 +41,7 @@ export async function generateStructured(request: TextGenRequest, deps: TextGenD
     model: request.model ?? TEXTGEN_DEFAULT_MODEL,
     outputFormat: { type: "json_schema", schema: { ...request.schema } },
     abortController: abort,
+    spawnClaudeCodeProcess: processes.spawn,
   };
   if (deps.executable !== undefined) options.pathToClaudeCodeExecutable = deps.executable;
   const query = deps.queryFn({ prompt: request.prompt, options });
@@ -58,5 +61,6 @@ export async function generateStructured(request: TextGenRequest, deps: TextGenD
     clearTimeout(timer);
     request.signal?.removeEventListener("abort", onAbort);
     query.close();
+    await processes.stop({ eofGraceMs: 1_000, termGraceMs: 1_000 });
   }
 }

@@ -1,8 +1,8 @@
 /** The Codex harness definition (HAR-02): identity, colours, factory, executable probe. */
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { runOnce } from "../../rpc/run-once.ts";
 import type { ExecutableReport, HarnessDefinition, HarnessTarget } from "../definition.ts";
 import { CodexAdapter } from "./adapter.ts";
 import { INSTALL_HINT, resolveCodexCommand, versionArgv } from "./executable.ts";
@@ -10,24 +10,12 @@ import { INSTALL_HINT, resolveCodexCommand, versionArgv } from "./executable.ts"
 const VERSION_TIMEOUT_MS = 10_000;
 
 /** `--version` output, or `{missing}` when the program cannot be started at all. */
-function runVersion(argv: readonly string[], env: Readonly<Record<string, string>>): Promise<string | undefined | { missing: string }> {
+async function runVersion(argv: readonly string[], env: Readonly<Record<string, string>>): Promise<string | undefined | { missing: string }> {
   const [file, ...args] = argv;
-  if (file === undefined) return Promise.resolve(undefined);
-  return new Promise((resolve) => {
-    let out = "";
-    const child = spawn(file, args, { env: { ...env }, stdio: ["ignore", "pipe", "ignore"] });
-    const timer = setTimeout(() => child.kill("SIGKILL"), VERSION_TIMEOUT_MS);
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (d: string) => (out = (out + d).slice(0, 4096)));
-    child.once("error", (error: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      resolve(error.code === "ENOENT" || error.code === "EACCES" ? { missing: `${file} (${error.code})` } : undefined);
-    });
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve(code === 0 && out.trim() !== "" ? out.trim() : undefined);
-    });
-  });
+  if (file === undefined) return undefined;
+  const { exit, stdout } = await runOnce(file, args, { env, timeoutMs: VERSION_TIMEOUT_MS, maxOutputChars: 4096 });
+  if (exit.errorCode === "ENOENT" || exit.errorCode === "EACCES") return { missing: `${file} (${exit.errorCode})` };
+  return exit.code === 0 && stdout.trim() !== "" ? stdout.trim() : undefined;
 }
 
 export async function probeCodexExecutable(target: HarnessTarget, env: Readonly<Record<string, string>>): Promise<ExecutableReport> {

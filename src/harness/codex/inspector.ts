@@ -65,14 +65,7 @@ async function withAppServer<T>(context: InspectContext, body: (call: Call) => P
     throw error;
   } finally {
     peer.close("inspection finished");
-    child.kill("SIGTERM");
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = await Promise.race([child.exited.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), EXIT_GRACE_MS)))]);
-    clearTimeout(timer);
-    if (late) {
-      child.kill("SIGKILL");
-      await child.exited;
-    }
+    await child.stop({ termGraceMs: EXIT_GRACE_MS });
   }
 }
 

@@ -1,16 +1,15 @@
-/** The `codex app-server` child: spawn, stdio as a JSON-RPC transport, bounded stderr, exit, kill. */
+/**
+ * The `codex app-server` child: spawn (own process group, watchdog: see rpc/child-process), stdio as a JSON-RPC
+ * transport, bounded stderr, exit, group signals and stop.
+ */
 import { terminalSafe } from "../../shared/terminal-text.ts";
-import { spawn } from "node:child_process";
-import { BatonError, describeError } from "../../shared/errors.ts";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { BatonError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
+import { spawnChild, type ChildExit, type StopOptions } from "../../rpc/child-process.ts";
 import type { JsonRpcTransport } from "../../rpc/jsonrpc.ts";
 
-export interface ExitInfo {
-  readonly code: number | null;
-  readonly signal: string | null;
-  /** Set when the process could not be started at all. */
-  readonly error?: string;
-}
+export type ExitInfo = ChildExit;
 
 export interface CodexProcess {
   readonly pid: number | undefined;
@@ -21,7 +20,10 @@ export interface CodexProcess {
   exitInfo(): ExitInfo | undefined;
   /** The last few KB of stderr. */
   stderrTail(): string;
+  /** Signal the app-server's whole process group (what it runs stops with it). */
   kill(signal?: NodeJS.Signals): void;
+  /** Close stdin, wait for a clean exit, then TERM/KILL the group; resolves once it is reaped. */
+  stop(options?: StopOptions): Promise<ExitInfo>;
 }
 
 const STDERR_RING_BYTES = 8 * 1024;
@@ -37,19 +39,9 @@ export function describeExit(exit: ExitInfo | undefined): string {
 export function spawnAppServer(argv: readonly string[], options: { cwd: string; env: Readonly<Record<string, string>>; log: Logger }): CodexProcess {
   const [file, ...args] = argv;
   if (file === undefined) throw new BatonError("harness_start_failed", "empty codex command");
-  const child = spawn(file, args, { cwd: options.cwd, env: { ...options.env }, stdio: ["pipe", "pipe", "pipe"] });
+  const handle = spawnChild(file, args, { cwd: options.cwd, env: options.env });
+  const child = handle.child as ChildProcessWithoutNullStreams;
   let stderr = "";
-  let exit: ExitInfo | undefined;
-  const exited = new Promise<ExitInfo>((resolve) => {
-    child.once("error", (error) => {
-      exit ??= { code: null, signal: null, error: describeError(error) };
-      resolve(exit);
-    });
-    child.once("exit", (code, signal) => {
-      exit ??= { code, signal };
-      resolve(exit);
-    });
-  });
   child.stdin.on("error", (error) => options.log.log("debug", "codex stdin error", { error }));
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (data: string) => {
@@ -70,19 +62,15 @@ export function spawnAppServer(argv: readonly string[], options: { cwd: string; 
     },
   };
   return {
-    pid: child.pid,
+    pid: handle.pid,
     argv,
     transport,
-    exited,
-    exitInfo: () => exit,
+    exited: handle.exited,
+    exitInfo: () => handle.exitInfo(),
     stderrTail: () => stderr,
     kill(signal = "SIGTERM") {
-      if (exit !== undefined) return;
-      try {
-        child.kill(signal);
-      } catch (error) {
-        options.log.log("debug", "killing codex failed", { error });
-      }
+      handle.signal(signal);
     },
+    stop: (stopOptions) => handle.stop(stopOptions),
   };
 }

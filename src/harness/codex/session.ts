@@ -322,12 +322,7 @@ export class CodexSession {
   async shutdown(): Promise<void> {
     this.closing = true;
     this.peer.close("closed by Baton");
-    const process = this.deps.process;
-    const waitExit = (ms: number) => Promise.race([process.exited.then(() => true), realDelay(ms, false)]);
-    if (await waitExit(2_000)) return;
-    process.kill("SIGTERM");
-    if (await waitExit(1_000)) return;
-    process.kill("SIGKILL");
-    await waitExit(1_000);
+    // stdin EOF ends the app-server at once; TERM, then KILL, go to its whole process group.
+    await this.deps.process.stop({ eofGraceMs: 2_000, termGraceMs: 1_000 });
   }
 }

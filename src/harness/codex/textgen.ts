@@ -76,7 +76,6 @@ export async function generateStructuredWithCodex(deps: TextGenDeps, request: Te
     clearTimeout(timer);
     request.signal?.removeEventListener("abort", onAbort);
     peer.close("textgen done");
-    const exited = await Promise.race([child.exited.then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2_000))]);
-    if (!exited) child.kill("SIGKILL");
+    await child.stop({ eofGraceMs: 2_000, termGraceMs: 1_000 });
   }
 }
