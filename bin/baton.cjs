@@ -61,7 +61,8 @@ if (!bun) {
   process.exit(1);
 }
 
-const child = spawn(bun, [entry, ...process.argv.slice(2)], { stdio: "inherit", env: process.env });
+// BATON_LAUNCHER_PID lets Baton notice when this launcher is killed outright, so no Baton (and no agent) is left behind.
+const child = spawn(bun, [entry, ...process.argv.slice(2)], { stdio: "inherit", env: { ...process.env, BATON_LAUNCHER_PID: String(process.pid) } });
 for (const signal of ["SIGTERM", "SIGHUP", "SIGQUIT"]) {
   process.on(signal, () => {
     if (!child.killed) child.kill(signal);

@@ -2,6 +2,8 @@
 import type { HarnessDefinition } from "../harness/definition.ts";
 import { terminalSafe } from "../shared/terminal-text.ts";
 
+export type TerminationSignal = "SIGTERM" | "SIGHUP" | "SIGPIPE";
+
 export interface OutStream {
   write(text: string): void;
   readonly isTTY?: boolean;
@@ -19,6 +21,12 @@ export interface CliIo {
   readonly cwd: string;
   /** Subscribe to Ctrl+C / SIGINT; returns an unsubscribe function. */
   onInterrupt(listener: () => void): () => void;
+  /**
+   * Subscribe to the end of the process's life from outside: SIGTERM, SIGHUP (the terminal went away) or a broken
+   * output pipe (reported as SIGPIPE). The command runs its normal shutdown (cancel the turn, close the session,
+   * release the lock) and returns; the process then exits with 128 + the signal number. Delivered once.
+   */
+  onTerminate(listener: (signal: TerminationSignal) => void): () => void;
   /** The harness definitions to register (the composition root's choice; tests pass fakes). */
   readonly definitions: readonly HarnessDefinition[];
 }

@@ -120,6 +120,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     const openLedgerRef = ledger;
     const failpoint = failpointFrom(options.env["BATON_FAILPOINT"]);
     let closed = false;
+    let closing: Promise<void> | undefined;
     let lastSummaryTs: string | undefined;
     const traces = new Map<string, NativeTrace>();
     const nativeTrace = (targetId: string) => {
@@ -194,25 +195,26 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       created,
       contextProviders,
       meta: () => store.readMeta(ref),
-      async close() {
-        if (closed) return;
-        closed = true;
-        try {
-          await controller.shutdown();
-          if (lastSummaryTs !== undefined) store.touch(ref, lastSummaryTs);
-          await openLedgerRef.sync().catch(() => undefined);
-          if (openLedgerRef.lastSeq > 0) {
-            await writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch(() => false);
-          }
-          await Promise.all([...traces.values()].map((trace) => trace.close()));
-          sessionLog.log("info", "Session closed");
-          await sessionLog.close();
-          await openLedgerRef.close();
-        } finally {
-          lock.release();
-        }
-      },
+      // Every caller waits for the same close: a signal's shutdown and the command's own `finally` race.
+      close: () => (closing ??= closeOnce()),
     };
+    async function closeOnce(): Promise<void> {
+      closed = true;
+      try {
+        await controller.shutdown();
+        if (lastSummaryTs !== undefined) store.touch(ref, lastSummaryTs);
+        await openLedgerRef.sync().catch(() => undefined);
+        if (openLedgerRef.lastSeq > 0) {
+          await writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch(() => false);
+        }
+        await Promise.all([...traces.values()].map((trace) => trace.close()));
+        sessionLog.log("info", "Session closed");
+        await sessionLog.close();
+        await openLedgerRef.close();
+      } finally {
+        lock.release();
+      }
+    }
   } catch (error) {
     await ledger?.close().catch(() => undefined);
     await log?.close().catch(() => undefined);

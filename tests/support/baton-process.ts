@@ -18,13 +18,32 @@ export interface BatonChild {
   stdout(): string;
   stderr(): string;
   write(text: string): void;
+  /** Close Baton's standard input (EOF). */
+  endInput(): void;
   signal(name: NodeJS.Signals): void;
+  /**
+   * Signal Baton's whole process group, as a terminal does for Ctrl+C (SIGINT) or a hangup (SIGHUP) to its
+   * foreground job. Only with `group: true`.
+   */
+  signalGroup(name: NodeJS.Signals): void;
 }
 
-export function spawnBaton(args: readonly string[], options: { env: Record<string, string>; cwd: string; stdin?: string }): BatonChild {
-  const child = Bun.spawn([process.execPath, BATON_ENTRY, ...args], {
+export interface SpawnBatonOptions {
+  readonly env: Record<string, string>;
+  readonly cwd: string;
+  readonly stdin?: string;
+  /** Run `node bin/baton.cjs` (what a user runs) instead of Bun on the entry directly. */
+  readonly launcher?: boolean;
+  /** Start Baton as the leader of its own session and process group, like a shell's foreground job. */
+  readonly group?: boolean;
+}
+
+export function spawnBaton(args: readonly string[], options: SpawnBatonOptions): BatonChild {
+  const argv = options.launcher ? ["node", BATON_LAUNCHER, ...args] : [process.execPath, BATON_ENTRY, ...args];
+  const child = Bun.spawn(argv, {
     cwd: options.cwd,
     env: options.env,
+    detached: options.group === true,
     stdin: options.stdin === undefined ? "pipe" : new TextEncoder().encode(options.stdin),
     stdout: "pipe",
     stderr: "pipe",
@@ -56,11 +75,19 @@ export function spawnBaton(args: readonly string[], options: { env: Record<strin
         sink.flush();
       }
     },
+    endInput() {
+      const sink = child.stdin;
+      if (sink && typeof sink !== "number") void sink.end();
+    },
     signal: (name) => child.kill(name),
+    signalGroup(name) {
+      if (options.group !== true) throw new Error("signalGroup needs spawnBaton(…, { group: true })");
+      process.kill(-child.pid, name);
+    },
   };
 }
 
-export function runBaton(args: readonly string[], options: { env: Record<string, string>; cwd: string; stdin?: string }): Promise<BatonRun> {
+export function runBaton(args: readonly string[], options: SpawnBatonOptions): Promise<BatonRun> {
   return spawnBaton(args, { ...options, stdin: options.stdin ?? "" }).done;
 }
 

@@ -1,6 +1,6 @@
 /** Runs the CLI in-process with fake harnesses, captured output and a temp BATON_HOME. */
 import { runCli } from "../../src/app/cli.ts";
-import { linesFrom, type CliIo, type LineSource } from "../../src/app/io.ts";
+import { linesFrom, type CliIo, type LineSource, type TerminationSignal } from "../../src/app/io.ts";
 import type { HarnessDefinition } from "../../src/harness/definition.ts";
 
 export interface CliResult {
@@ -13,6 +13,8 @@ export interface CliRun {
   readonly result: Promise<CliResult>;
   /** Simulate Ctrl+C. */
   interrupt(): void;
+  /** Simulate SIGTERM / SIGHUP / a broken output pipe. */
+  terminate(signal: TerminationSignal): void;
   stdout(): string;
   stderr(): string;
 }
@@ -29,6 +31,7 @@ export function startCli(argv: readonly string[], options: CliOptions): CliRun {
   let out = "";
   let err = "";
   const listeners = new Set<() => void>();
+  const terminateListeners = new Set<(signal: TerminationSignal) => void>();
   const io: CliIo = {
     stdout: { write: (text) => void (out += text), isTTY: options.tty ?? false },
     stderr: { write: (text) => void (err += text), isTTY: false },
@@ -40,6 +43,10 @@ export function startCli(argv: readonly string[], options: CliOptions): CliRun {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    onTerminate(listener) {
+      terminateListeners.add(listener);
+      return () => terminateListeners.delete(listener);
+    },
     definitions: options.definitions,
   };
   const result = runCli(argv, io).then((code) => ({ code, stdout: out, stderr: err }));
@@ -47,6 +54,9 @@ export function startCli(argv: readonly string[], options: CliOptions): CliRun {
     result,
     interrupt: () => {
       for (const listener of [...listeners]) listener();
+    },
+    terminate: (signal) => {
+      for (const listener of [...terminateListeners]) listener(signal);
     },
     stdout: () => out,
     stderr: () => err,

@@ -13,6 +13,7 @@ import type { OpenedSession } from "../open-session.ts";
 import { startTarget } from "../start-target.ts";
 import { StreamPrinter } from "../stream-printer.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError, type Parsed } from "./shared.ts";
+import { watchStops, type StopWatch } from "./stop-watch.ts";
 
 const OPTIONS = {
   agent: { type: "string", short: "a" },
@@ -49,6 +50,7 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
   } catch (error) {
     return reportError(io, error);
   }
+  const stops = watchStops(io);
   try {
     const approve = values.approve ?? "deny";
     if (approve !== "deny" && approve !== "allow") throw new UsageError(`--approve takes 'deny' or 'allow', not '${approve}'`);
@@ -71,12 +73,14 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
       if (start.note !== undefined) io.stderr.write(`baton: ${start.note}\n`);
       if (values.model !== undefined) await session.controller.config.set(target.id, "model", values.model);
       if (values.effort !== undefined) await session.controller.config.set(target.id, "effort", values.effort);
-      return await runOneTurn(io, session, target.id, { text: prompt, piped }, approve, values.json === true, ctx.loaded.config.showThoughts);
+      return await runOneTurn(io, session, target.id, { text: prompt, piped }, approve, values.json === true, ctx.loaded.config.showThoughts, stops);
     } finally {
       await session.close();
     }
   } catch (error) {
     return reportError(io, error);
+  } finally {
+    stops.dispose();
   }
 }
 
@@ -88,6 +92,7 @@ async function runOneTurn(
   approve: "deny" | "allow",
   json: boolean,
   showThoughts: boolean,
+  stops: StopWatch,
 ): Promise<number> {
   const controller = session.controller;
   controller.setInteractionPolicy(approvalPolicy(approve));
@@ -97,32 +102,31 @@ async function runOneTurn(
   const unsubscribe = controller.subscribe((event) => {
     if (json) io.stdout.write(`${terminalJson(event)}\n`);
     else printer.handle(event);
-    if (turnId === undefined && event.kind === "state_update" && event.source.type === "baton" && event.turnId) turnId = event.turnId;
+    if (turnId === undefined && event.kind === "state_update" && event.source.type === "baton" && event.turnId) {
+      turnId = event.turnId;
+      // A stop that arrived while the prompt was being prepared (e.g. @-mentions expanding) applies to its turn.
+      if (stops.requested) queueMicrotask(() => controller.interrupt());
+    }
     if (event.kind === "_baton_turn_summary" && event.turnId === turnId) {
       stopReason = (event.payload as { stopReason?: string }).stopReason;
     }
   });
-  let interrupted = false;
-  const stopListening = io.onInterrupt(() => {
-    if (interrupted) return;
-    interrupted = true;
-    io.stderr.write("\nbaton: interrupting the turn…\n");
-    controller.interrupt();
-  });
   let code: number;
   try {
+    if (stops.requested) return EXIT.interrupted;
     const prompt = input.text;
-    const outcome = await controller.submit(targetId, [{ type: "text", text: prompt }], { displayText: prompt, ...(input.piped ? { untyped: [prompt] } : {}) });
-    // 130 only when the user interrupted; a turn the harness itself cancelled (e.g. after a denied
-    // approval) did not complete: 1.
-    code = outcome === "completed" ? EXIT.ok : outcome === "interrupted" && interrupted ? EXIT.interrupted : EXIT.failed;
+    const submitted = controller.submit(targetId, [{ type: "text", text: prompt }], { displayText: prompt, ...(input.piped ? { untyped: [prompt] } : {}) });
+    stops.attach(controller);
+    const outcome = await submitted;
+    // 130 only when the user interrupted (after a signal the process exits 128 + signal); a turn the harness
+    // itself cancelled (e.g. after a denied approval) did not complete: 1.
+    code = outcome === "completed" ? EXIT.ok : outcome === "interrupted" && stops.requested ? EXIT.interrupted : EXIT.failed;
   } catch (error) {
     printer.endLine();
     io.stderr.write(`baton: ${describeError(error)}\n`);
     stopReason ??= "error";
     code = EXIT.failed;
   } finally {
-    stopListening();
     unsubscribe();
   }
   printer.endLine();

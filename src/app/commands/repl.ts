@@ -17,6 +17,15 @@ const OPTIONS = { agent: { type: "string", short: "a" }, cwd: { type: "string" }
 
 export async function runRepl(argv: readonly string[], io: CliIo): Promise<number> {
   let session: OpenedSession | undefined;
+  // SIGTERM / SIGHUP / a closed output pipe: cancel the turn, leave the loop, close normally (main exits 128 + signal).
+  let terminated = false;
+  let onTerminated!: () => void;
+  const termination = new Promise<undefined>((resolve) => (onTerminated = () => resolve(undefined)));
+  const stopTerminate = io.onTerminate(() => {
+    terminated = true;
+    session?.controller.interrupt();
+    onTerminated();
+  });
   try {
     const { values } = parse(argv, OPTIONS);
     const ctx = createAppContext(io, values.cwd === undefined ? {} : { cwd: values.cwd });
@@ -46,10 +55,10 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
       if (controller.interrupt()) io.stderr.write("\nbaton: interrupting the turn…\n");
     });
     try {
-      for (;;) {
+      while (!terminated) {
         io.stdout.write("you> ");
-        const line = await io.stdin.next();
-        if (line === undefined || line.trim() === "/exit" || line.trim() === "/quit") break;
+        const line = await Promise.race([io.stdin.next(), termination]);
+        if (terminated || line === undefined || line.trim() === "/exit" || line.trim() === "/quit") break;
         const trimmed = line.trim();
         if (trimmed.length === 0) continue;
         let prompt = line;
@@ -69,7 +78,7 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
         }
         // Lines from a pipe were not typed: @session references in them stay text.
         await runTurn(io, opened, target.id, prompt, printer, !io.stdinIsTTY);
-        await cards;
+        await Promise.race([cards, termination]);
       }
     } finally {
       stopInterrupt();
@@ -80,6 +89,7 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
     return reportError(io, error);
   } finally {
     await session?.close();
+    stopTerminate();
   }
 }
 

@@ -84,6 +84,12 @@ function switcher(ctx: AppContext): SessionSwitcher {
 
 export async function runTuiCommand(argv: readonly string[], io: CliIo): Promise<number> {
   let session: OpenTuiSession | undefined;
+  // SIGTERM / SIGHUP (the terminal went away): leave the screen the normal way; main exits 128 + signal.
+  const termination: Termination = { requested: false, exit: undefined };
+  const stopTerminate = io.onTerminate(() => {
+    termination.requested = true;
+    termination.exit?.();
+  });
   try {
     const { values, positionals } = parse(argv[0] === "tui" ? argv.slice(1) : argv, OPTIONS);
     if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'`);
@@ -99,18 +105,24 @@ export async function runTuiCommand(argv: readonly string[], io: CliIo): Promise
     const start = startTarget(ctx.registry, session.controller.state, requested, () => defaultTarget(ctx.registry, ctx.loaded.config.defaultAgent));
     const first = session;
     session = undefined;
-    const opened = await runScreen(io, ctx, first, start.target.id, start.note);
+    const opened = await runScreen(io, ctx, first, start.target.id, start.note, termination);
     io.stdout.write(exitHints(opened));
     return EXIT.ok;
   } catch (error) {
     return reportError(io, error);
   } finally {
     await session?.opened.close().catch(() => undefined);
+    stopTerminate();
   }
 }
 
+interface Termination {
+  requested: boolean;
+  exit: (() => void) | undefined;
+}
+
 /** Runs the screen until exit; returns the id of the session that was open at the end (already closed). */
-async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, target: string, note: string | undefined): Promise<string> {
+async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, target: string, note: string | undefined, termination: Termination): Promise<string> {
   let screen: StartedTui | undefined;
   const host = new TuiHost({
     session: first,
@@ -127,8 +139,8 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
     },
   });
   const stopInterrupt = io.onInterrupt(() => host.exit());
-  const onSignal = (): void => host.exit();
-  for (const signal of ["SIGTERM", "SIGHUP"] as const) process.on(signal, onSignal);
+  termination.exit = () => host.exit();
+  if (termination.requested) host.exit();
   const firstFrameFile = io.env["BATON_FIRST_FRAME_FILE"];
   try {
     screen = await startTui(host, {
@@ -154,7 +166,7 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
     await (host.session as OpenTuiSession).opened.close().catch(() => undefined);
     screen?.destroy();
     stopInterrupt();
-    for (const signal of ["SIGTERM", "SIGHUP"] as const) process.off(signal, onSignal);
+    termination.exit = undefined;
   }
 }
 
