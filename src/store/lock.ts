@@ -1,7 +1,8 @@
 /**
  * One live owner per session: the `lock` file records pid + process start time (Linux
- * /proc/<pid>/stat field 22) + a random token. A lock whose owner is dead, or whose pid was reused
- * by another process (start time differs), is stale and taken over. Re-entrant within one process.
+ * /proc/<pid>/stat field 22) + a random token. A lock whose owner is dead (a zombie counts as dead),
+ * or whose pid was reused by another process (start time differs), is stale and taken over.
+ * Re-entrant within one process.
  *
  * Creation is atomic with complete content: the owner record is written to a temp file and
  * hard-linked to `lock` (link fails with EEXIST like O_EXCL, but a reader never sees an empty
@@ -46,8 +47,8 @@ const held = new Map<string, { owner: LockOwner; count: number }>();
 
 let ownStartTime: string | undefined | null = null;
 
-/** `/proc/<pid>/stat` field 22, or undefined off Linux / when the process does not exist. */
-export function processStartTime(pid: number): string | undefined {
+/** `/proc/<pid>/stat` from field 3 on, or undefined off Linux / when the process does not exist. */
+function statFields(pid: number): string[] | undefined {
   let stat: string;
   try {
     stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -55,8 +56,21 @@ export function processStartTime(pid: number): string | undefined {
     return undefined;
   }
   // Field 2 (comm) is parenthesized and may contain spaces: split after the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return fields[19]; // field 3 is fields[0], so field 22 is fields[19]
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+}
+
+/** `/proc/<pid>/stat` field 22, or undefined off Linux / when the process does not exist. */
+export function processStartTime(pid: number): string | undefined {
+  return statFields(pid)?.[19]; // field 3 is fields[0], so field 22 is fields[19]
+}
+
+/**
+ * A process that has exited but not been reaped yet (state Z, zombie; X, dead) still answers `kill(pid, 0)`. After
+ * `kill -9` it stays so until its parent waits for it: about 1.5 s here, forever under an init that does not reap.
+ */
+function isZombie(pid: number): boolean {
+  const state = statFields(pid)?.[0];
+  return state === "Z" || state === "X";
 }
 
 function currentStartTime(): string | undefined {
@@ -73,6 +87,7 @@ export function isOwnerAlive(owner: Pick<LockOwner, "pid" | "startTime" | "hostn
   } catch (error) {
     if (errnoCode(error) !== "EPERM") return false; // ESRCH: no such process
   }
+  if (isZombie(owner.pid)) return false;
   if (owner.startTime === undefined) return true;
   const actual = processStartTime(owner.pid);
   if (actual === undefined) return !fs.existsSync("/proc/self/stat"); // no /proc: trust the pid check

@@ -7,8 +7,9 @@
  * Prints how long each agent outlived its Baton (the figures for issue 12.12).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { spawnBaton, waitUntil, type BatonChild } from "../support/baton-process.ts";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { BATON_ENTRY, runBaton, spawnBaton, waitUntil, type BatonChild } from "../support/baton-process.ts";
 import { crashHarnesses, type CrashEnv } from "../support/crash-harnesses.ts";
 import { commandOf, descendants, isRunning, processGroupOf, tryKill } from "../support/processes.ts";
 import { ledgerOf, lockFile, newestSession, type LedgerLine } from "../support/session-files.ts";
@@ -164,3 +165,48 @@ for (const harness of crashHarnesses()) {
     }, 90_000);
   });
 }
+
+describe("a crashed owner that is still a zombie (issue 11.5)", () => {
+  const harness = crashHarnesses().find((h) => h.name === "codex")!;
+  let parent: Bun.Subprocess<"ignore", "pipe", "inherit"> | undefined;
+  beforeAll(async () => {
+    await harness.start();
+  });
+  afterAll(async () => {
+    parent?.kill("SIGKILL");
+    await parent?.exited;
+    await harness.stop();
+  });
+
+  test("does not hold its session: the next baton takes the lock over and runs the prompt", async () => {
+    const env = await harness.freshEnv();
+    const prompt = "crash while you talk";
+    await harness.scriptSlow(prompt, 300);
+    const out = path.join(env.batonHome, "..", "crashed-baton.out");
+    // sh starts baton in the background and execs into sleep, which never reaps it: after kill -9 it stays a zombie.
+    const script = 'bun="$1"; entry="$2"; out="$3"; shift 3; "$bun" "$entry" "$@" >"$out" 2>&1 & echo "$!"; exec sleep 600';
+    parent = Bun.spawn(["sh", "-c", script, "sh", process.execPath, BATON_ENTRY, out, "exec", "--agent", harness.target, prompt], {
+      env: env.env,
+      cwd: env.cwd,
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    const reader = parent.stdout.getReader();
+    const pid = Number(new TextDecoder().decode((await reader.read()).value).trim());
+    reader.releaseLock();
+    expect(pid).toBeGreaterThan(0);
+    await waitUntil(() => existsSync(out) && readFileSync(out, "utf8").includes("slow"), 45_000, "streamed text");
+    process.kill(pid, "SIGKILL");
+    await waitUntil(() => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z") === true, 10_000, "a zombie");
+
+    const sessionId = newestSession(env.batonHome);
+    await harness.resetScript();
+    await harness.scriptText("after the crash", "the next prompt");
+    const next = await runBaton(["exec", "--agent", harness.target, "--session", sessionId, "the next prompt"], { env: env.env, cwd: env.cwd });
+    expect(next.stderr).not.toContain("in use by");
+    expect(next.code).toBe(0);
+    expect(next.stdout).toContain("after the crash");
+    expect(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0]).toBe("Z");
+  }, 90_000);
+});

@@ -122,6 +122,35 @@ describe("session lock", () => {
     lock.release();
   });
 
+  test("an owner killed with -9 whose parent has not reaped it (a zombie) is dead: the lock is taken over", async () => {
+    const file = tempLockPath();
+    const holderCode = `const { acquireLock } = await import(${JSON.stringify(LOCK_MODULE)}); acquireLock(${JSON.stringify(file)}); console.log("held"); setInterval(() => {}, 1000);`;
+    // The holder's parent execs into sleep, which never waits for it: once killed it stays a zombie.
+    const parent = Bun.spawn(["sh", "-c", `${JSON.stringify(BUN)} -e '${holderCode.replace(/'/g, `'\\''`)}' & echo "$!"; exec sleep 600`], {
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "inherit",
+    });
+    children.push(parent);
+    const reader = parent.stdout.getReader();
+    let text = "";
+    while (!text.includes("held")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the holder did not start: ${text}`);
+      text += new TextDecoder().decode(value);
+    }
+    reader.releaseLock();
+    const pid = Number(text.split("\n")[0]);
+    expect(readLock(file).pid).toBe(pid);
+    process.kill(pid, "SIGKILL");
+    const state = () => fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0];
+    while (state() !== "Z") await Bun.sleep(10);
+    expect(inspectLock(file)?.alive).toBe(false);
+    const lock = acquireLock(file, { batonSessionId: "bs_test" });
+    expect(lock.tookOverFrom?.pid).toBe(pid);
+    lock.release();
+  });
+
   test("a second process is refused while this one holds the lock", async () => {
     const file = tempLockPath();
     const lock = acquireLock(file);
