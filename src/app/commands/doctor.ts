@@ -11,6 +11,7 @@ import { BatonError, describeError } from "../../shared/errors.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { createUlidSource } from "../../shared/ids.ts";
 import { batonHome } from "../app-context.ts";
+import { readOnlyHint } from "../fs-errors.ts";
 import type { CliIo } from "../io.ts";
 import { EXIT, parse, reportError } from "./shared.ts";
 
@@ -70,7 +71,8 @@ function checkHome(home: string, say: Say): void {
   if (!stat.isDirectory()) return say.problem(`${home} is not a directory: move it away or set BATON_HOME to another directory`);
   try {
     fs.accessSync(home, fs.constants.W_OK | fs.constants.R_OK);
-  } catch {
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "EROFS") return say.problem(`${home} is on a read-only file system. ${readOnlyHint(home)}`);
     return say.problem(`${home} is not readable and writable by you: fix its permissions (chmod 700 ${home})`);
   }
   if ((stat.mode & 0o077) !== 0) say.warn(`${home} is readable by others (mode ${(stat.mode & 0o777).toString(8)}): chmod 700 ${home}`);

@@ -1,6 +1,8 @@
 /** Small helpers shared by the CLI commands: parsing, errors as one line, exit codes. */
 import { parseArgs, type ParseArgsOptionsConfig } from "node:util";
 import { BatonError, describeError } from "../../shared/errors.ts";
+import { batonHome } from "../app-context.ts";
+import { describeFsError } from "../fs-errors.ts";
 import type { CliIo } from "../io.ts";
 
 export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
@@ -22,6 +24,11 @@ export function reportError(io: CliIo, error: unknown): number {
   if (error instanceof UsageError) {
     io.stderr.write(`baton: ${error.message}\nRun 'baton help' for usage.\n`);
     return EXIT.usage;
+  }
+  const fsError = describeFsError(error, batonHome(io.env));
+  if (fsError !== undefined) {
+    io.stderr.write(`baton: ${fsError.message}\n  ${fsError.hint}\n`);
+    return EXIT.failed;
   }
   if (error instanceof BatonError) {
     io.stderr.write(`baton: ${error.message}\n`);
