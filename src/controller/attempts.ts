@@ -1,5 +1,6 @@
 /** Delivery Attempts (ATT-01..05): phases recorded on the turn record and appended as facts. */
 import type { AttemptOutcome, AttemptPhase, LaunchSnapshot } from "../event/kinds.ts";
+import { outcomeOfStopReason, type StopReason } from "../event/stop-reasons.ts";
 import { checkAttemptTransition } from "../projection/index.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
@@ -32,9 +33,7 @@ export function recordAttempt(append: AppendFn, record: TurnRecord, phase: Attem
   record.attemptPhase = phase;
 }
 
-/** ATT-03: the outcome a harness terminal implies. */
-export function outcomeOf(stopReason: string | undefined): AttemptOutcome {
-  if (stopReason === "cancelled") return "cancelled";
-  if (stopReason === "error" || stopReason === "failed" || stopReason === undefined || stopReason === "unknown") return "failed";
-  return "completed";
+/** ATT-03: the outcome a harness terminal implies (a terminal without a reason is a failure). */
+export function outcomeOf(stopReason: StopReason | null | undefined): AttemptOutcome {
+  return outcomeOfStopReason(stopReason ?? undefined);
 }

@@ -4,6 +4,7 @@
  */
 import type { AdapterDraft, EventDraft } from "../event/envelope.ts";
 import type { LaunchSnapshot } from "../event/kinds.ts";
+import { isStopReason } from "../event/stop-reasons.ts";
 import type { BindingSink, EventSink, HarnessAdapter, HarnessHandle, HarnessIdentity, InteractionHandler } from "../harness/contract.ts";
 import type { HarnessDefinition, HarnessTarget } from "../harness/definition.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
@@ -162,7 +163,7 @@ export class HarnessBinding {
     return {
       emit: (draft: AdapterDraft) => {
         const stamped = {
-          ...draft,
+          ...closeStopReason(draft, this.deps.log),
           source: { type: "harness", harnessTargetId: this.target.id },
           harness: this.definition.sessionKey,
           harnessTargetId: this.target.id,
@@ -216,4 +217,16 @@ export class HarnessBinding {
       },
     };
   }
+}
+
+/**
+ * Invariant 2 at the host boundary: an adapter that ends a turn with a word outside the closed vocabulary broke
+ * its contract; the turn still closes, as `failed` (never a success), and the word is kept beside it.
+ */
+function closeStopReason(draft: AdapterDraft, log: Logger): AdapterDraft {
+  if (draft.kind !== "state_update") return draft;
+  const stopReason: unknown = draft.payload.stopReason;
+  if (stopReason === undefined || isStopReason(stopReason)) return draft;
+  log.log("warn", `adapter ended a turn with stop reason ${JSON.stringify(stopReason)}, which is not in Baton's vocabulary; recorded as failed`);
+  return { ...draft, payload: { ...draft.payload, stopReason: "failed", nativeStopReason: String(stopReason) } };
 }

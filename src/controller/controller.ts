@@ -4,6 +4,7 @@
  * finalizing it, recovery and the stall watch live in their own files.
  */
 import type { AnyEvent, EventDraft } from "../event/envelope.ts";
+import { readStopReason } from "../event/stop-reasons.ts";
 import type { PromptBlock } from "../event/content.ts";
 import type { InteractionResolution } from "../event/interaction-types.ts";
 import { HarnessRegistry } from "../harness/registry.ts";
@@ -357,8 +358,8 @@ export class Controller {
       this.lastWriteWarning = now;
       this.notify("error", `The session could not be written: ${describeError(error)}`);
     }
-    const payload = draft.payload as { state?: string; stopReason?: string };
-    if (draft.kind === "state_update" && payload.state === "idle" && draft.turnId) this.finalizer.closeUnrecorded(draft.turnId, payload.stopReason, error);
+    const payload = draft.payload as { state?: string; stopReason?: unknown };
+    if (draft.kind === "state_update" && payload.state === "idle" && draft.turnId) this.finalizer.closeUnrecorded(draft.turnId, readStopReason(payload.stopReason), error);
   }
 
   /** TTL-02: once per controller, after the first completed driven prompt turn; fire-and-forget. */

@@ -3,11 +3,13 @@
  * (except that a late harness terminal can still settle an `uncertain` attempt, ATT-03).
  */
 import type { AnyEvent } from "../event/envelope.ts";
+import { outcomeOfStopReason, readStopReason, type StopReason } from "../event/stop-reasons.ts";
 import type { InputQueue } from "../input/queue.ts";
 import { buildTurnSummary, type ProjectionState } from "../projection/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { AttemptId } from "../shared/ids.ts";
 import { outcomeOf, recordAttempt } from "./attempts.ts";
+import { repairOpenTools } from "./repair.ts";
 import { withHint } from "./turn-errors.ts";
 import { BatonError } from "../shared/errors.ts";
 import type { InteractionBroker } from "./interaction-broker.ts";
@@ -38,7 +40,7 @@ export class TurnFinalizer {
   }
 
   /** Close a turn from Baton's side through the normal append path (the listener routes it back here). */
-  synthesizeTerminal(record: TurnRecord, stopReason: string): void {
+  synthesizeTerminal(record: TurnRecord, stopReason: StopReason): void {
     if (record.finalized) return;
     try {
       this.deps.append({
@@ -74,7 +76,7 @@ export class TurnFinalizer {
    * moves on and nobody waits forever; the ledger still shows it running, so reopening the session closes
    * it with a recovery notice. Whatever else can still be recorded is, best effort.
    */
-  closeUnrecorded(turnId: string, stopReason: string | undefined, error: unknown): void {
+  closeUnrecorded(turnId: string, stopReason: StopReason | undefined, error: unknown): void {
     const record = this.deps.turns.get(turnId);
     if (!record || record.finalized) return;
     record.finalized = true;
@@ -87,7 +89,7 @@ export class TurnFinalizer {
   }
 
   onTerminal(turnId: string, event: AnyEvent): void {
-    const stopReason = (event.payload as { stopReason?: string }).stopReason;
+    const stopReason = readStopReason((event.payload as { stopReason?: unknown }).stopReason);
     const fromHarness = event.source.type === "harness";
     const record = this.deps.turns.get(turnId);
     if (!record || record.finalized) {
@@ -99,8 +101,10 @@ export class TurnFinalizer {
     this.finalized.add(turnId);
     // (1) the delivery attempt observes the terminal
     this.observeAttempt(record, fromHarness, stopReason);
-    // (3) open cards of this turn are cancelled (appends happen synchronously, in order)
+    // (3) open cards of this turn are cancelled (appends happen synchronously, in order), and tool calls it
+    // left pending or running are closed as interrupted (a repair, never a success)
     void this.deps.broker.cancelForTurn(turnId, "turn").catch(() => undefined);
+    repairOpenTools(this.deps.state(), this.deps.append, turnId, record.targetId);
     // (4) a cancelled driven turn says what to do next
     if (record.role === "driven" && stopReason === "cancelled" && !record.compact) {
       this.deps.append({
@@ -125,7 +129,7 @@ export class TurnFinalizer {
     this.deps.onReleased(record);
   }
 
-  private observeAttempt(record: TurnRecord, fromHarness: boolean, stopReason: string | undefined): void {
+  private observeAttempt(record: TurnRecord, fromHarness: boolean, stopReason: StopReason | undefined): void {
     const phase = record.attemptPhase;
     if (!record.attemptId || phase === undefined || phase === "finalized") return;
     if (fromHarness) {
@@ -141,23 +145,23 @@ export class TurnFinalizer {
     this.uncertain.set(record.turnId, { attemptId: record.attemptId, record });
   }
 
-  private settleLateAttempt(turnId: string, stopReason: string | undefined): void {
+  private settleLateAttempt(turnId: string, stopReason: StopReason | undefined): void {
     const entry = this.uncertain.get(turnId);
     if (!entry) return;
     this.uncertain.delete(turnId);
     recordAttempt(this.deps.append, entry.record, "finalized", { outcome: outcomeOf(stopReason), detail: "late harness terminal" });
   }
 
-  private settleInputs(record: TurnRecord, stopReason: string | undefined): void {
-    const interrupted = stopReason === "cancelled";
+  private settleInputs(record: TurnRecord, stopReason: StopReason | undefined): void {
+    const outcome = outcomeOfStopReason(stopReason);
     const ids = [...(record.input ? [record.input.messageId] : []), ...record.steers];
     for (const messageId of ids) {
       if (record.failure && messageId === record.input?.messageId) {
         this.deps.queue.fail(messageId, record.failure);
         continue;
       }
-      const failed = stopReason === "failed" || stopReason === "error" || stopReason === "unknown";
-      this.deps.queue.finish(messageId, interrupted ? "interrupted" : "finalized", interrupted ? "interrupted" : failed ? "failed" : "completed");
+      if (outcome === "cancelled") this.deps.queue.finish(messageId, "interrupted", "interrupted");
+      else this.deps.queue.finish(messageId, "finalized", outcome);
     }
   }
 }
@@ -170,13 +174,13 @@ export type Routed =
 
 /**
  * Every appended event passes here: an idle closes its turn (TURN-02); the first harness-sourced
- * `running` with an unknown turn id starts an observed turn (TURN-01); anything else with a turn id is
- * activity for the stall watch.
+ * `running` with an unknown turn id starts an observed turn (TURN-01); anything else with a turn id that
+ * Baton did not write itself is activity for the stall watch (its own notices are not, TURN-08).
  */
 export function routeEvent(event: AnyEvent, turns: Map<string, TurnRecord>, finalizer: TurnFinalizer): Routed {
   const turnId = event.turnId;
   if (turnId === undefined) return { kind: "none" };
-  if (event.kind !== "state_update") return { kind: "activity", turnId };
+  if (event.kind !== "state_update") return event.source.type === "baton" ? { kind: "none" } : { kind: "activity", turnId };
   const state = (event.payload as { state?: string }).state;
   if (state === "idle") {
     finalizer.onTerminal(turnId, event);
@@ -195,5 +199,5 @@ export function routeEvent(event: AnyEvent, turns: Map<string, TurnRecord>, fina
     turns.set(turnId, record);
     return { kind: "observed", record };
   }
-  return { kind: "activity", turnId };
+  return event.source.type === "baton" ? { kind: "none" } : { kind: "activity", turnId };
 }

@@ -3,6 +3,7 @@
  * timer. Expiry or a failing cancel call → a Baton error and a synthesized idle(cancelled); the harness
  * is then treated as wedged and the next turn gets a fresh (resumed) process.
  */
+import type { StopReason } from "../event/stop-reasons.ts";
 import type { Clock } from "../shared/clock.ts";
 import { describeError } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
@@ -16,7 +17,7 @@ export interface InterruptDeps {
   readonly log: Logger;
   readonly graceMs: number;
   readonly binding: HarnessBinding | undefined;
-  readonly synthesize: (stopReason: string) => void;
+  readonly synthesize: (stopReason: StopReason) => void;
 }
 
 export function interruptTurn(record: TurnRecord, deps: InterruptDeps): void {

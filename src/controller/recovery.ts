@@ -7,6 +7,7 @@ import { buildTurnSummary, type ProjectionState } from "../projection/index.ts";
 import { tableGet, tableValues } from "../projection/table.ts";
 import type { Clock } from "../shared/clock.ts";
 import { outcomeOf } from "./attempts.ts";
+import { repairOpenTools } from "./repair.ts";
 import type { AppendFn } from "./pipeline.ts";
 
 export const RECOVERY_NOTICE = "Baton exited while this turn was running; the turn was closed when the session was reopened";
@@ -73,6 +74,8 @@ export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, 
       append({ kind: "_baton_notice", payload: { level: "warning", title: RECOVERY_NOTICE }, ...coordinates });
       append({ kind: "state_update", payload: { state: "idle", stopReason: "unknown" }, ...coordinates });
     }
+    // #11.15: the tool row of a turn closed here would read "Running" forever.
+    repairOpenTools(current(), append, turn.turnId, turn.harnessTargetId);
     append({
       kind: "_baton_turn_summary",
       payload: buildTurnSummary(current(), turn.turnId, turn.closed ? undefined : "unknown", new Date(clock.now()).toISOString()),

@@ -1,7 +1,8 @@
 /**
  * Stall watch (TURN-08): after a silence on a running turn, say so (L1); if the adapter can reconcile,
- * ask it (L2): idle → synthesize the terminal, active/waiting → note it and keep waiting, unknown → leave
- * the choice to the user. There is no wall-clock kill.
+ * ask it (L2): idle → synthesize the terminal, active/waiting → refine the notice and keep waiting, unknown →
+ * leave the choice to the user. Notices are not activity: repeats double their interval up to a cap, and
+ * output from the harness withdraws the notice. There is no wall-clock kill.
  */
 import type { EventDraft } from "../event/envelope.ts";
 import { canReconcile, type ReconcileResult } from "../harness/capabilities.ts";
@@ -12,6 +13,8 @@ import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
 
 const RECONCILE_TIMEOUT_MS = 10_000;
+/** Repeated notices double their interval up to this (unless the configured silence is longer). */
+export const STALL_NOTICE_CAP_MS = 10 * 60_000;
 
 export interface StallDeps {
   readonly append: AppendFn;
@@ -26,8 +29,9 @@ interface Watch {
   readonly record: TurnRecord;
   timer: TimerHandle | undefined;
   lastActivity: number;
-  /** Consecutive stall notices; the next wait doubles so a long silence is not a stream of notices. */
+  /** Notices since the last activity; each wait doubles so a long silence is not a stream of notices. */
   strikes: number;
+  lastNoticeAt: number;
   paused: boolean;
 }
 
@@ -38,17 +42,30 @@ export class StallWatch {
 
   start(record: TurnRecord): void {
     this.stop(record.turnId);
-    const watch: Watch = { record, timer: undefined, lastActivity: this.deps.clock.now(), strikes: 0, paused: false };
+    const now = this.deps.clock.now();
+    const watch: Watch = { record, timer: undefined, lastActivity: now, strikes: 0, lastNoticeAt: now, paused: false };
     this.watches.set(record.turnId, watch);
     this.arm(watch);
   }
 
+  /**
+   * Output from the harness (never Baton's own notices). Cheap on the streaming hot path: the timer checks
+   * the last activity when it fires. After a stall notice, the notice is withdrawn once.
+   */
   touch(turnId: string): void {
     const watch = this.watches.get(turnId);
     if (!watch) return;
-    // Cheap on the streaming hot path: the timer checks the last activity when it fires.
-    watch.lastActivity = this.deps.clock.now();
-    watch.strikes = 0;
+    const now = this.deps.clock.now();
+    if (watch.strikes > 0) {
+      // After a notice the armed wait is a long one: the next silence is measured afresh.
+      const silentMs = now - watch.lastActivity;
+      watch.strikes = 0;
+      watch.lastActivity = now;
+      this.write(watch.record, { kind: "_baton_stall_cleared", payload: { silentMs } });
+      if (!watch.paused) this.arm(watch);
+      return;
+    }
+    watch.lastActivity = now;
     if (!watch.paused && watch.timer === undefined) this.arm(watch);
   }
 
@@ -80,8 +97,16 @@ export class StallWatch {
     for (const turnId of [...this.watches.keys()]) this.stop(turnId);
   }
 
-  private arm(watch: Watch, wait = this.deps.silenceMs * 2 ** watch.strikes): void {
+  /** When the next notice is due: a silence after activity, then doubling waits after each notice, capped. */
+  private dueAt(watch: Watch): number {
+    if (watch.strikes === 0) return watch.lastActivity + this.deps.silenceMs;
+    const cap = Math.max(this.deps.silenceMs, STALL_NOTICE_CAP_MS);
+    return watch.lastNoticeAt + Math.min(this.deps.silenceMs * 2 ** watch.strikes, cap);
+  }
+
+  private arm(watch: Watch): void {
     if (watch.timer) this.deps.clock.clearTimeout(watch.timer);
+    const wait = Math.max(0, this.dueAt(watch) - this.deps.clock.now());
     watch.timer = this.deps.clock.setTimeout(() => void this.fire(watch), wait);
   }
 
@@ -89,14 +114,15 @@ export class StallWatch {
     watch.timer = undefined;
     const record = watch.record;
     if (record.finalized || this.watches.get(record.turnId) !== watch || watch.paused) return;
-    const silentMs = this.deps.clock.now() - watch.lastActivity;
-    const due = this.deps.silenceMs * 2 ** watch.strikes;
-    if (silentMs < due) {
-      this.arm(watch, due - silentMs);
+    const now = this.deps.clock.now();
+    if (now < this.dueAt(watch)) {
+      this.arm(watch);
       return;
     }
+    const silentMs = now - watch.lastActivity;
     watch.strikes += 1;
-    this.append(record, { silentMs, level: "L1", detail: `No output from ${record.targetId} for ${Math.round(silentMs / 1000)} s. Esc interrupts the turn.` });
+    watch.lastNoticeAt = now;
+    this.notice(record, { silentMs, level: "L1", detail: `No output from ${record.targetId} for ${Math.round(silentMs / 1000)} s. Esc interrupts the turn.` });
     const binding = this.deps.binding(record.targetId);
     const handle = binding?.handle;
     if (binding && handle && canReconcile(binding.adapter)) {
@@ -104,8 +130,11 @@ export class StallWatch {
         (error: unknown): ReconcileResult => ({ state: "unknown", detail: error instanceof Error ? error.message : String(error) }),
       );
       if (record.finalized) return;
-      this.append(record, { silentMs, level: "L2", verdict: result.state, ...(result.detail ? { detail: result.detail } : {}) });
+      // Output that arrived while the harness was being asked already answered the question.
+      if (this.watches.get(record.turnId) !== watch || watch.strikes === 0) return;
+      this.notice(record, { silentMs, level: "L2", verdict: result.state, ...(result.detail ? { detail: result.detail } : {}) });
       if (result.state === "idle") {
+        // A definite idle: the turn is closed through the normal path; the finalizer repairs what it left open.
         this.deps.append({
           kind: "state_update",
           payload: { state: "idle", stopReason: "unknown" },
@@ -116,14 +145,18 @@ export class StallWatch {
         return;
       }
     }
-    if (this.watches.get(record.turnId) === watch && !watch.paused) this.arm(watch);
+    if (this.watches.get(record.turnId) === watch && !watch.paused && watch.timer === undefined) this.arm(watch);
   }
 
-  private append(record: TurnRecord, payload: Extract<EventDraft, { kind: "_baton_stall_notice" }>["payload"]): void {
+  private notice(record: TurnRecord, payload: Extract<EventDraft, { kind: "_baton_stall_notice" }>["payload"]): void {
+    this.write(record, { kind: "_baton_stall_notice", payload });
+  }
+
+  private write(record: TurnRecord, draft: Pick<Extract<EventDraft, { kind: "_baton_stall_notice" | "_baton_stall_cleared" }>, "kind" | "payload">): void {
     try {
-      this.deps.append({ kind: "_baton_stall_notice", payload, source: { type: "baton" }, turnId: record.turnId, harnessTargetId: record.targetId });
+      this.deps.append({ ...draft, source: { type: "baton" }, turnId: record.turnId, harnessTargetId: record.targetId } as EventDraft);
     } catch (error) {
-      this.deps.log.log("warn", "could not record a stall notice", { error });
+      this.deps.log.log("warn", `could not record ${draft.kind}`, { error });
     }
   }
 }

@@ -3,6 +3,7 @@
  * `textgen` capability — the preferred target, then the one that ran the turn, then the others — without
  * creating or touching a native session. Failure keeps the preview; it never blocks or fails a turn.
  */
+import { outcomeOfStopReason } from "../event/stop-reasons.ts";
 import { canGenerateText } from "../harness/capabilities.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
 import type { ProjectionState } from "../projection/index.ts";
@@ -98,6 +99,6 @@ function needsTitle(meta: MetaPort): boolean {
 /** Start generation when the turn completed with something the user typed; undefined when not applicable. */
 export function startTitleGeneration(state: ProjectionState, turnId: string, ranOn: string, deps: TitleDeps): Promise<string | undefined> | undefined {
   const summary = state.turnSummaries.find((entry) => entry.turnId === turnId);
-  if (!summary?.userText || ["cancelled", "error", "failed", "unknown"].includes(summary.stopReason ?? "unknown")) return undefined;
+  if (!summary?.userText || outcomeOfStopReason(summary.stopReason) !== "completed") return undefined;
   return generateTitle(deps, summary.userText, ranOn).catch(() => undefined);
 }

@@ -1,6 +1,7 @@
 /** The event envelope (inventory §3.1), drafts, and decoding of stored lines. */
 import type { BatonSessionId, EventId, TurnId } from "../shared/ids.ts";
 import { EVENT_KINDS, isEventKind, type EventKind, type PayloadOf } from "./kinds.ts";
+import { isStopReason } from "./stop-reasons.ts";
 
 export const ENVELOPE_VERSION = 3;
 
@@ -102,7 +103,22 @@ export function decodeEnvelope(value: unknown): DecodeResult {
     return { ok: false, reason: "missing 'source'" };
   }
   if (!("payload" in record)) return { ok: false, reason: "missing 'payload'" };
+  const kind = record["kind"];
+  if (kind === "state_update" || kind === "_baton_turn_summary") return { ok: true, event: upgradeStopReason(record) as unknown as AnyEvent };
   return { ok: true, event: record as unknown as AnyEvent };
+}
+
+/**
+ * Ledgers written before the stop-reason vocabulary was closed may carry a harness's free text there: it is
+ * read as `unknown` (a failure, never a success) and the text is kept in `nativeStopReason`.
+ */
+function upgradeStopReason(record: Record<string, unknown>): Record<string, unknown> {
+  const payload = record["payload"];
+  if (typeof payload !== "object" || payload === null) return record;
+  const stopReason = (payload as { stopReason?: unknown }).stopReason;
+  if (typeof stopReason !== "string" || isStopReason(stopReason)) return record;
+  const nativeStopReason = (payload as { nativeStopReason?: unknown }).nativeStopReason ?? stopReason;
+  return { ...record, payload: { ...payload, stopReason: "unknown", nativeStopReason } };
 }
 
 /**

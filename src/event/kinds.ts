@@ -5,13 +5,15 @@
 import { z } from "zod";
 import { contentBlockSchema, promptBlockSchema } from "./content.ts";
 import { interactionDraftSchema, requesterSchema, resolutionSchema } from "./interaction-types.ts";
+import { STOP_REASONS } from "./stop-reasons.ts";
 
 const messageId = z.string().min(1);
 const contentArray = z.array(contentBlockSchema);
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
 export const TOOL_KINDS = ["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"] as const;
-export const TOOL_STATUSES = ["pending", "in_progress", "completed", "failed", "declined"] as const;
+/** `interrupted`: the call's turn ended without a result Baton saw (a Baton repair, never claimed as completed). */
+export const TOOL_STATUSES = ["pending", "in_progress", "completed", "failed", "declined", "interrupted"] as const;
 export const RUN_STATES = ["running", "idle", "requires_action"] as const;
 export const ATTEMPT_PHASES = ["prepared", "dispatching", "accepted", "uncertain", "finalized"] as const;
 export const ATTEMPT_OUTCOMES = ["completed", "not_accepted", "failed", "cancelled"] as const;
@@ -49,8 +51,8 @@ export const launchSnapshotSchema = z.looseObject({
 
 export const EVENT_KINDS = {
   state_update: {
-    doc: "A turn's run state: running, requires_action, or idle (closes that turn with stopReason).",
-    payload: z.looseObject({ state: z.enum(RUN_STATES), stopReason: z.string().optional() }),
+    doc: "A turn's run state: running, requires_action, or idle (closes that turn with a closed stopReason; the harness's own word in nativeStopReason).",
+    payload: z.looseObject({ state: z.enum(RUN_STATES), stopReason: z.enum(STOP_REASONS).optional(), nativeStopReason: z.string().optional() }),
   },
   user_message: {
     doc: "What the user (or a steer/follow-up) submitted; upsert by messageId.",
@@ -208,6 +210,10 @@ export const EVENT_KINDS = {
       detail: z.string().optional(),
     }),
   },
+  _baton_stall_cleared: {
+    doc: "Output resumed on a turn that had a stall notice: the notice is withdrawn.",
+    payload: z.looseObject({ silentMs: z.number() }),
+  },
   _baton_context_snapshot: {
     doc: "The history assembled for a target before a turn; delivered only once a receipt follows.",
     payload: z.looseObject({
@@ -244,7 +250,8 @@ export const EVENT_KINDS = {
     payload: z.looseObject({
       turnId: z.string().min(1),
       role: z.enum(["driven", "observed"]).optional(),
-      stopReason: z.string().optional(),
+      stopReason: z.enum(STOP_REASONS).optional(),
+      nativeStopReason: z.string().optional(),
       userText: z.string().optional(),
       agentText: z.string().optional(),
       toolCalls: z.array(

@@ -6,6 +6,7 @@
  */
 import type { PromptBlock } from "../event/content.ts";
 import type { EventKind, PayloadOf } from "../event/kinds.ts";
+import type { StopReason } from "../event/stop-reasons.ts";
 import type { Logger } from "../shared/log.ts";
 import type { ResumeState } from "./contract.ts";
 import type { HistoryBoundary } from "./history-boundary.ts";
@@ -60,7 +61,7 @@ export interface NativeTurn {
   /** Agent messages, thoughts, tool calls with status/output, plans, errors, steers: in order. */
   readonly events: readonly NativeEvent[];
   /** How the turn ended, in Baton's vocabulary; `unknown` when the native history does not say. */
-  readonly stopReason: string;
+  readonly stopReason: StopReason;
   readonly startedAt?: string;
   readonly endedAt?: string;
 }

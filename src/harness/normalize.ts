@@ -1,4 +1,6 @@
 /** HAR-10: map open harness strings into a closed vocabulary with a pessimistic fallback. */
+import { STOP_REASONS, type StopReason } from "../event/stop-reasons.ts";
+
 export function normalizeClosed<T extends string>(
   raw: unknown,
   allowed: readonly T[],
@@ -12,10 +14,7 @@ export function normalizeClosed<T extends string>(
   return (allowed as readonly string[]).includes(raw) ? (raw as T) : fallback;
 }
 
-/** Terminal stop reasons Baton understands; anything else becomes `failed`, never `end_turn`. */
-export const TERMINAL_STOP_REASONS = ["end_turn", "max_tokens", "max_turn_requests", "refusal", "cancelled", "failed", "error"] as const;
-export type TerminalStopReason = (typeof TERMINAL_STOP_REASONS)[number];
-
-export function normalizeStopReason(raw: unknown, aliases?: Readonly<Record<string, TerminalStopReason>>): TerminalStopReason {
-  return normalizeClosed(raw, TERMINAL_STOP_REASONS, "failed", aliases === undefined ? {} : { aliases });
+/** A harness's terminal word as a Baton stop reason; anything Baton does not know becomes `failed`, never `end_turn`. */
+export function normalizeStopReason(raw: unknown, aliases?: Readonly<Record<string, StopReason>>): StopReason {
+  return normalizeClosed(raw, STOP_REASONS, "failed", aliases === undefined ? {} : { aliases });
 }

@@ -16,6 +16,7 @@ export {
   selectActivity,
   selectFooter,
   selectLastDrivenTarget,
+  selectOpenToolCalls,
   selectPendingInteractions,
   selectTargetContext,
   selectTargetPlan,

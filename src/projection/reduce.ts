@@ -14,7 +14,7 @@ import { reduceAttemptUpdate } from "./attempts.ts";
 import { reduceContextReceipt, reduceContextSnapshot } from "./context.ts";
 import { reduceInteractionOpened, reduceInteractionResolved } from "./interactions.ts";
 import { reduceFullMessage, reduceMessageChunk, reduceUserMessage } from "./messages.ts";
-import { reduceError, reduceNotice, reduceStallNotice } from "./notices.ts";
+import { reduceError, reduceNotice, reduceStallCleared, reduceStallNotice } from "./notices.ts";
 import { reducePlanImplementationStarted, reducePlanUpdate, reduceProposedPlan } from "./plans.ts";
 import { reduceApprovalReview } from "./reviews.ts";
 import { initialState, type ProjectionState } from "./state.ts";
@@ -75,6 +75,8 @@ function reduceKnown(state: ProjectionState, event: KnownEvent): ProjectionState
       return reduceRunStatus(state, event);
     case "_baton_stall_notice":
       return reduceStallNotice(state, event);
+    case "_baton_stall_cleared":
+      return reduceStallCleared(state, event);
     case "_baton_context_snapshot":
       return reduceContextSnapshot(state, event);
     case "_baton_context_delivery_receipt":

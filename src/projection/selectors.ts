@@ -62,6 +62,16 @@ export interface Activity {
   readonly pendingInteractions: readonly InteractionItem[];
 }
 
+/** The turn's tool calls that never reached a terminal status (pending or in progress), oldest first. */
+export function selectOpenToolCalls(state: ProjectionState, turnId: string): readonly ToolCallItem[] {
+  const out: ToolCallItem[] = [];
+  for (const id of tableGet(state.turnData, turnId)?.toolCallIds ?? []) {
+    const tool = tableGet(state.toolCalls, id);
+    if (tool !== undefined && LIVE_TOOL_STATUSES.has(tool.status)) out.push(tool);
+  }
+  return out;
+}
+
 function activeToolOf(
   turnData: ProjectionState["turnData"],
   toolCalls: Table<ToolCallItem>,

@@ -7,6 +7,7 @@
 import type { ContentBlock } from "../event/content.ts";
 import type { InteractionDraft, InteractionResolution, Requester } from "../event/interaction-types.ts";
 import type { AttemptOutcome, AttemptPhase, LaunchSnapshot, PayloadOf } from "../event/kinds.ts";
+import type { StopReason } from "../event/stop-reasons.ts";
 import { emptyList, type PagedList } from "./paged-list.ts";
 import { emptyTable, type Table } from "./table.ts";
 
@@ -14,7 +15,7 @@ import { emptyTable, type Table } from "./table.ts";
  * Bump whenever the state shape or the meaning of a field changes: checkpoints written under another
  * version are discarded and the ledger is replayed.
  */
-export const PROJECTION_VERSION = "projection-1";
+export const PROJECTION_VERSION = "projection-2";
 
 export type SessionRunState = "idle" | "running" | "requires_action";
 export type TurnRole = "driven" | "observed";
@@ -145,6 +146,8 @@ export interface StallInfo {
   readonly silentMs: number;
   readonly level: "L1" | "L2";
   readonly verdict: string | null;
+  /** `open` while it is the turn's latest word on the silence; a later notice supersedes it, output clears it. */
+  readonly state: "open" | "superseded" | "cleared";
 }
 
 export interface NoticeItem {
@@ -270,7 +273,7 @@ export interface ProjectionState {
   /** Per-turn summary data, kept until that turn's summary is reduced. */
   readonly turnData: Table<TurnData>;
   /** turnId → stopReason of its first terminal (null when the idle carried none). */
-  readonly stopReasons: Table<string | null>;
+  readonly stopReasons: Table<StopReason | null>;
   readonly timeline: PagedList<TimelineItem>;
   readonly messages: Table<MessageItem>;
   readonly toolCalls: Table<ToolCallItem>;
@@ -283,6 +286,8 @@ export interface ProjectionState {
   readonly approvalReviews: Table<ApprovalReviewItem>;
   readonly errors: Table<ErrorItem>;
   readonly notices: Table<NoticeItem>;
+  /** turnId → id of that turn's latest stall notice. */
+  readonly stallNotices: Table<string>;
   readonly lastError: ErrorItem | null;
   readonly usage: UsageTotals;
   readonly perTarget: Readonly<Record<string, TargetState>>;
@@ -324,6 +329,7 @@ export function initialState(batonSessionId?: string): ProjectionState {
     approvalReviews: emptyTable(),
     errors: emptyTable(),
     notices: emptyTable(),
+    stallNotices: emptyTable(),
     lastError: null,
     usage: ZERO_USAGE,
     perTarget: {},

@@ -6,6 +6,7 @@
 import { textOf } from "../event/content.ts";
 import type { EventOf } from "../event/envelope.ts";
 import type { TurnSummaryPayload } from "../event/kinds.ts";
+import type { StopReason } from "../event/stop-reasons.ts";
 import { displayUserText } from "./display-text.ts";
 import type { ProjectionState, TurnSummaryEntry, UsageTotals } from "./state.ts";
 import { tableDelete, tableGet, tableHas, tableSet } from "./table.ts";
@@ -33,7 +34,7 @@ function summaryUsage(usage: UsageTotals): SummaryUsage | undefined {
 export function buildTurnSummary(
   state: ProjectionState,
   turnId: string,
-  stopReason: string | null | undefined,
+  stopReason: StopReason | null | undefined,
   endedAt: string | null | undefined,
 ): TurnSummaryPayload {
   const data = tableGet(state.turnData, turnId);

@@ -12,7 +12,7 @@ import { pushTimeline } from "./timeline.ts";
 import { noteToolCall, withTurnData } from "./turn-data.ts";
 import { clearRetrying } from "./turns.ts";
 
-const TERMINAL_TOOL_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "declined"]);
+const TERMINAL_TOOL_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "declined", "interrupted"]);
 
 function createToolCall(event: AnyEvent, toolCallId: string): ToolCallItem {
   return {

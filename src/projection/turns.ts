@@ -4,6 +4,7 @@
  * from the first running. A turn closed once stays closed: a late running for it is inert.
  */
 import type { EventOf } from "../event/envelope.ts";
+import type { StopReason } from "../event/stop-reasons.ts";
 import { ownGet, recordDelete, recordSet } from "./record.ts";
 import type { ActiveTurn, ProjectionState, SessionRunState, TurnRole } from "./state.ts";
 import { tableGet, tableHas, tableSet } from "./table.ts";
@@ -45,7 +46,7 @@ export function settleTurns(state: ProjectionState): ProjectionState {
   return { ...state, activeTurns: active, runState };
 }
 
-function closeTurn(state: ProjectionState, turnId: string, stopReason: string | null): ProjectionState {
+function closeTurn(state: ProjectionState, turnId: string, stopReason: StopReason | null): ProjectionState {
   const activeTurns = recordDelete(state.activeTurns, turnId);
   const stopReasons = tableHas(state.stopReasons, turnId) ? state.stopReasons : tableSet(state.stopReasons, turnId, stopReason);
   if (activeTurns === state.activeTurns && stopReasons === state.stopReasons) return state;

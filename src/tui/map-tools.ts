@@ -21,6 +21,7 @@ function commandOf(rawInput: unknown, fallback: string | null): string {
 function executeTitle(status: string): string {
   if (status === "pending" || status === "in_progress") return "Running";
   if (status === "declined") return "Declined";
+  if (status === "interrupted") return "Interrupted";
   if (status === "completed" || status === "failed") return "Ran";
   return "Command";
 }

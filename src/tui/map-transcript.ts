@@ -142,6 +142,8 @@ export function mapEntry(state: ProjectionState, entry: TranscriptEntry, lookOf:
       return [{ kind: "agent", id: `plan:${p.planId}`, author: look.author, authorKey: look.id, text: `**${title}**\n\n${p.content}`, format: "markdown" }];
     }
     case "notice":
+      // A stall notice shows while it is its turn's latest word on the silence; superseded or cleared ones go.
+      if (entry.item.stall !== null && entry.item.stall.state !== "open") return [];
       return [mapNotice(entry.item, lookOf(entry.item.harnessTargetId))];
     case "approval_review":
       return [mapReview(entry.item, lookOf(entry.item.harnessTargetId))];

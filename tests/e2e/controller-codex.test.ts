@@ -1,10 +1,12 @@
-/** The controller with the real Codex adapter in-process: steering a running turn reaches the model. */
+/** The controller with the real Codex adapter in-process: steering a running turn reaches the model; self-heal with a stopped app-server. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { codexDefinition } from "../../src/harness/codex/definition.ts";
-import { selectTranscript } from "../../src/projection/index.ts";
+import { selectTranscript, tableValues } from "../../src/projection/index.ts";
+import { readLedgerFile } from "../../src/store/index.ts";
 import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
 import { makeCodexHome } from "../support/codex-home.ts";
 import { openRealSession, waitFor } from "../support/session-host.ts";
+import { commandOf, descendants, tryKill } from "../support/processes.ts";
 
 let mock: MockResponses;
 beforeAll(async () => {
@@ -33,3 +35,57 @@ test("a prompt during a slow Codex turn is a steer: one turn, and the model's ne
     home.cleanup();
   }
 }, 60_000);
+
+test("self-heal with the real Codex: a slow command whose app-server is SIGSTOPped gets L1 and an honest L2, stays open, and closing it repairs the tool card", async () => {
+  const home = makeCodexHome({ baseUrl: mock.baseUrl, approvalPolicy: "never", sandboxMode: "danger-full-access" });
+  await mock.script([{ kind: "exec", cmd: "sleep 6" }, { kind: "text", text: "slept" }, { kind: "text", text: "back again" }]);
+  const { session, cleanup } = await openRealSession({
+    definitions: [codexDefinition],
+    cwd: home.workdir,
+    env: home.env,
+    settings: { generateTitles: false, stallNoticeMs: 1000, cancelGraceMs: 1500 },
+  });
+  let stopped: number | undefined;
+  try {
+    const controller = session.controller;
+    const done = controller.submit("codex", [{ type: "text", text: "run the slow command" }]);
+    const toolCard = () => tableValues(controller.state.toolCalls).find((tool) => tool.kind === "execute");
+    await waitFor(() => toolCard()?.status === "in_progress", 20_000, "the running command card");
+    const appServer = descendants(process.pid).find((pid) => commandOf(pid).includes("app-server"));
+    expect(appServer).toBeDefined();
+    stopped = appServer as number;
+    process.kill(stopped, "SIGSTOP");
+
+    const stalls = () => readLedgerFile(session.ref.paths.ledger).filter((e) => e.kind === "_baton_stall_notice").map((e) => e.payload as { level: string; verdict?: string; detail?: string });
+    await waitFor(() => stalls().some((n) => n.level === "L2"), 20_000, "the L2 verdict");
+    const l2 = stalls().find((n) => n.level === "L2");
+    // Silence is an observation, not a verdict: the stopped app-server cannot answer, so the turn stays open.
+    expect(l2).toMatchObject({ verdict: "unknown" });
+    expect(l2?.detail).toContain("is stopped and cannot answer");
+    expect(controller.state.runState).toBe("running");
+    expect(toolCard()?.status).toBe("in_progress");
+
+    // The user gives up: the interrupt goes unanswered, the grace expires, Baton closes the turn and repairs the card.
+    controller.interrupt();
+    expect(await done).toBe("interrupted");
+    const card = toolCard();
+    expect(card?.status).toBe("interrupted");
+    const events = readLedgerFile(session.ref.paths.ledger);
+    // Baton's repair closes the card before the summary; the replaced app-server later says the same, never "completed".
+    const updates = events.filter((e) => e.kind === "tool_call_update" && (e.payload as { toolCallId: string }).toolCallId === card?.toolCallId);
+    const repair = updates.find((e) => e.source.type === "baton");
+    expect(repair?.payload).toMatchObject({ status: "interrupted" });
+    const summary = events.find((e) => e.kind === "_baton_turn_summary");
+    expect(repair!.seq).toBeLessThan(summary!.seq);
+    expect(summary?.payload).toMatchObject({ stopReason: "cancelled", toolCalls: [{ status: "interrupted" }] });
+    expect(updates.map((e) => (e.payload as { status?: string }).status)).not.toContain("completed");
+
+    // The wedged app-server is replaced; the next turn runs on a fresh process that resumes the thread.
+    process.kill(stopped, "SIGCONT");
+    expect(await controller.submit("codex", [{ type: "text", text: "are you back?" }])).toBe("completed");
+  } finally {
+    if (stopped !== undefined) tryKill(stopped, "SIGCONT");
+    await cleanup();
+    home.cleanup();
+  }
+}, 90_000);

@@ -3,6 +3,7 @@
  * script step; a step is a list of actions (text chunks, a permission request, a pause, a terminal).
  */
 import type { AdapterDraft } from "../../src/event/envelope.ts";
+import type { StopReason } from "../../src/event/stop-reasons.ts";
 import type { InteractionResolution } from "../../src/event/interaction-types.ts";
 import { SUPPORTED, type Capabilities, type ReconcileResult, type SessionConfigOption } from "../../src/harness/capabilities.ts";
 import type {
@@ -31,6 +32,8 @@ export type FakeAction =
   | { readonly type: "waitForCancel" }
   /** Never finish (a harness that ignores interrupt). */
   | { readonly type: "hang" }
+  /** Wait until the test calls `release(name)` (output that resumes exactly when the test says). */
+  | { readonly type: "gate"; readonly name: string }
   | { readonly type: "crash"; readonly message?: string }
   | { readonly type: "usage"; readonly input: number; readonly output: number }
   /** Emit this draft as is (e.g. one that claims another target). */
@@ -84,6 +87,7 @@ export class FakeAdapter implements HarnessAdapter {
   readonly capabilities: Capabilities;
   readonly record: FakeRecord = { opens: [], prompts: [], cancels: [], drafts: [], answers: [], closes: 0 };
   private turnIndex = 0;
+  private readonly gates = new Map<string, { readonly opened: Promise<void>; readonly open: () => void }>();
 
   get turnsPlayed(): number {
     return this.turnIndex;
@@ -162,6 +166,22 @@ export class FakeAdapter implements HarnessAdapter {
   }
 
   async setConfig(): Promise<void> {}
+
+  /** Let a turn waiting at `{type:"gate", name}` go on. */
+  release(name: string): void {
+    this.gate(name).open();
+  }
+
+  private gate(name: string): { readonly opened: Promise<void>; readonly open: () => void } {
+    let gate = this.gates.get(name);
+    if (gate === undefined) {
+      let open = (): void => undefined;
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      gate = { opened, open };
+      this.gates.set(name, gate);
+    }
+    return gate;
+  }
 
   async reconcile(): Promise<ReconcileResult> {
     return { state: this.script.reconcile ?? "unknown" };
@@ -242,6 +262,9 @@ export class FakeAdapter implements HarnessAdapter {
         case "hang":
           await new Promise<void>(() => undefined);
           return;
+        case "gate":
+          await this.gate(step.name).opened;
+          break;
         case "crash":
           this.crash(step.message);
           return;
@@ -269,7 +292,8 @@ export class FakeAdapter implements HarnessAdapter {
     if (live.activeTurn !== turnId) return;
     live.activeTurn = undefined;
     live.cancelWaiters.delete(turnId);
-    live.sink.emit({ kind: "state_update", payload: { state: "idle", stopReason }, turnId });
+    // Deliberately open: a test may make the fake break the contract with a word outside the vocabulary.
+    live.sink.emit({ kind: "state_update", payload: { state: "idle", stopReason: stopReason as StopReason }, turnId });
   }
 
   private async sleepOrCancel(live: Live, turnId: string, ms: number): Promise<void> {

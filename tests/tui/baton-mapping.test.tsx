@@ -86,6 +86,31 @@ describe("transcript mapping", () => {
     expect(items[2]).toMatchObject({ content: [{ type: "command", command: "echo hi" }, { type: "output", text: "hi" }] });
   });
 
+  test("a tool row Baton repaired reads Interrupted, not Running (#11.15)", () => {
+    const f = createEventFactory();
+    const map = createTimelineMapper(lookOf);
+    const s = fold([
+      f.make("tool_call_update", { toolCallId: "a", title: "sleep 30", kind: "execute", status: "in_progress" }, { turn: "t_1", target: "fake" }),
+      f.make("tool_call_update", { toolCallId: "a", status: "interrupted" }, { turn: "t_1", source: "baton" }),
+    ]);
+    expect(map(s, "fake", []).items.map((i) => (i.kind === "tool" ? [i.title, i.status] : null))).toEqual([["Interrupted", "interrupted"]]);
+  });
+
+  test("only a turn's latest stall notice shows; output that resumes withdraws it", () => {
+    const f = createEventFactory();
+    const map = createTimelineMapper(lookOf);
+    const titles = (state: ProjectionState) => map(state, "fake", []).items.map((i) => (i.kind === "notice" ? i.title : i.kind));
+    const l1 = fold([
+      f.make("state_update", { state: "running" }, { turn: "t_1", target: "fake", source: "baton" }),
+      f.make("_baton_stall_notice", { silentMs: 90_000, level: "L1" }, { turn: "t_1", target: "fake" }),
+    ]);
+    expect(titles(l1)).toEqual(["No output for 90s"]);
+    const l2 = fold([f.make("_baton_stall_notice", { silentMs: 90_000, level: "L2", verdict: "waiting_approval" }, { turn: "t_1", target: "fake" })], l1);
+    expect(titles(l2)).toEqual(["No output for 90s; the agent is waiting for an approval"]);
+    const cleared = fold([f.make("_baton_stall_cleared", { silentMs: 95_000 }, { turn: "t_1" })], l2);
+    expect(titles(cleared)).toEqual([]);
+  });
+
   test("a multi-file patch becomes one diff part per change", () => {
     const patch = "--- a/x.ts\n+++ b/x.ts\n@@ -1 +1 @@\n-a\n+b\n--- /dev/null\n+++ b/y.ts\n@@ -0,0 +1 @@\n+new\n";
     expect(splitPatch(patch).map((p) => p.path)).toEqual(["x.ts", "y.ts"]);

@@ -247,7 +247,7 @@ describe("codex session mapping (in-memory app-server)", () => {
     await complete(first.native, "interrupted");
     expect(sink.of("agent_message", first.turnId).map((d) => d.payload)).toEqual([{ messageId: "m1", content: [{ type: "text", text: "partial" }] }]);
     expect(sink.of("agent_thought", first.turnId).map((d) => d.payload.messageId)).toEqual(["r1:summary:0"]);
-    expect(sink.of("tool_call_update", first.turnId).at(-1)?.payload).toEqual({ toolCallId: "c1", status: "failed" });
+    expect(sink.of("tool_call_update", first.turnId).at(-1)?.payload).toEqual({ toolCallId: "c1", status: "interrupted" });
     expect(sink.terminals(first.turnId).map((d) => d.payload.stopReason)).toEqual(["cancelled"]);
     const second = await begin();
     server.notify("item/agentMessage/delta", { turnId: first.native, itemId: "m1", delta: "late" });

@@ -200,7 +200,9 @@ describe("recovery", () => {
     const kinds = kindsOf(ledgerOf(reopened));
     expect(kinds).toContain("resolved:cancelled/recovery");
     expect(kinds).toContain("attempt:uncertain");
-    expect(kinds.slice(-3)).toEqual(["_baton_notice", "state:idle(unknown)", "_baton_turn_summary"]);
+    // The pending card's tool row is closed too (#11.15), as interrupted.
+    expect(kinds.slice(-4)).toEqual(["_baton_notice", "state:idle(unknown)", "tool_call_update", "_baton_turn_summary"]);
+    expect(ledgerOf(reopened).at(-2)?.payload).toMatchObject({ status: "interrupted" });
     const notice = ledgerOf(reopened).filter((e) => e.kind === "_baton_notice").at(-1);
     expect((notice?.payload as { title: string }).title).toBe(RECOVERY_NOTICE);
     expect(reopened.controller.state.runState).toBe("idle");

@@ -3,6 +3,7 @@
  * native histories from memory (NAT-01, NAT-06/07): resolution and ambiguity, fail-closed lookups, the turns
  * written, re-import of the tail after Baton ran turns on the native session, and refusals that write nothing.
  */
+import type { StopReason } from "../../src/event/stop-reasons.ts";
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
@@ -58,7 +59,7 @@ function harness(id: string, memory: Memory, script: FakeScript = { turns: [] })
 
 const memory = (sessions: Record<string, NativeTurn[]> = {}): Memory => ({ sessions: new Map(Object.entries(sessions)), reads: 0 });
 
-function native(prompt: string, answer: string, stopReason = "end_turn"): NativeTurn {
+function native(prompt: string, answer: string, stopReason: StopReason = "end_turn"): NativeTurn {
   return {
     nativeTurnId: `nt-${prompt}`,
     prompt: [{ type: "text", text: prompt }],

@@ -1,10 +1,11 @@
 /** NAT-05 history boundary and the NAT-07 reconcile rules, as tables. */
+import type { StopReason } from "../../src/event/stop-reasons.ts";
 import { describe, expect, test } from "bun:test";
 import { boundaryHolds, canonicalValue, historyBoundary, parseHistoryBoundary, turnDigest } from "../../src/harness/history-boundary.ts";
 import type { NativeEvent, NativeTurn } from "../../src/harness/inspector.ts";
 import { reconcileNative, type BatonTurnView } from "../../src/app/adopt-reconcile.ts";
 
-function turn(prompt: string, answer: string, extra: { id?: string; tool?: string; stopReason?: string } = {}): NativeTurn {
+function turn(prompt: string, answer: string, extra: { id?: string; tool?: string; stopReason?: StopReason } = {}): NativeTurn {
   const events: NativeEvent[] = [{ kind: "agent_message", payload: { messageId: `msg-${prompt}`, content: [{ type: "text", text: answer }] } }];
   if (extra.tool !== undefined) {
     events.push({ kind: "tool_call_update", payload: { toolCallId: `call-${prompt}`, title: "ls", kind: "execute", status: "completed", content: [{ type: "text", text: extra.tool }] } });

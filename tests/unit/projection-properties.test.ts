@@ -102,6 +102,7 @@ const PAYLOADS: { [K in EventKind]: fc.Arbitrary<PayloadOf<K>> } = {
   _baton_notice: fc.record({ level: fc.constantFrom("info", "warning", "error"), title: fc.constantFrom("n1", "n2") }),
   _baton_run_status: fc.record({ phase: fc.constantFrom("starting", null), title: opt(fc.constantFrom("Starting…")) }).map(defined),
   _baton_stall_notice: fc.record({ silentMs: fc.nat(200_000), level: fc.constantFrom("L1", "L2") }),
+  _baton_stall_cleared: fc.record({ silentMs: fc.nat(200_000) }),
   _baton_context_snapshot: fc.record({
     snapshotId: fc.constantFrom("ctx_1", "ctx_2"),
     source: fc.constant({ kind: "session_history" as const, owner: "bs_1", key: "history" }),

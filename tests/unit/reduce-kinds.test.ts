@@ -329,6 +329,30 @@ const CASES: CaseTable = {
         expect(timelineOf(s)).toEqual([{ type: "notice", id: "n_2" }]);
       },
     },
+    {
+      name: "a later notice of the same turn supersedes it (L2 refines L1: the agent says it is still working)",
+      given: (f) => [running(f), f.make("_baton_stall_notice", { silentMs: 90_000, level: "L1" }, { turn: "t_1", target: "codex" })],
+      when: (f) => f.make("_baton_stall_notice", { silentMs: 90_000, level: "L2", verdict: "active" }, { turn: "t_1", target: "codex" }),
+      then: (s) => {
+        expect(tableGet(s.notices, "n_2")?.stall?.state).toBe("superseded");
+        expect(tableGet(s.notices, "n_3")).toMatchObject({ level: "info", title: "No output for 90s, but the agent reports it is still working", stall: { state: "open", verdict: "active" } });
+        expect(tableGet(s.stallNotices, "t_1")).toBe("n_3");
+      },
+    },
+  ],
+  _baton_stall_cleared: [
+    {
+      name: "withdraws the turn's open stall notice",
+      given: (f) => [running(f), f.make("_baton_stall_notice", { silentMs: 90_000, level: "L1" }, { turn: "t_1", target: "codex" })],
+      when: (f) => f.make("_baton_stall_cleared", { silentMs: 95_000 }, { turn: "t_1" }),
+      then: (s) => expect(tableGet(s.notices, "n_2")?.stall?.state).toBe("cleared"),
+    },
+    {
+      name: "is inert for a turn without a stall notice",
+      given: (f) => [running(f)],
+      when: (f) => f.make("_baton_stall_cleared", { silentMs: 1 }, { turn: "t_1" }),
+      then: (after, before) => expect(after).toBe(before),
+    },
   ],
   _baton_context_snapshot: [
     {

@@ -1,4 +1,5 @@
 /** Turns (TURN-01/02), run phases, interactions and the session runState (IX-03/04). */
+import type { StopReason } from "../../src/event/stop-reasons.ts";
 import { describe, expect, test } from "bun:test";
 import type { InteractionDraft } from "../../src/event/interaction-types.ts";
 import { reduce, replay, tableGet } from "../../src/projection/index.ts";
@@ -7,7 +8,7 @@ import { createEventFactory, textBlock, type EventFactory } from "../support/eve
 const permission: InteractionDraft = { type: "permission", title: "Run ls", options: [] };
 const run = (f: EventFactory, turn: string, source: "baton" | "harness" = "baton", target = "codex") =>
   f.make("state_update", { state: "running" }, { turn, target, source });
-const idle = (f: EventFactory, turn: string | undefined, stopReason = "end_turn") =>
+const idle = (f: EventFactory, turn: string | undefined, stopReason: StopReason = "end_turn") =>
   f.make("state_update", { state: "idle", stopReason }, turn === undefined ? { target: "codex" } : { turn, target: "codex" });
 const open = (f: EventFactory, id: string, turn?: string) =>
   f.make(

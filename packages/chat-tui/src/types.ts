@@ -5,7 +5,7 @@
  */
 
 /** Status of a tool block. Any other string is shown as a distinct "unknown" warning state. */
-export type ToolStatus = "pending" | "in_progress" | "completed" | "failed" | "declined";
+export type ToolStatus = "pending" | "in_progress" | "completed" | "failed" | "declined" | "interrupted";
 
 /** Status of one plan entry. Unknown strings are shown as pending. */
 export type PlanEntryStatus = "pending" | "in_progress" | "completed";

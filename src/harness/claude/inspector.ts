@@ -9,6 +9,7 @@
 import { getSessionInfo, getSessionMessages, type SDKAssistantMessage, type SDKUserMessage, type SessionMessage, type SessionStoreEntry } from "@anthropic-ai/claude-agent-sdk";
 import type { AdapterDraft } from "../../event/envelope.ts";
 import type { PromptBlock } from "../../event/content.ts";
+import type { StopReason } from "../../event/stop-reasons.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
 import type { TurnId } from "../../shared/ids.ts";
 import { historyBoundary } from "../history-boundary.ts";
@@ -71,7 +72,7 @@ function toEvents(drafts: readonly AdapterDraft[]): NativeEvent[] {
   return drafts.map((draft) => ({ kind: draft.kind, payload: draft.payload }) as NativeEvent);
 }
 
-function stopReasonOf(turn: TurnBuilder): string {
+function stopReasonOf(turn: TurnBuilder): StopReason {
   if (turn.interrupted) return "cancelled";
   if (turn.failed) return "failed";
   return "unknown";

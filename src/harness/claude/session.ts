@@ -8,6 +8,7 @@ import type { query as sdkQuery } from "@anthropic-ai/claude-agent-sdk";
 import type { BindingSink, EventSink, HarnessHandle, HarnessOpenOptions, PromptInput, SendTurnResult } from "../contract.ts";
 import type { SessionConfigOption } from "../capabilities.ts";
 import type { AdapterDraft } from "../../event/envelope.ts";
+import type { StopReason } from "../../event/stop-reasons.ts";
 import type { TurnId } from "../../shared/ids.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
 import { PromptChannel } from "./channel.ts";
@@ -15,8 +16,8 @@ import { ClaudeProcesses } from "./process.ts";
 import { applyConfigToQuery, buildConfigOptions, parseEffort, toBatonMode, updateConfigState, type ClaudeConfigState, type ConfigId } from "./config.ts";
 import { adapterDraft } from "./drafts.ts";
 import { ClaudeMapper, commandNamesDraft } from "./mapper.ts";
-import { createCanUseTool } from "./permissions.ts";
-import { errorCodeOf, errorTextOf, isAborted, stopReasonOf } from "./terminal.ts";
+import { buildRunOptions } from "./options.ts";
+import { errorCodeOf, errorTextOf, isAborted, terminalOf } from "./terminal.ts";
 import { TurnBook, type ClaudeTurn } from "./turns.ts";
 
 export type ClaudeTrace = (direction: "in" | "out", message: unknown) => void;
@@ -210,9 +211,10 @@ export class ClaudeSession {
     if (!run.channel.push(message)) this.turns.detach(turn, uuid);
   }
 
-  private finish(turn: ClaudeTurn, stopReason: string): void {
+  private finish(turn: ClaudeTurn, stopReason: StopReason, nativeStopReason?: string | null): void {
     if (!this.turns.finalize(turn)) return;
-    this.emit(adapterDraft("state_update", { state: "idle", stopReason }, { turnId: turn.turnId }));
+    const native = typeof nativeStopReason === "string" ? { nativeStopReason } : {};
+    this.emit(adapterDraft("state_update", { state: "idle", stopReason, ...native }, { turnId: turn.turnId }));
   }
 
   private fail(turn: ClaudeTurn, message: string, code: string | undefined, raw?: unknown, retryable = true): void {
@@ -260,31 +262,21 @@ export class ClaudeSession {
   }
 
   private buildOptions(resumeId: string | undefined): Options {
-    const { open, settings } = this.deps;
-    const options: Options = {
-      cwd: open.cwd,
-      env: { ...open.env },
-      includePartialMessages: true,
-      systemPrompt: { type: "preset", preset: "claude_code" },
-      settingSources: settings.settingSources,
-      permissionMode: this.desired.mode,
-      canUseTool: createCanUseTool({
-        interactions: open.interactions,
-        cwd: open.cwd,
-        log: open.log,
+    return buildRunOptions({
+      open: this.deps.open,
+      settingSources: this.deps.settings.settingSources,
+      executable: this.deps.settings.executable,
+      desired: this.desired,
+      permissions: {
         turnFor: () => this.turnForActivity().turnId,
         sessionId: () => this.sessionId,
         mode: () => this.applied.mode,
         planOf: (id) => this.mapper.planOf(id),
         onDeclined: (id) => this.mapper.markDeclined(id),
-      }),
-      spawnClaudeCodeProcess: this.processes.spawn,
-    };
-    if (settings.executable !== undefined) options.pathToClaudeCodeExecutable = settings.executable;
-    if (this.desired.model !== undefined) options.model = this.desired.model;
-    if (this.desired.effort !== undefined) options.effort = this.desired.effort;
-    if (resumeId !== undefined) options.resume = resumeId;
-    return options;
+      },
+      spawn: this.processes.spawn,
+      ...(resumeId === undefined ? {} : { resume: { sessionId: resumeId } }),
+    });
   }
 
   private async consume(run: QueryRun): Promise<void> {
@@ -394,6 +386,11 @@ export class ClaudeSession {
     }
     if (!settled) return;
     if (turn.failed) return this.finish(turn, "failed");
-    this.finish(turn, stopReasonOf(result));
+    const terminal = terminalOf(result);
+    if (terminal.unknown !== undefined) {
+      const title = `Claude Code ended the turn with stop reason '${terminal.unknown}', which Baton does not know; the turn counts as failed`;
+      this.emit(adapterDraft("_baton_notice", { level: "warning", title }, { turnId: turn.turnId, raw: result }));
+    }
+    this.finish(turn, terminal.stopReason, result.subtype === "success" ? result.stop_reason : undefined);
   }
 }

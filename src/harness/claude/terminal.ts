@@ -1,6 +1,6 @@
 /** How a Claude `result` ends a Baton turn (CLA-06): stop reason, error text and code. */
 import type { SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
-import { normalizeStopReason } from "../normalize.ts";
+import type { StopReason } from "../../event/stop-reasons.ts";
 
 export function isAborted(result: SDKResultMessage): boolean {
   return result.terminal_reason === "aborted_streaming" || result.terminal_reason === "aborted_tools";
@@ -19,8 +19,32 @@ export function errorCodeOf(result: SDKResultMessage): string {
   return result.subtype === "success" ? "error" : result.subtype;
 }
 
-export function stopReasonOf(result: SDKResultMessage): string {
-  if (result.subtype === "error_max_turns") return "max_turn_requests";
-  if (result.subtype !== "success") return "failed";
-  return normalizeStopReason(result.stop_reason === "max_tokens" || result.stop_reason === "refusal" ? result.stop_reason : "end_turn");
+/**
+ * The Anthropic stop reasons a finished Claude turn can carry, as Baton stop reasons. Measured with Claude Code
+ * 2.1.332: a model answer ends `end_turn` (or `stop_sequence`, `pause_turn`); `/compact` and local commands such
+ * as `/model` end with `stop_reason: null` (no model answer to stop). Anything else is a word Baton does not know.
+ */
+const ANTHROPIC_STOP_REASONS: Readonly<Record<string, StopReason>> = {
+  end_turn: "end_turn",
+  stop_sequence: "end_turn",
+  pause_turn: "end_turn",
+  max_tokens: "max_tokens",
+  model_context_window_exceeded: "max_tokens",
+  refusal: "refusal",
+};
+
+export interface ClaudeTerminal {
+  readonly stopReason: StopReason;
+  /** Claude's own word when it was not one Baton knows (kept beside the closed reason). */
+  readonly unknown?: string;
+}
+
+/** How a settled, non-error result ends its turn; an unknown stop reason is a failure, never `end_turn`. */
+export function terminalOf(result: SDKResultMessage): ClaudeTerminal {
+  if (result.subtype === "error_max_turns") return { stopReason: "max_turn_requests" };
+  if (result.subtype !== "success") return { stopReason: "failed" };
+  const native = result.stop_reason;
+  if (native === null) return { stopReason: "end_turn" };
+  const known = Object.hasOwn(ANTHROPIC_STOP_REASONS, native) ? ANTHROPIC_STOP_REASONS[native] : undefined;
+  return known === undefined ? { stopReason: "failed", unknown: native } : { stopReason: known };
 }

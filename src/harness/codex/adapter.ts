@@ -4,6 +4,7 @@
  * before accepting, and the host re-opens with the stored resumeState (the thread is resumed).
  */
 import { supportedPromptBlocks, SUPPORTED, type ApprovalRouting, type Capabilities, type Compactable, type Configurable, type Reconcilable, type ReconcileResult, type SessionConfigOption, type TextGenerating, type TextGenRequest } from "../capabilities.ts";
+import fs from "node:fs";
 import path from "node:path";
 import { unsupportedBlocks, type BindingSink, type EventSink, type HarnessAdapter, type HarnessHandle, type HarnessOpenOptions, type PromptInput, type ResumeState, type SendTurnResult } from "../contract.ts";
 import { BatonError, describeError, isBatonError } from "../../shared/errors.ts";
@@ -317,7 +318,9 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
           return { state: "unknown", detail: `thread status ${status.type}` };
       }
     } catch (error) {
-      return { state: "unknown", detail: describeError(error) };
+      const pid = session.deps.process.pid;
+      const stopped = pid !== undefined && isStopped(pid) ? `; codex app-server (pid ${pid}) is stopped and cannot answer until it is continued` : "";
+      return { state: "unknown", detail: `${describeError(error)}${stopped}` };
     }
   }
 
@@ -348,5 +351,15 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
   /** For tests and diagnostics: the Codex thread id behind a handle. */
   threadId(handle: HarnessHandle): string | undefined {
     return this.sessions.get(handle.id)?.threadId;
+  }
+}
+
+/** Linux: the process is in state T (stopped, e.g. SIGSTOP); false when it cannot be told. */
+function isStopped(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
+  } catch {
+    return false;
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { AdapterDraft } from "../../event/envelope.ts";
 import type { PromptBlock } from "../../event/content.ts";
+import type { StopReason } from "../../event/stop-reasons.ts";
 import type { InteractionDraft, InteractionResolution } from "../../event/interaction-types.ts";
 import type { Clock } from "../../shared/clock.ts";
 import { BatonError, describeError, isBatonError } from "../../shared/errors.ts";
@@ -240,7 +241,7 @@ export class CodexSession {
   }
 
   /** Close a turn exactly once: dangling items, empty-turn notice, then the one idle terminal. */
-  finish(turn: CodexTurn, stopReason: string, raw?: unknown): void {
+  finish(turn: CodexTurn, stopReason: StopReason, raw?: unknown): void {
     if (turn.finished) return;
     turn.finished = true;
     if (turn.fallbackTimer !== undefined) this.deps.clock.clearTimeout(turn.fallbackTimer);
@@ -248,7 +249,8 @@ export class CodexSession {
     turn.interactions.clear();
     for (const [messageId, text] of turn.openMessages) this.emit(turn, part("agent_message", { messageId, content: text === "" ? [] : [{ type: "text", text }] }));
     for (const [messageId, text] of turn.openThoughts) this.emit(turn, part("agent_thought", { messageId, content: [{ type: "text", text }] }));
-    for (const toolCallId of turn.openTools) this.emit(turn, part("tool_call_update", { toolCallId, status: "failed" }));
+    // A tool Codex never finished has no result Baton saw: interrupted, not failed (and never completed).
+    for (const toolCallId of turn.openTools) this.emit(turn, part("tool_call_update", { toolCallId, status: "interrupted" }));
     turn.openMessages.clear();
     turn.openThoughts.clear();
     turn.openTools.clear();

@@ -51,5 +51,5 @@ export type ServerRequestParams<M extends ServerRequestMethod> = Extract<ServerR
 
 /** Setup calls get an explicit timeout (COD-02); turn/start has none (old servers answer at turn end). */
 export const SETUP_TIMEOUT_MS = 30_000;
-export const RECONCILE_TIMEOUT_MS = 10_000;
+export const RECONCILE_TIMEOUT_MS = 5_000;
 export const CONTROL_TIMEOUT_MS = 15_000;

@@ -8,7 +8,7 @@ export interface StatusLook {
   readonly label?: string;
 }
 
-const TOOL_STATUSES: readonly string[] = ["pending", "in_progress", "completed", "failed", "declined"];
+const TOOL_STATUSES: readonly string[] = ["pending", "in_progress", "completed", "failed", "declined", "interrupted"];
 
 export function isKnownToolStatus(status: string): status is ToolStatus {
   return TOOL_STATUSES.includes(status);
@@ -28,6 +28,8 @@ export function toolStatusLook(theme: ChatTheme, status: string): StatusLook {
       return { icon: "✗", color: theme.error, label: "failed" };
     case "declined":
       return { icon: "⊘", color: theme.warning };
+    case "interrupted":
+      return { icon: "◌", color: theme.warning, label: "interrupted" };
   }
 }
 
