@@ -151,6 +151,15 @@ for (const harness of crashHarnesses()) {
       }, 90_000);
     }
 
+    test("kill -9 of the launcher (bin/baton.cjs): Baton notices and shuts down normally, nothing left running", async () => {
+      const prompt = "lose my launcher";
+      const { env, child, processes } = await slowTurn(["exec", "--agent", harness.target, prompt], prompt);
+      process.kill(child.pid, "SIGKILL");
+      await child.done;
+      await goneAfter(processes, `every process of the run to end (left: ${describePids(processes)})`);
+      expectCancelledAndReleased(env, prompt);
+    }, 90_000);
+
     test("kill -9 of Baton alone: its agent stops by itself (no Baton cooperation)", async () => {
       const prompt = "keep talking after baton dies";
       // A turn of about a minute: an agent that only notices its Baton at the end of the turn outlives it.
