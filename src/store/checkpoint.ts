@@ -166,7 +166,7 @@ export function writeCheckpoint<S>(
     };
     const body = await stringifyPieces(payload);
     if (body === undefined) return false;
-    await writeFileAtomic(file, [`${JSON.stringify(header)}\n`, ...body, "\n"]);
+    await writeFileAtomic(file, [`${JSON.stringify(header)}\n`, ...body, "\n"], "checkpoint");
     return true;
   });
   entry.chain = result.then(

@@ -2,6 +2,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { randomBytes } from "node:crypto";
+import { checkDiskWrite, type WriteSite } from "./disk-faults.ts";
 
 /** Every file the store creates is private to the user. */
 export const FILE_MODE = 0o600;
@@ -29,16 +30,17 @@ export function tempPathFor(target: string): string {
 
 /**
  * Replace `target` atomically: write a temp file in the same directory, fsync it, rename over the
- * target, then fsync the directory so the rename itself survives a crash.
+ * target, then fsync the directory so the rename itself survives a crash. On failure the temp file is
+ * removed and the target is untouched; the raw error is thrown (callers map it with `writeError`).
  */
-export function writeFileAtomicSync(target: string, data: string | Uint8Array): void {
+export function writeFileAtomicSync(target: string, data: string | Uint8Array, site: WriteSite): void {
   const temp = tempPathFor(target);
   let fd: number | undefined;
   try {
     fd = fs.openSync(temp, "wx", FILE_MODE);
     const bytes = typeof data === "string" ? Buffer.from(data) : data;
-    let written = 0;
-    while (written < bytes.byteLength) written += fs.writeSync(fd, bytes, written, bytes.byteLength - written);
+    checkDiskWrite(site, temp);
+    writeAllSync(fd, bytes);
     fs.fsyncSync(fd);
     fs.closeSync(fd);
     fd = undefined;
@@ -55,11 +57,12 @@ export function writeFileAtomicSync(target: string, data: string | Uint8Array): 
  * Async atomic replace (temp + rename, 0600) for large, rebuildable files such as checkpoints.
  * Pieces are encoded and written a batch at a time, so no single step holds the event loop long.
  */
-export async function writeFileAtomic(target: string, pieces: readonly string[]): Promise<void> {
+export async function writeFileAtomic(target: string, pieces: readonly string[], site: WriteSite): Promise<void> {
   const temp = tempPathFor(target);
   let handle: fs.promises.FileHandle | undefined;
   try {
     handle = await fs.promises.open(temp, "wx", FILE_MODE);
+    checkDiskWrite(site, temp);
     let batch: string[] = [];
     let batchChars = 0;
     for (const piece of pieces) {
@@ -83,6 +86,16 @@ export async function writeFileAtomic(target: string, pieces: readonly string[])
 }
 
 const WRITE_BATCH_CHARS = 1024 * 1024;
+
+/** Write all of `bytes` at the fd's position; a write that makes no progress is an error, never a spin. */
+export function writeAllSync(fd: number, bytes: Uint8Array): void {
+  let written = 0;
+  while (written < bytes.byteLength) {
+    const n = fs.writeSync(fd, bytes, written, bytes.byteLength - written);
+    if (n <= 0) throw Object.assign(new Error("ENOSPC: no space left on device, write (no progress)"), { code: "ENOSPC" });
+    written += n;
+  }
+}
 
 export function syncDirQuietly(dir: string): void {
   let fd: number | undefined;

@@ -8,11 +8,12 @@ import * as fs from "node:fs";
 import type { AnyEvent } from "../event/envelope.ts";
 import { BatonError } from "../shared/errors.ts";
 import type { BatonSessionId } from "../shared/ids.ts";
-import { closeQuietly, isoTime } from "./files.ts";
+import { closeQuietly, isoTime, writeAllSync } from "./files.ts";
 import { findTail } from "./ledger-lines.ts";
 import { readEventsFromFd } from "./ledger-read.ts";
 import { writeMeta, type SessionMeta } from "./meta.ts";
 import { createSessionDir, findSession, type SessionRef, type StoreContext } from "./sessions.ts";
+import { writeError } from "./write-errors.ts";
 
 export interface ForkOptions {
   /** The invoking cwd: the child lives in this cwd's project. */
@@ -50,7 +51,7 @@ export function forkSession(ctx: StoreContext, sourceId: string, throughSeq: num
     return { batonSessionId: reserved.id, projectDir: reserved.projectDir, paths: reserved.paths, meta };
   } catch (error) {
     if (reserved !== undefined) fs.rmSync(reserved.paths.dir, { recursive: true, force: true });
-    throw error;
+    throw writeError(reserved?.paths.ledger ?? source.paths.ledger, "write the fork's ledger", error);
   } finally {
     closeQuietly(sourceFd);
   }
@@ -78,9 +79,7 @@ function copyPrefix(
     let batchBytes = 0;
     const flush = (): void => {
       if (batch.length === 0) return;
-      const bytes = Buffer.from(batch.join(""));
-      let written = 0;
-      while (written < bytes.byteLength) written += fs.writeSync(targetFd, bytes, written, bytes.byteLength - written);
+      writeAllSync(targetFd, Buffer.from(batch.join("")));
       batch = [];
       batchBytes = 0;
     };

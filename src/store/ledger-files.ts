@@ -2,7 +2,9 @@
 import * as fs from "node:fs";
 import { ENVELOPE_VERSION, validatePayload, type AnyEvent } from "../event/envelope.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
-import { FILE_MODE, errnoCode } from "./files.ts";
+import { checkDiskWrite } from "./disk-faults.ts";
+import { FILE_MODE, closeQuietly, errnoCode, unlinkQuietly, writeAllSync } from "./files.ts";
+import { writeError } from "./write-errors.ts";
 
 export function serialize(event: AnyEvent): string {
   let json: string;
@@ -14,26 +16,33 @@ export function serialize(event: AnyEvent): string {
   return `${json}\n`;
 }
 
-export function ioError(file: string, action: string, error: unknown): BatonError {
-  const code = errnoCode(error);
-  if (code === "ENOSPC" || code === "EDQUOT") {
-    return new BatonError("disk_full", `cannot ${action} ${file}: the disk is full (${code}); the event was not recorded`, {
-      cause: error,
-      hint: "free some disk space; Baton keeps the session consistent and can continue afterwards",
-    });
-  }
-  return new BatonError("ledger_io", `cannot ${action} ${file}: ${describeError(error)}`, { cause: error });
+/** A failed ledger write as one sentence: which file, how many bytes, how much space was left. */
+export function ioError(file: string, action: string, error: unknown, bytes?: number): BatonError {
+  return writeError(file, action, error, bytes);
 }
 
+/** Save a torn tail beside the ledger (`session.jsonl.partial-<ms>`); a failed save leaves no file behind. */
 export function writeSidecar(ledgerPath: string, now: number, fragment: Buffer): string {
   for (let attempt = 0; ; attempt++) {
     const sidecar = `${ledgerPath}.partial-${now}${attempt === 0 ? "" : `-${attempt}`}`;
+    let fd: number;
     try {
-      fs.writeFileSync(sidecar, fragment, { mode: FILE_MODE, flag: "wx" });
-      return sidecar;
+      fd = fs.openSync(sidecar, "wx", FILE_MODE);
     } catch (error) {
-      if (errnoCode(error) !== "EEXIST" || attempt > 100) throw ioError(sidecar, "save the torn tail to", error);
+      if (errnoCode(error) !== "EEXIST" || attempt > 100) throw ioError(sidecar, "save the torn tail to", error, fragment.byteLength);
+      continue;
     }
+    try {
+      checkDiskWrite("sidecar", sidecar);
+      writeAllSync(fd, fragment);
+      fs.fsyncSync(fd);
+    } catch (error) {
+      closeQuietly(fd);
+      unlinkQuietly(sidecar);
+      throw ioError(sidecar, "save the torn tail to", error, fragment.byteLength);
+    }
+    closeQuietly(fd);
+    return sidecar;
   }
 }
 
@@ -72,5 +81,10 @@ export function writeFully(io: { writeSync(fd: number, data: string | Uint8Array
   let written = io.writeSync(fd, data);
   if (written >= bytes) return;
   const buffer = typeof data === "string" ? Buffer.from(data) : data;
-  while (written < bytes) written += io.writeSync(fd, buffer.subarray(written));
+  while (written < bytes) {
+    const n = io.writeSync(fd, buffer.subarray(written));
+    // A write that makes no progress would spin forever: report it like the full disk it usually is.
+    if (n <= 0) throw Object.assign(new Error("ENOSPC: no space left on device, write (no progress)"), { code: "ENOSPC" });
+    written += n;
+  }
 }

@@ -9,8 +9,11 @@
  *   A crash can lose the last few milliseconds of streamed text, never anything else; the agent's
  *   complete message replaces the chunks anyway.
  * - Opening reads only the tail (backwards, growing windows) to learn `lastSeq` and the end offset.
- * - A torn last line is ignored by readers and, before the first write, moved to a
- *   `session.jsonl.partial-<ms>` sidecar and truncated away.
+ * - A torn last line is ignored by readers and moved to a `session.jsonl.partial-<ms>` sidecar and
+ *   truncated away by `repairTornTail()` (the session opener calls it and says so), else before the first write.
+ * - The first failed write stops the ledger: its partial bytes are truncated away, `lastSeq` goes back to
+ *   the last line on disk, and every later append throws that same error. Nothing after it is written half
+ *   or out of order; reopening (once there is space) continues from the last complete line.
  */
 import * as fs from "node:fs";
 import type { AdapterDraft, AnyEvent, EventDraft, EventSource, KnownEvent } from "../event/envelope.ts";
@@ -22,6 +25,7 @@ import { FILE_MODE, closeQuietly, errnoCode, isoTime } from "./files.ts";
 import { findTail, lineEndingAt, readAt } from "./ledger-lines.ts";
 import { decodeLine, decodeLineOrThrow, readEventsFromFd, type LocatedEvent } from "./ledger-read.ts";
 import { ioError, serialize, stampDraft, writeFully, writeSidecar } from "./ledger-files.ts";
+import { LedgerFanout } from "./ledger-fanout.ts";
 
 /** A draft the host has attributed (source stamped); the store stamps the rest. */
 export type AppendDraft = EventDraft | (AdapterDraft & { readonly source: EventSource });
@@ -34,6 +38,12 @@ export interface LedgerPosition {
 }
 
 export type LedgerListener = (event: AnyEvent, position: LedgerPosition) => void;
+
+/** A torn last line moved aside: where it went and how long it was. */
+export interface TornTailRepair {
+  readonly sidecar: string;
+  readonly bytes: number;
+}
 
 /** The few syscalls append and sync make; tests replace them to inject ENOSPC and short writes. */
 export interface LedgerIo {
@@ -83,12 +93,14 @@ export class Ledger {
   private end: number;
   private lastId: string | undefined;
   private torn: TornTail | undefined;
-  /** A failed write may have left bytes past `end`: truncate before the next write. */
-  private dirty = false;
+  /** The last event whose line is on disk (batched chunks not yet flushed are after it). */
+  private writtenSeq: number;
+  private writtenId: string | undefined;
+  /** The first write failure: the ledger is stopped and writes nothing more. */
+  private failure: BatonError | undefined;
+  private readonly failureListeners = new Set<(error: BatonError) => void>();
   private closed = false;
-  private readonly listeners = new Set<LedgerListener>();
-  private readonly pending: Array<{ event: AnyEvent; position: LedgerPosition }> = [];
-  private broadcasting = false;
+  private readonly fanout = new LedgerFanout<LedgerPosition>(() => this.log);
   private lastTsMs = Number.NaN;
   private lastTs = "";
   /** Every event's scope is this one object (it is serialized, never mutated). */
@@ -98,8 +110,6 @@ export class Ledger {
   private batch: Buffer | undefined;
   private batchBytes = 0;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
-  /** A background flush failed: the next append reports it. */
-  private flushError: BatonError | undefined;
   private inflight: Promise<void> | undefined;
   private inflightTarget = 0;
 
@@ -116,6 +126,8 @@ export class Ledger {
     this.seq = tail.seq;
     this.end = tail.end;
     this.lastId = tail.eventId;
+    this.writtenSeq = tail.seq;
+    this.writtenId = tail.eventId;
     this.torn = tail.torn;
     this.syncedThrough = tail.end;
     this.scope = Object.freeze({ type: "session", batonSessionId: options.batonSessionId });
@@ -142,6 +154,17 @@ export class Ledger {
     return this.torn?.bytes ?? 0;
   }
 
+  /** The write failure that stopped this ledger, if any. */
+  get writeFailure(): BatonError | undefined {
+    return this.failure;
+  }
+
+  /** Be told (once) when a write fails and the ledger stops — also for a background chunk flush. */
+  onWriteFailure(listener: (error: BatonError) => void): () => void {
+    this.failureListeners.add(listener);
+    return () => this.failureListeners.delete(listener);
+  }
+
   /**
    * Stamp, validate, write, then broadcast. Synchronous. Throws `contract_violation` for an invalid
    * draft, `disk_full` / `ledger_io` when the write fails; in every failure case nothing was
@@ -149,18 +172,14 @@ export class Ledger {
    */
   append(draft: AppendDraft): KnownEvent {
     this.assertWritable();
-    if (this.flushError) {
-      const error = this.flushError;
-      this.flushError = undefined;
-      throw error;
-    }
+    if (this.failure) throw this.failure;
     const event = stampDraft(draft, { seq: this.seq + 1, eventId: this.ids.mint("event"), ts: this.timestamp(), scope: this.scope });
     const line = serialize(event);
     const bytes = Buffer.byteLength(line);
     if (BATCHED_KINDS.has(event.kind)) {
       if (this.batchBytes + bytes > CHUNK_FLUSH_BYTES && this.batchBytes > 0) this.flush();
       if (bytes > CHUNK_FLUSH_BYTES) {
-        this.writeBatchWith(line, bytes);
+        this.writeBatchWith(line, bytes, event);
       } else {
         this.batch ??= Buffer.allocUnsafe(CHUNK_FLUSH_BYTES);
         this.batch.write(line, this.batchBytes, bytes, "utf8");
@@ -168,13 +187,11 @@ export class Ledger {
         this.scheduleFlush();
       }
     } else {
-      this.writeBatchWith(line, bytes);
+      this.writeBatchWith(line, bytes, event);
     }
     this.seq = event.seq;
     this.lastId = event.eventId;
-    if (this.listeners.size > 0 || this.pending.length > 0) {
-      this.broadcast(event, { seq: this.seq, byteOffset: this.end + this.batchBytes, eventId: this.lastId });
-    }
+    if (this.fanout.wanted) this.fanout.deliver(event, { seq: this.seq, byteOffset: this.end + this.batchBytes, eventId: this.lastId });
     return event as KnownEvent;
   }
 
@@ -188,28 +205,58 @@ export class Ledger {
     this.writeBatchWith("", 0);
   }
 
-  /** One write for the batched chunks plus `line`; on failure nothing of it counts as written. */
-  private writeBatchWith(line: string, bytes: number): void {
+  /** One write for the batched chunks plus `line` (the event after `seq`, if any); a failure stops the ledger. */
+  private writeBatchWith(line: string, bytes: number, event?: AnyEvent): void {
     if (this.flushTimer !== undefined) {
       clearTimeout(this.flushTimer);
       this.flushTimer = undefined;
     }
     const batched = this.batchBytes;
     this.batchBytes = 0;
-    this.prepareForWrite();
-    if (batched === 0) {
-      this.writeLine(line, bytes);
-    } else if (this.batch && batched + bytes <= this.batch.length) {
-      if (bytes > 0) this.batch.write(line, batched, bytes, "utf8");
-      this.writeBytes(this.batch.subarray(0, batched + bytes));
-    } else {
-      this.writeBytes(this.batch!.subarray(0, batched));
-      this.end += batched;
-      this.writeLine(line, bytes);
-      this.end += bytes;
-      return;
+    try {
+      if (this.torn !== undefined) this.repairTornTail();
+      if (batched === 0) {
+        if (bytes > 0) writeFully(this.io, this.fd, line, bytes);
+      } else if (this.batch && batched + bytes <= this.batch.length) {
+        if (bytes > 0) this.batch.write(line, batched, bytes, "utf8");
+        writeFully(this.io, this.fd, this.batch.subarray(0, batched + bytes), batched + bytes);
+      } else {
+        writeFully(this.io, this.fd, this.batch!.subarray(0, batched), batched);
+        if (bytes > 0) writeFully(this.io, this.fd, line, bytes);
+      }
+    } catch (error) {
+      throw this.stop(ioError(this.path, "append to", error, batched + bytes));
     }
     this.end += batched + bytes;
+    this.writtenSeq = event?.seq ?? this.seq;
+    this.writtenId = event?.eventId ?? this.lastId;
+  }
+
+  /**
+   * The first failure stops the ledger: partial bytes are truncated away (best effort: a torn line left by
+   * a failing truncate is repaired on reopen), batched chunks are dropped, and `lastSeq` returns to the last
+   * line on disk. Listeners hear of it once. Returns the error every later append throws.
+   */
+  private stop(error: BatonError): BatonError {
+    if (this.failure) return this.failure;
+    this.failure = error;
+    this.batchBytes = 0;
+    try {
+      this.io.ftruncateSync(this.fd, this.end);
+    } catch (truncateError) {
+      this.log.log("error", "could not truncate a partial write; the torn line is repaired on reopen", { error: truncateError });
+    }
+    this.seq = this.writtenSeq;
+    this.lastId = this.writtenId;
+    this.log.log("error", "a ledger write failed; the session records nothing more until it is reopened", { error, attributes: { seq: this.seq } });
+    for (const listener of [...this.failureListeners]) {
+      try {
+        listener(error);
+      } catch (listenerError) {
+        this.log.log("error", "a write-failure listener threw", { error: listenerError });
+      }
+    }
+    return error;
   }
 
   private scheduleFlush(): void {
@@ -221,12 +268,12 @@ export class Ledger {
     this.flushTimer.unref?.();
   }
 
+  /** Flush from a timer or a reader: a failure has already stopped the ledger and told its listeners. */
   private flushQuietly(): void {
     try {
       this.flush();
-    } catch (error) {
-      this.flushError = error instanceof BatonError ? error : ioError(this.path, "append to", error);
-      this.log.log("error", "could not write streamed chunks; the next append reports it", { error });
+    } catch {
+      // reported by stop()
     }
   }
 
@@ -259,7 +306,7 @@ export class Ledger {
         try {
           await this.io.fdatasync(this.fd);
         } catch (error) {
-          throw ioError(this.path, "sync", error);
+          throw this.stop(ioError(this.path, "sync", error));
         }
         this.syncedThrough = Math.max(this.syncedThrough, covered);
       });
@@ -273,10 +320,7 @@ export class Ledger {
 
   /** Listen to appended events (after they are written). Returns the unsubscribe function. */
   subscribe(listener: LedgerListener): () => void {
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
+    return this.fanout.subscribe(listener);
   }
 
   /**
@@ -312,24 +356,19 @@ export class Ledger {
       if (!this.readOnly && this.syncedThrough < this.end) await this.io.fdatasync(this.fd).catch(() => undefined);
     } finally {
       this.closed = true;
-      this.listeners.clear();
+      this.fanout.clear();
       closeQuietly(this.fd);
     }
   }
 
-  private prepareForWrite(): void {
-    if (this.torn !== undefined) this.repairTornTail(this.torn);
-    if (this.dirty) {
-      try {
-        this.io.ftruncateSync(this.fd, this.end);
-      } catch (error) {
-        throw ioError(this.path, "repair a partial write in", error);
-      }
-      this.dirty = false;
-    }
-  }
-
-  private repairTornTail(torn: TornTail): void {
+  /**
+   * Move a torn last line (found at open) to a `.partial-<ms>` sidecar and truncate it away. Returns what was
+   * moved, or undefined when there was nothing to repair. Throws `disk_full` / `ledger_io` when the sidecar
+   * cannot be written (the ledger is left as it was).
+   */
+  repairTornTail(): TornTailRepair | undefined {
+    const torn = this.torn;
+    if (torn === undefined || this.readOnly) return undefined;
     const fragment = readAt(this.fd, torn.offset, torn.bytes);
     const sidecar = writeSidecar(this.path, this.clock.now(), fragment);
     try {
@@ -338,27 +377,8 @@ export class Ledger {
       throw ioError(this.path, "truncate the torn tail of", error);
     }
     this.torn = undefined;
-    this.log.log("warn", "ledger had a torn last line; moved it aside", {
-      attributes: { path: this.path, sidecar, bytes: torn.bytes },
-    });
-  }
-
-  /** One write syscall in the normal case; a short write is completed. A failure marks the tail dirty. */
-  private writeBytes(data: Uint8Array): void {
-    this.writeOrMarkDirty(() => writeFully(this.io, this.fd, data, data.byteLength));
-  }
-
-  private writeLine(line: string, bytes: number): void {
-    if (bytes > 0) this.writeOrMarkDirty(() => writeFully(this.io, this.fd, line, bytes));
-  }
-
-  private writeOrMarkDirty(write: () => void): void {
-    try {
-      write();
-    } catch (error) {
-      this.dirty = true;
-      throw ioError(this.path, "append to", error);
-    }
+    this.log.log("warn", "ledger had a torn last line; moved it aside", { attributes: { path: this.path, sidecar, bytes: torn.bytes } });
+    return { sidecar, bytes: torn.bytes };
   }
 
   /** ISO time of now, formatted once per millisecond (streams append many events per ms). */
@@ -369,28 +389,6 @@ export class Ledger {
       this.lastTs = isoTime(now);
     }
     return this.lastTs;
-  }
-
-  private broadcast(event: AnyEvent, position: LedgerPosition): void {
-    this.pending.push({ event, position });
-    if (this.broadcasting) return; // a listener appended: deliver after the current event, in order
-    this.broadcasting = true;
-    try {
-      for (let next = this.pending.shift(); next !== undefined; next = this.pending.shift()) {
-        for (const listener of this.listeners) {
-          try {
-            listener(next.event, next.position);
-          } catch (error) {
-            this.log.log("error", "ledger listener threw; the event is stored regardless", {
-              error,
-              attributes: { kind: next.event.kind, seq: next.event.seq },
-            });
-          }
-        }
-      }
-    } finally {
-      this.broadcasting = false;
-    }
   }
 
   private assertOpen(): void {

@@ -13,7 +13,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import { randomBytes } from "node:crypto";
 import { BatonError, describeError } from "../shared/errors.ts";
-import { FILE_MODE, closeQuietly, errnoCode, readFileIfExists, tempPathFor, unlinkQuietly } from "./files.ts";
+import { checkDiskWrite } from "./disk-faults.ts";
+import { FILE_MODE, closeQuietly, errnoCode, readFileIfExists, tempPathFor, unlinkQuietly, writeAllSync } from "./files.ts";
+import { writeError } from "./write-errors.ts";
 
 export interface LockOwner {
   readonly pid: number;
@@ -116,8 +118,8 @@ function describeOwner(owner: LockOwner): string {
 /** Create `file` with `content` only if it does not exist. Returns false on EEXIST. */
 function createExclusive(file: string, content: string): boolean {
   const temp = tempPathFor(file);
-  fs.writeFileSync(temp, content, { mode: FILE_MODE, flag: "wx" });
   try {
+    writePrivateFile(temp, content);
     fs.linkSync(temp, file);
     return true;
   } catch (error) {
@@ -139,15 +141,44 @@ function createExclusiveNoLink(file: string, content: string): boolean {
     throw error;
   }
   try {
+    checkDiskWrite("lock", file);
     fs.writeSync(fd, content);
-  } finally {
+  } catch (error) {
     closeQuietly(fd);
+    unlinkQuietly(file);
+    throw error;
   }
+  closeQuietly(fd);
   return true;
 }
 
-/** Take the session lock or throw `session_locked` naming the live owner. */
+/** Create `file` (0600, exclusive) holding `content`; a failed write leaves no file behind. */
+function writePrivateFile(file: string, content: string): void {
+  const fd = fs.openSync(file, "wx", FILE_MODE);
+  try {
+    checkDiskWrite("lock", file);
+    writeAllSync(fd, Buffer.from(content));
+  } catch (error) {
+    closeQuietly(fd);
+    unlinkQuietly(file);
+    throw error;
+  }
+  closeQuietly(fd);
+}
+
+/**
+ * Take the session lock or throw `session_locked` naming the live owner; a lock that cannot be written
+ * (full disk, I/O) is `disk_full` / `ledger_io` naming the file, and leaves no temp file behind.
+ */
 export function acquireLock(lockPath: string, options: AcquireLockOptions = {}): SessionLock {
+  try {
+    return acquire(lockPath, options);
+  } catch (error) {
+    throw writeError(lockPath, "create the lock", error);
+  }
+}
+
+function acquire(lockPath: string, options: AcquireLockOptions): SessionLock {
   const mine = held.get(lockPath);
   if (mine !== undefined && readOwner(lockPath)?.token === mine.owner.token) {
     mine.count++;
@@ -201,8 +232,13 @@ function takeOver(lockPath: string, staleText: string, content: string): boolean
   try {
     if (readFileIfExists(lockPath) !== staleText) return false;
     const temp = tempPathFor(lockPath);
-    fs.writeFileSync(temp, content, { mode: FILE_MODE, flag: "wx" });
-    fs.renameSync(temp, lockPath);
+    writePrivateFile(temp, content);
+    try {
+      fs.renameSync(temp, lockPath);
+    } catch (error) {
+      unlinkQuietly(temp);
+      throw error;
+    }
     return true;
   } finally {
     unlinkQuietly(guard);

@@ -9,6 +9,7 @@ import { launchSnapshotSchema, type LaunchSnapshot } from "../event/kinds.ts";
 import { BatonError } from "../shared/errors.ts";
 import type { BatonSessionId } from "../shared/ids.ts";
 import { readFileIfExists, writeFileAtomicSync } from "./files.ts";
+import { writeError } from "./write-errors.ts";
 
 export const META_FILE = "meta.json";
 
@@ -128,11 +129,20 @@ export function readMeta(sessionDir: string): SessionMeta {
   return parseMeta(text, file);
 }
 
-/** Validate and write meta.json atomically. A mismatched harness-session key throws (EV-10). */
+/**
+ * Validate and write meta.json atomically. A mismatched harness-session key throws (EV-10); a failed write
+ * throws `disk_full` / `ledger_io` naming the file (the old meta.json stays as it was).
+ */
 export function writeMeta(sessionDir: string, meta: SessionMeta): void {
   const problem = checkMeta(meta);
   if (problem !== undefined) throw new BatonError("meta_invalid", `refusing to write ${metaPath(sessionDir)}: ${problem}`);
-  writeFileAtomicSync(metaPath(sessionDir), `${JSON.stringify(meta, null, 2)}\n`);
+  const file = metaPath(sessionDir);
+  const text = `${JSON.stringify(meta, null, 2)}\n`;
+  try {
+    writeFileAtomicSync(file, text, "meta");
+  } catch (error) {
+    throw writeError(file, "write", error, Buffer.byteLength(text));
+  }
 }
 
 /**

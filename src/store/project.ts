@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { createHash } from "node:crypto";
 import { BatonError } from "../shared/errors.ts";
 import { ensureDir, isErrno, listDirs, readFileIfExists, writeFileAtomicSync } from "./files.ts";
+import { writeError } from "./write-errors.ts";
 
 export const PROJECT_FILE = "project.json";
 const MAX_KEY_BASENAME = 80;
@@ -54,10 +55,22 @@ export function locateProject(home: string, cwd: string): ProjectInfo {
 /** Create the project directory and project.json if needed; a different recorded cwd is an error. */
 export function ensureProject(home: string, cwd: string): ProjectInfo {
   const project = locateProject(home, cwd);
-  ensureDir(project.dir);
+  const existed = fs.existsSync(project.dir);
+  const file = path.join(project.dir, PROJECT_FILE);
+  try {
+    ensureDir(project.dir);
+  } catch (error) {
+    throw writeError(project.dir, "create", error);
+  }
   const recorded = readProjectCwd(project.dir);
   if (recorded === undefined) {
-    writeFileAtomicSync(path.join(project.dir, PROJECT_FILE), `${JSON.stringify({ cwd: project.cwd }, null, 2)}\n`);
+    try {
+      writeFileAtomicSync(file, `${JSON.stringify({ cwd: project.cwd }, null, 2)}\n`, "project");
+    } catch (error) {
+      // A project directory without project.json would be refused later: leave nothing behind.
+      if (!existed) fs.rmSync(project.dir, { recursive: true, force: true });
+      throw writeError(file, "write", error);
+    }
   } else {
     assertProjectCwd(project, recorded);
   }

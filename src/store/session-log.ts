@@ -8,6 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import type { Clock } from "../shared/clock.ts";
 import { levelRank, type LogFields, type Logger, type LogLevel } from "../shared/log.ts";
+import { checkDiskWrite } from "./disk-faults.ts";
 import { FILE_MODE, isoTime } from "./files.ts";
 import { boundString, boundValue, serializeError, type SerializedError } from "./log-bounds.ts";
 import { SESSION_LOG_FILE } from "./sessions.ts";
@@ -158,6 +159,7 @@ export class LogSink {
   }
 
   private async write(text: string): Promise<void> {
+    checkDiskWrite("log", this.file);
     const bytes = Buffer.byteLength(text);
     let fd = await this.open();
     if (this.size > 0 && this.size + bytes > this.maxFileBytes) {

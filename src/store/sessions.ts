@@ -9,9 +9,11 @@ import { BatonError, describeError } from "../shared/errors.ts";
 import { isBatonSessionId, sessionIdPrefix, type BatonSessionId, type IdSource } from "../shared/ids.ts";
 import type { Logger } from "../shared/log.ts";
 import { CHECKPOINT_FILE } from "./checkpoint.ts";
+import { checkDiskWrite } from "./disk-faults.ts";
 import { FILE_MODE, ensureDir, isoTime, listDirs } from "./files.ts";
 import { activityTime, readMeta, writeMeta, type SessionMeta } from "./meta.ts";
 import { enclosingProject, ensureProject, listProjectDirs, locateProject, resolveCwd, type AncestorLimit } from "./project.ts";
+import { writeError } from "./write-errors.ts";
 
 export const LEDGER_FILE = "session.jsonl";
 export const SESSION_LOG_FILE = "session.log";
@@ -100,12 +102,27 @@ export function createSessionDir(ctx: StoreContext, cwd: string): { id: BatonSes
   const project = ensureProject(ctx.home, cwd);
   const id = ctx.ids.mint("session");
   const paths = sessionPaths(sessionDirOf(project.dir, id));
-  ensureDir(paths.dir);
-  fs.closeSync(fs.openSync(paths.ledger, "wx", FILE_MODE));
+  try {
+    ensureDir(paths.dir);
+    checkDiskWrite("session", paths.ledger);
+    fs.closeSync(fs.openSync(paths.ledger, "wx", FILE_MODE));
+  } catch (error) {
+    removeSessionDir(paths.dir);
+    throw writeError(paths.dir, "create the session directory", error);
+  }
   return { id, projectDir: project.dir, cwd: project.cwd, paths };
 }
 
-/** Create a session under `cwd`'s project: directory (0700), empty ledger (0600), meta.json. */
+/** Remove a session directory this process just created and could not finish (no half-created sessions). */
+export function removeSessionDir(dir: string): void {
+  try {
+    fs.rmSync(dir, { recursive: true, force: true });
+  } catch {
+    // nothing more to do: listings report an unreadable directory
+  }
+}
+
+/** Create a session under `cwd`'s project: directory (0700), empty ledger (0600), meta.json — all or nothing. */
 export function createSession(ctx: StoreContext, options: CreateSessionOptions): SessionRef {
   const reserved = createSessionDir(ctx, options.cwd);
   const meta: SessionMeta = {
@@ -117,7 +134,12 @@ export function createSession(ctx: StoreContext, options: CreateSessionOptions):
     createdAt: isoTime(ctx.clock.now()),
     harnessSessions: {},
   };
-  writeMeta(reserved.paths.dir, meta);
+  try {
+    writeMeta(reserved.paths.dir, meta);
+  } catch (error) {
+    removeSessionDir(reserved.paths.dir);
+    throw error;
+  }
   return { batonSessionId: reserved.id, projectDir: reserved.projectDir, paths: reserved.paths, meta };
 }
 

@@ -292,34 +292,3 @@ function wrapCreate<C>(create: (context: C) => unknown, generate: (request: { pr
   };
 }
 
-describe("full disk", () => {
-  test("writes failing mid-turn: a clear error, the queue moves on, nothing hangs; after space returns the session works and reopening closes the lost turn", async () => {
-    const { nodeLedgerIo } = await import("../../src/store/index.ts");
-    let full = false;
-    const io = {
-      ...nodeLedgerIo,
-      writeSync: (fd: number, data: string | Uint8Array) => {
-        if (full) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
-        return nodeLedgerIo.writeSync(fd, data);
-      },
-    };
-    const fake = fakeDefinition(() => ({ turns: [[{ type: "text", text: "before" }, { type: "wait", ms: 30 }, { type: "text", text: "after" }], [{ type: "text", text: "fine" }]] }));
-    const s = await open([fake], { ledgerIo: io });
-    const notices: string[] = [];
-    s.controller.onNotice((n) => notices.push(n.text));
-    const first = s.controller.submit("fake", text("write a lot"));
-    await waitFor(() => kindsOf(ledgerOf(s)).includes("agent_message"));
-    full = true;
-    const outcome = await first.then((o) => o, (error: Error) => error.message);
-    expect(String(outcome)).toMatch(/disk is full/);
-    expect(notices.some((n) => n.includes("could not be written"))).toBe(true);
-    expect(s.controller.busy).toBe(false);
-    full = false;
-    expect(await s.controller.submit("fake", text("again"))).toBe("completed");
-    // the lost turn is still "running" on disk: reopening closes it with a recovery notice
-    await s.close();
-    sessions = [];
-    const reopened = await open([fakeDefinition({ turns: [] })], { choice: { kind: "id", id: s.ref.batonSessionId } }, true);
-    expect(reopened.recovery.turnsClosed).toBe(1);
-  });
-});

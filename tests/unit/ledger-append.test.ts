@@ -190,7 +190,7 @@ describe("ledger append (EV-01..EV-03)", () => {
     expect(seen).toEqual([1]);
   });
 
-  test("given a full disk, append throws disk_full, seq does not advance and nothing is broadcast", () => {
+  test("given a full disk, append throws disk_full naming the file and the bytes, seq does not advance, nothing is broadcast, and the ledger stops", async () => {
     const file = tempLedgerPath();
     let full = false;
     const io: LedgerIo = {
@@ -212,15 +212,21 @@ describe("ledger append (EV-01..EV-03)", () => {
       thrown = error;
     }
     expect(isBatonError(thrown, "disk_full")).toBe(true);
-    expect((thrown as Error).message).toContain("the disk is full");
+    expect((thrown as Error).message).toMatch(/^the disk is full: could not append to .*session\.jsonl \(\d+ B to write, [\d.]+ [KMG]?B free there\)$/);
     expect(ledger.lastSeq).toBe(1);
     expect(seen).toEqual([1]);
+    expect(ledger.writeFailure).toBe(thrown as never);
+    // Space comes back, but this ledger writes nothing more (its listeners may have seen more than the disk has).
     full = false;
-    expect(ledger.append(chunk("c")).seq).toBe(2);
+    expect(() => ledger.append(chunk("c"))).toThrow(thrown as Error);
+    await ledger.close();
+    const reopened = openLedger(options(file));
+    expect(reopened.append(chunk("c")).seq).toBe(2);
     expect(readLedgerFile(file).map((event) => event.seq)).toEqual([1, 2]);
+    await reopened.close();
   });
 
-  test("given a short write then an error, the partial line is truncated away before the next write", () => {
+  test("given a short write then an error, the partial line is truncated away at once and the ledger stops", async () => {
     const file = tempLedgerPath();
     let mode: "ok" | "partial" = "ok";
     let calls = 0;
@@ -240,10 +246,15 @@ describe("ledger append (EV-01..EV-03)", () => {
     const goodSize = fs.statSync(file).size;
     mode = "partial";
     expect(() => ledger.append(chunk("b"))).toThrow(expect.objectContaining({ code: "ledger_io" }));
-    expect(fs.statSync(file).size).toBe(goodSize + 10);
+    expect(fs.statSync(file).size).toBe(goodSize);
     mode = "ok";
-    expect(ledger.append(chunk("c")).seq).toBe(2);
+    expect(() => ledger.append(chunk("c"))).toThrow(expect.objectContaining({ code: "ledger_io" }));
+    await ledger.close();
+    const reopened = openLedger(options(file));
+    expect(reopened.tornTailBytes).toBe(0);
+    expect(reopened.append(chunk("c")).seq).toBe(2);
     expect(readLedgerFile(file).map((event) => (event.payload as { title: string }).title)).toEqual(["a", "c"]);
+    await reopened.close();
   });
 
   test("a short write without an error is completed, byte-exact even for multi-byte text", () => {
@@ -383,7 +394,7 @@ describe("streamed chunks are batched (issue 2 durability rules)", () => {
     expect(readLedgerFile(file).length).toBe(3);
   });
 
-  test("a failed background write is reported by the next append; the file stays consistent", async () => {
+  test("a failed background chunk flush stops the ledger at once (listeners told); reopening continues with a contiguous seq", async () => {
     const file = tempLedgerPath();
     let failing = false;
     const io: LedgerIo = {
@@ -394,13 +405,22 @@ describe("streamed chunks are batched (issue 2 durability rules)", () => {
       },
     };
     const ledger = openLedger(options(file, { io, log: recordingLogger() }));
+    const failures: string[] = [];
+    ledger.onWriteFailure((error) => failures.push(error.code));
     ledger.append(chunk("kept"));
     failing = true;
-    ledger.append(streamed("lost"));
+    expect(ledger.append(streamed("lost")).seq).toBe(2);
     await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(failures).toEqual(["disk_full"]);
+    // the chunk that never reached the disk no longer counts
+    expect(ledger.lastSeq).toBe(1);
     failing = false;
     expect(() => ledger.append(chunk("after"))).toThrow(/disk is full/);
-    ledger.append(chunk("after"));
-    expect(readLedgerFile(file).map((event) => event.kind)).toEqual(["tool_call_update", "tool_call_update"]);
+    expect(failures).toEqual(["disk_full"]);
+    await ledger.close();
+    const reopened = openLedger(options(file));
+    reopened.append(chunk("after"));
+    await reopened.close();
+    expect(readLedgerFile(file).map((event) => `${event.seq}:${event.kind}`)).toEqual(["1:tool_call_update", "2:tool_call_update"]);
   });
 });
