@@ -1,9 +1,20 @@
 /**
- * Failpoints for crash testing: `BATON_FAILPOINT=after:<event kind>[:<detail>]` makes the process stop
+ * Failpoints for crash testing. `BATON_FAILPOINT=after:<event kind>[:<detail>]` makes the process stop
  * itself (SIGSTOP) right after the first matching event is on disk, so a test can `kill -9` it at an
- * exact point of a turn. `<detail>` matches the attempt phase or the state. Unset: no effect.
+ * exact point of a turn. `<detail>` matches the attempt phase or the state.
+ * `BATON_FAILPOINT=enospc:<site>[:<kind>[:<detail>]]` fills the (simulated) disk at a write site — see
+ * `store/disk-faults.ts`. Unset: no effect.
  */
 import type { AnyEvent } from "../event/envelope.ts";
+import { WRITE_SITES, type DiskFaultPlan, type WriteSite } from "../store/index.ts";
+
+/** The simulated full disk a `enospc:` failpoint asks for, if any. */
+export function diskFaultFrom(spec: string | undefined): DiskFaultPlan | undefined {
+  if (!spec?.startsWith("enospc:")) return undefined;
+  const [, site, kind, detail] = spec.split(":");
+  if (!(WRITE_SITES as readonly string[]).includes(site ?? "")) return undefined;
+  return { site: site as WriteSite, ...(kind ? { kind } : {}), ...(detail ? { detail } : {}) };
+}
 
 export type Failpoint = (event: AnyEvent) => void;
 

@@ -4,14 +4,14 @@
  * hand over a controller. `close()` runs the shutdown order.
  */
 import { Controller } from "../controller/controller.ts";
-import { failpointFrom } from "./failpoints.ts";
+import { diskFaultFrom, failpointFrom } from "./failpoints.ts";
 import { ContextProviderRegistry } from "../context/providers.ts";
 import { createSessionProvider } from "../context/session-provider.ts";
 import type { ControllerSettings, MetaPort, PreferencesPort } from "../controller/ports.ts";
 import type { RecoveryReport } from "../controller/recovery.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
 import { initialState, PROJECTION_VERSION, reduce, type ProjectionState } from "../projection/index.ts";
-import { createNativeTrace, loadState, writeCheckpoint, type NativeTrace, type LedgerIo, type Ledger, type ListQuery, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
+import { createNativeTrace, faultingLedgerIo, loadState, nodeLedgerIo, noteLedgerWrite, noteLedgerWritten, removeSessionDir, setDiskFaults, writeCheckpoint, type NativeTrace, type LedgerIo, type Ledger, type ListQuery, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
 import { BatonError } from "../shared/errors.ts";
 import path from "node:path";
 import { resolveCwd } from "../store/index.ts";
@@ -103,13 +103,23 @@ function assertOwnProject(ref: SessionRef, cwd: string): void {
 
 export async function openSession(options: OpenSessionOptions): Promise<OpenedSession> {
   const { store } = options;
+  const diskFault = diskFaultFrom(options.env["BATON_FAILPOINT"]);
+  if (diskFault) setDiskFaults(diskFault);
   const { ref, created } = chooseSession(store, options.cwd, options.choice, options.env["HOME"]);
-  const lock = store.acquireLock(ref);
+  let lock: SessionLock;
+  try {
+    lock = store.acquireLock(ref);
+  } catch (error) {
+    if (created) removeSessionDir(ref.paths.dir);
+    throw error;
+  }
   let ledger: Ledger | undefined;
   let log: SessionLog | undefined;
   try {
     log = store.createLog(ref, { minLevel: options.logLevel });
-    ledger = store.openLedger(ref, options.ledgerIo ? { io: options.ledgerIo } : {});
+    ledger = store.openLedger(ref, { io: faultingLedgerIo(options.ledgerIo ?? nodeLedgerIo) });
+    // A torn last line (a crash, a full disk) is moved aside now, before anything else is written; the user is told.
+    const tornTail = ledger.repairTornTail();
     const loaded = loadState(ledger, { ...projectionFold, initial: () => initialState(ref.batonSessionId) });
     const meta: MetaPort = {
       read: () => store.readMeta(ref),
@@ -139,11 +149,14 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       cwd: ref.meta.cwd,
       ledger: {
         append: (draft) => {
+          noteLedgerWrite(draft.kind, draft.payload);
           const event = openLedgerRef.append(draft);
+          noteLedgerWritten(event.kind, event.payload);
           failpoint?.(event);
           return event;
         },
         sync: () => openLedgerRef.sync(),
+        onWriteFailure: (listener) => openLedgerRef.onWriteFailure(listener),
       },
       meta,
       ids: options.ids,
@@ -158,8 +171,8 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       stateDir: path.join(store.home, "state"),
       ...(options.preferences ? { preferences: options.preferences } : {}),
     });
-    const recovery = controller.recover();
-    if (recovery.turnsClosed > 0 || recovery.attemptsSettled > 0 || recovery.interactionsCancelled > 0) {
+    const recovery = controller.recover(tornTail);
+    if (recovery.turnsClosed > 0 || recovery.attemptsSettled > 0 || recovery.interactionsCancelled > 0 || tornTail) {
       log.log("warn", "recovered a session left open by a process that died", { attributes: { ...recovery } });
     }
     log.log("info", created ? "Session created" : "Session opened", { attributes: { fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed } });
@@ -169,11 +182,12 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       if (event.kind !== "_baton_turn_summary") return;
       lastSummaryTs = event.ts;
       setImmediate(() => {
-        if (closed) return;
+        if (closed || openLedgerRef.writeFailure) return;
         try {
           store.touch(ref, event.ts);
         } catch (error) {
           log?.log("warn", "could not update meta.updatedAt", { error });
+          controller.storage.note(error);
         }
         void writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch((error) =>
           log?.log("warn", "could not write a checkpoint", { error }),
@@ -202,9 +216,17 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       closed = true;
       try {
         await controller.shutdown();
-        if (lastSummaryTs !== undefined) store.touch(ref, lastSummaryTs);
+        if (lastSummaryTs !== undefined && !controller.storage.failure) {
+          try {
+            store.touch(ref, lastSummaryTs);
+          } catch (error) {
+            sessionLog.log("warn", "could not update meta.updatedAt", { error });
+            controller.storage.note(error);
+          }
+        }
         await openLedgerRef.sync().catch(() => undefined);
-        if (openLedgerRef.lastSeq > 0) {
+        // A stopped ledger's projection may hold events the disk does not: no checkpoint of it.
+        if (openLedgerRef.lastSeq > 0 && !openLedgerRef.writeFailure) {
           await writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch(() => false);
         }
         await Promise.all([...traces.values()].map((trace) => trace.close()));
@@ -219,6 +241,8 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     await ledger?.close().catch(() => undefined);
     await log?.close().catch(() => undefined);
     lock.release();
+    // A session created by this call and never written to is removed again (no half-created sessions).
+    if (created && (ledger === undefined || ledger.lastSeq === 0)) removeSessionDir(ref.paths.dir);
     if (error instanceof BatonError) throw error;
     throw new BatonError("ledger_io", `could not open session ${ref.batonSessionId}: ${(error as Error).message}`, { cause: error });
   }

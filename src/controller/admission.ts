@@ -2,7 +2,8 @@
  * Admission (IN-03, TURN-10): the user message (none for a control turn) and `running` are appended the
  * moment an input is dequeued — before the harness is even open — then the link to a plan it implements.
  */
-import type { PromptInputRecord } from "../input/input.ts";
+import type { PromptInputRecord, PromptSubmission } from "../input/input.ts";
+import type { IdSource } from "../shared/ids.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
 
@@ -33,4 +34,15 @@ export function appendAdmission(append: AppendFn, turn: TurnRecord, record: Prom
       harnessTargetId: turn.targetId,
     });
   }
+}
+
+/** A prompt input with its identity fixed now (IN-01): its messageId and the turnId it will run as. */
+export function promptRecord(ids: IdSource, submission: PromptSubmission, delivery: "prompt" | "follow_up"): PromptInputRecord {
+  return { messageId: ids.mint("message"), turnId: ids.mint("turn"), submission, state: "queued", delivery };
+}
+
+/** A compaction control turn's input (TURN-10): no user message, just a turn. */
+export function compactRecord(ids: IdSource, targetId: string): PromptInputRecord {
+  const submission: PromptSubmission = { kind: "prompt", source: { type: "user" }, targetId, blocks: [], displayText: "/compact" };
+  return { ...promptRecord(ids, submission, "prompt"), control: "compact" };
 }

@@ -13,7 +13,7 @@ export class BindingPool {
   private readonly bindings = new Map<string, HarnessBinding>();
 
   constructor(
-    private readonly deps: ControllerDeps & { readonly registry: HarnessRegistry },
+    private readonly deps: ControllerDeps & { readonly registry: HarnessRegistry; readonly onStorageFailure: (error: unknown) => void },
     private readonly append: AppendFn,
     private readonly request: RequestFn,
     private readonly onAppendFailure?: (draft: EventDraft, error: unknown) => void,
@@ -41,10 +41,16 @@ export class BindingPool {
       preferences: this.deps.preferences,
       trace: this.deps.nativeTrace?.(target.id),
       stateDir: this.deps.stateDir,
+      onStorageFailure: this.deps.onStorageFailure,
       ...(this.onAppendFailure ? { onAppendFailure: this.onAppendFailure } : {}),
     });
     this.bindings.set(targetId, binding);
     return binding;
+  }
+
+  /** Stop every harness process (the next turn would start a fresh one and resume); failures are logged. */
+  async resetAll(): Promise<void> {
+    await Promise.all([...this.bindings.values()].map((binding) => binding.reset()));
   }
 
   /** Close every binding (adapters synthesize terminals for active turns); failures are logged. */

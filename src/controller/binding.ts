@@ -13,6 +13,7 @@ import type { EpochId, IdSource, TurnId } from "../shared/ids.ts";
 import type { Logger } from "../shared/log.ts";
 import type { AppendFn } from "./pipeline.ts";
 import { setHarnessSession, type MetaPort, type PreferencesPort } from "./ports.ts";
+import type { SessionMeta } from "../store/meta.ts";
 
 export interface BindingDeps {
   readonly append: AppendFn;
@@ -28,6 +29,8 @@ export interface BindingDeps {
   readonly stateDir?: string | undefined;
   /** Told when an adapter's draft could not be written (disk full, I/O). */
   readonly onAppendFailure?: (draft: EventDraft, error: unknown) => void;
+  /** Told when Baton's own meta.json could not be written for the adapter (it is never the adapter's failure). */
+  readonly onStorageFailure?: (error: unknown) => void;
   /** Told when the adapter publishes a new identity (fresh native sessions reset context delivery). */
   readonly onIdentity?: (binding: HarnessBinding, identity: HarnessIdentity) => void;
 }
@@ -182,6 +185,19 @@ export class HarnessBinding {
     };
   }
 
+  /**
+   * meta.json written on the adapter's behalf: a failure is Baton's (a full disk), so the adapter never sees
+   * it (it would report its agent as dead); the host is told and stops the turn.
+   */
+  private updateMetaForAdapter(change: (meta: SessionMeta) => SessionMeta): void {
+    try {
+      this.deps.meta.update(change);
+    } catch (error) {
+      this.deps.log.log("error", `could not record ${this.target.id}'s native session in meta.json: ${describeError(error)}`, { error });
+      this.deps.onStorageFailure?.(error);
+    }
+  }
+
   private bindingSink(): BindingSink {
     return {
       publishIdentity: (identity) => {
@@ -195,7 +211,7 @@ export class HarnessBinding {
         const sameSession = stored?.harnessSessionId === undefined || stored.harnessSessionId === identity.harnessSessionId;
         if (!sameSession) this.fresh = true;
         const contextEpochId = sameSession && stored?.contextEpochId ? stored.contextEpochId : this.deps.ids.mint("epoch");
-        this.deps.meta.update((meta) =>
+        this.updateMetaForAdapter((meta) =>
           setHarnessSession(meta, this.target.id, {
             harness: this.definition.id,
             harnessSessionId: identity.harnessSessionId,
@@ -208,7 +224,7 @@ export class HarnessBinding {
       markFresh: (reason) => {
         this.fresh = true;
         this.deps.log.log("warn", `${this.target.id}: the stored native session cannot be resumed (${reason}); a fresh one gets the history`, { harnessTargetId: this.target.id });
-        this.deps.meta.update((meta) => {
+        this.updateMetaForAdapter((meta) => {
           const entry = meta.harnessSessions[this.target.id];
           if (!entry) return meta;
           const { harnessSessionId: _dropped, resumeState: _resume, contextEpochId: _epoch, ...rest } = entry;

@@ -9,9 +9,9 @@ import type { PromptBlock } from "../event/content.ts";
 import type { InteractionResolution } from "../event/interaction-types.ts";
 import { HarnessRegistry } from "../harness/registry.ts";
 import { InputQueue, type QueuedView } from "../input/queue.ts";
-import type { PromptInputRecord, SubmitOutcome } from "../input/input.ts";
+import type { SubmitOutcome } from "../input/input.ts";
 import { reduce, type ProjectionState } from "../projection/index.ts";
-import { BatonError, describeError } from "../shared/errors.ts";
+import { BatonError } from "../shared/errors.ts";
 import type { TurnId } from "../shared/ids.ts";
 import type { HarnessBinding } from "./binding.ts";
 import { InteractionBroker, type InteractionPolicy, type PendingInteraction } from "./interaction-broker.ts";
@@ -20,12 +20,14 @@ import type { ControllerDeps } from "./ports.ts";
 import { routeEvent, TurnFinalizer } from "./finalize.ts";
 import { TurnRunner } from "./turn-runner.ts";
 import { StallWatch } from "./stall-watch.ts";
-import { recoverOnOpen, type RecoveryReport } from "./recovery.ts";
+import { recoverOnOpen, type RecoveryReport, type TornTailRepair } from "./recovery.ts";
 import type { TurnRecord } from "./turn-record.ts";
 import { capturePreview } from "./preview.ts";
 import { interruptTurn } from "./interrupt.ts";
-import { sessionError } from "./turn-errors.ts";
-import { appendAdmission } from "./admission.ts";
+import { sessionError, withHint } from "./turn-errors.ts";
+import { StorageGuard, stopTurns } from "./storage-guard.ts";
+import type { MetaPort } from "./ports.ts";
+import { appendAdmission, compactRecord, promptRecord } from "./admission.ts";
 import { TargetConfigurator } from "./target-config.ts";
 import { startTitleGeneration } from "./titles.ts";
 import { BindingPool } from "./binding-pool.ts";
@@ -71,14 +73,18 @@ export class Controller {
   private driven: TurnRecord | undefined;
   private titling: Promise<string | undefined> | undefined;
   private readonly closing = new AbortController();
-  private lastWriteWarning = Number.NEGATIVE_INFINITY;
   private accepting = true;
   private unsubscribe: () => void;
+  /** The first failed write of the session's files: its last word (it stops the turn; surfaces say it once). */
+  readonly storage = new StorageGuard((error) => this.onStorageFailure(error));
+  private readonly meta: MetaPort;
+  private stopping: Promise<void> | undefined;
 
   constructor(private readonly options: ControllerOptions) {
-    this.pipeline = new SessionPipeline(options.ledger, options.initialState, reduce, options.log);
+    this.pipeline = new SessionPipeline(this.storage.ledger(options.ledger), options.initialState, reduce, options.log);
+    this.meta = this.storage.meta(options.meta);
     this.bindings = new BindingPool(
-      options,
+      { ...options, meta: this.meta, onStorageFailure: (error) => this.storage.note(error) },
       this.pipeline.append,
       (target, draft, context) => this.broker.request(target, draft, context),
       (draft, error) => this.onAppendFailure(draft, error),
@@ -118,7 +124,7 @@ export class Controller {
       binding: (targetId) => this.bindings.get(targetId),
       log: options.log,
     });
-    this.config = new TargetConfigurator({ registry: options.registry, meta: options.meta, preferences: options.preferences, binding: (id) => this.binding(id) });
+    this.config = new TargetConfigurator({ registry: options.registry, meta: this.meta, preferences: options.preferences, binding: (id) => this.binding(id) });
     this.unsubscribe = this.pipeline.subscribe((event) => this.route(event));
   }
 
@@ -147,9 +153,9 @@ export class Controller {
     this.broker.setPolicy(policy);
   }
 
-  /** ATT-04 / IX-05: close what a dead process left open. Call once, before the first submit. */
-  recover(): RecoveryReport {
-    return recoverOnOpen(() => this.pipeline.state, this.pipeline.append, this.options.clock);
+  /** ATT-04 / IX-05: close what a dead process left open (and say a torn tail was repaired). Call once, before the first submit. */
+  recover(tornTail?: TornTailRepair): RecoveryReport {
+    return recoverOnOpen(() => this.pipeline.state, this.pipeline.append, this.options.clock, tornTail);
   }
 
   /** True while a driven turn runs or inputs wait. */
@@ -175,9 +181,10 @@ export class Controller {
    */
   async submit(targetRef: string, blocks: readonly PromptBlock[], options: SubmitOptions = {}): Promise<SubmitOutcome> {
     if (!this.accepting) throw new BatonError("busy", "Baton is shutting down; the prompt was not sent");
+    this.storage.assertWritable("The prompt was not sent");
     const target = this.options.registry.resolve(targetRef);
     const displayText = options.displayText ?? blocks.map((block) => (block.type === "text" ? block.text : "")).join("");
-    capturePreview(this.options.meta, displayText);
+    capturePreview(this.meta, displayText);
     // Expansion only waits when there is something to expand, so plain prompts queue in submit order.
     const providers = this.options.contextProviders;
     const untyped = options.untyped ?? [];
@@ -204,30 +211,15 @@ export class Controller {
       const steered = await trySteer(steerDeps, submission);
       if (steered) return steered;
     }
-    const record: PromptInputRecord = {
-      messageId: this.options.ids.mint("message"),
-      turnId: this.options.ids.mint("turn"),
-      submission,
-      state: "queued",
-      delivery: this.busy ? "follow_up" : "prompt",
-    };
-    const outcome = this.queue.enqueue(record);
+    const outcome = this.queue.enqueue(promptRecord(this.options.ids, submission, this.busy ? "follow_up" : "prompt"));
     this.drain();
     return outcome;
   }
 
   /** Run native compaction as a driven control turn (TURN-10). */
   compact(targetRef: string): Promise<SubmitOutcome> {
-    const target = this.options.registry.resolve(targetRef);
-    const record: PromptInputRecord = {
-      messageId: this.options.ids.mint("message"),
-      turnId: this.options.ids.mint("turn"),
-      submission: { kind: "prompt", source: { type: "user" }, targetId: target.id, blocks: [], displayText: "/compact" },
-      state: "queued",
-      delivery: "prompt",
-      control: "compact",
-    };
-    const outcome = this.queue.enqueue(record);
+    this.storage.assertWritable("/compact was not run");
+    const outcome = this.queue.enqueue(compactRecord(this.options.ids, this.options.registry.resolve(targetRef).id));
     this.drain();
     return outcome;
   }
@@ -284,6 +276,7 @@ export class Controller {
     this.closing.abort();
     this.queue.drainAll();
     await this.broker.cancelAll("turn");
+    await this.stopping; // after a storage failure: the harnesses are interrupted before they are closed
     await this.bindings.closeAll();
     for (const record of [...this.turns.values()]) {
       if (!record.finalized) this.finalizer.synthesizeTerminal(record, "cancelled");
@@ -303,7 +296,7 @@ export class Controller {
   }
 
   private drain(): void {
-    if (this.driven || !this.accepting) return;
+    if (this.driven || !this.accepting || this.storage.failure) return;
     const record = this.queue.admitNext();
     if (!record) {
       this.wakeIdleWaiters();
@@ -351,15 +344,22 @@ export class Controller {
     this.drain();
   }
 
-  /** A harness event could not be written: say so; a lost terminal still closes its turn. */
+  /** A harness event could not be written (the storage guard has stopped the turn): a lost terminal still closes it. */
   private onAppendFailure(draft: EventDraft, error: unknown): void {
-    const now = this.options.clock.now();
-    if (now - this.lastWriteWarning > 5000) {
-      this.lastWriteWarning = now;
-      this.notify("error", `The session could not be written: ${describeError(error)}`);
-    }
     const payload = draft.payload as { state?: string; stopReason?: unknown };
     if (draft.kind === "state_update" && payload.state === "idle" && draft.turnId) this.finalizer.closeUnrecorded(draft.turnId, readStopReason(payload.stopReason), error);
+  }
+
+  /** The first failed write: say it once (file, space); stop the turns and harnesses, free the queue (a tick later). */
+  private onStorageFailure(error: BatonError): void {
+    this.notify("error", `${withHint(error)}. The turn was stopped and nothing more is recorded in this session (${this.sessionId}).`);
+    queueMicrotask(() => {
+      this.queue.failAll((record) => sessionError(this.sessionId, record.submission.targetId, error));
+      this.stall.stopAll();
+      const deps = { turns: this.turns.values(), binding: (id: string) => this.bindings.get(id), graceMs: this.options.settings.cancelGraceMs };
+      this.stopping = stopTurns({ ...deps, fail: (record) => this.failTurn(record, error), resetAll: () => this.bindings.resetAll() });
+      this.wakeIdleWaiters();
+    });
   }
 
   /** TTL-02: once per controller, after the first completed driven prompt turn; fire-and-forget. */
@@ -367,7 +367,7 @@ export class Controller {
     if (this.options.settings.generateTitles === false || this.titling || !record.input || record.failure || record.cancelRequested) return;
     this.titling = startTitleGeneration(this.pipeline.state, record.turnId, record.targetId, {
       registry: this.options.registry,
-      meta: this.options.meta,
+      meta: this.meta,
       cwd: this.options.cwd,
       log: this.options.log.child("titles"),
       binding: (id) => this.binding(id),

@@ -99,34 +99,41 @@ export class TurnFinalizer {
     record.finalized = true;
     this.deps.turns.delete(turnId);
     this.finalized.add(turnId);
-    // (1) the delivery attempt observes the terminal
-    this.observeAttempt(record, fromHarness, stopReason);
-    // (3) open cards of this turn are cancelled (appends happen synchronously, in order), and tool calls it
-    // left pending or running are closed as interrupted (a repair, never a success)
-    void this.deps.broker.cancelForTurn(turnId, "turn").catch(() => undefined);
-    repairOpenTools(this.deps.state(), this.deps.append, turnId, record.targetId);
-    // (4) a cancelled driven turn says what to do next
-    if (record.role === "driven" && stopReason === "cancelled" && !record.compact) {
+    try {
+      // (1) the delivery attempt observes the terminal
+      this.observeAttempt(record, fromHarness, stopReason);
+      // (3) open cards of this turn are cancelled (appends happen synchronously, in order), and tool calls it
+      // left pending or running are closed as interrupted (a repair, never a success)
+      void this.deps.broker.cancelForTurn(turnId, "turn").catch(() => undefined);
+      repairOpenTools(this.deps.state(), this.deps.append, turnId, record.targetId);
+      // (4) a cancelled driven turn says what to do next
+      if (record.role === "driven" && stopReason === "cancelled" && !record.compact) {
+        this.deps.append({
+          kind: "_baton_notice",
+          payload: { level: "info", title: INTERRUPTED_NOTICE },
+          source: { type: "baton" },
+          turnId: record.turnId,
+          harnessTargetId: record.targetId,
+        });
+      }
+      // (5) one summary, built from the turn's in-memory state
+      const endedAt = new Date(this.deps.clock.now()).toISOString();
       this.deps.append({
-        kind: "_baton_notice",
-        payload: { level: "info", title: INTERRUPTED_NOTICE },
+        kind: "_baton_turn_summary",
+        payload: buildTurnSummary(this.deps.state(), turnId, stopReason ?? "unknown", endedAt),
         source: { type: "baton" },
         turnId: record.turnId,
         harnessTargetId: record.targetId,
       });
+    } catch (error) {
+      // The turn ended but its closing record could not be written (a full disk): its submitter hears why.
+      record.failure ??= error instanceof Error ? error : new Error(String(error));
+      void this.deps.broker.cancelForTurn(turnId, "turn").catch(() => undefined);
+    } finally {
+      // (6) inputs and steers settle, the queue moves on — whatever could or could not be written above
+      this.settleInputs(record, stopReason);
+      this.deps.onReleased(record);
     }
-    // (5) one summary, built from the turn's in-memory state
-    const endedAt = new Date(this.deps.clock.now()).toISOString();
-    this.deps.append({
-      kind: "_baton_turn_summary",
-      payload: buildTurnSummary(this.deps.state(), turnId, stopReason ?? "unknown", endedAt),
-      source: { type: "baton" },
-      turnId: record.turnId,
-      harnessTargetId: record.targetId,
-    });
-    // (6) inputs and steers settle, the queue moves on
-    this.settleInputs(record, stopReason);
-    this.deps.onReleased(record);
   }
 
   private observeAttempt(record: TurnRecord, fromHarness: boolean, stopReason: StopReason | undefined): void {
@@ -149,7 +156,11 @@ export class TurnFinalizer {
     const entry = this.uncertain.get(turnId);
     if (!entry) return;
     this.uncertain.delete(turnId);
-    recordAttempt(this.deps.append, entry.record, "finalized", { outcome: outcomeOf(stopReason), detail: "late harness terminal" });
+    try {
+      recordAttempt(this.deps.append, entry.record, "finalized", { outcome: outcomeOf(stopReason), detail: "late harness terminal" });
+    } catch {
+      // not recorded (storage failure): reopening settles the attempt from the ledger
+    }
   }
 
   private settleInputs(record: TurnRecord, stopReason: StopReason | undefined): void {

@@ -123,11 +123,16 @@ export class InteractionBroker {
     return this.pending().filter((pending) => pending.turnId === turnId);
   }
 
+  /**
+   * Resolve from Baton's side (cancel, policy, abort). The waiter is settled whatever happens: a resolution
+   * that could not be written settles as cancelled (see `resolve`), and the write failure reaches the host
+   * through its append port, so one failing card never stops the others from being cancelled.
+   */
   private async resolveQuietly(interactionId: string, resolution: InteractionResolution): Promise<void> {
     try {
       await this.resolve(interactionId, resolution);
-    } catch (error) {
-      if (!(error instanceof BatonError && error.code === "not_pending")) throw error;
+    } catch {
+      // not pending any more, or not recorded (and settled as cancelled)
     }
   }
 }

@@ -4,12 +4,15 @@ import type { HarnessSessionMeta, SessionMeta } from "../store/meta.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { BatonSessionId, IdSource } from "../shared/ids.ts";
 import type { Logger } from "../shared/log.ts";
+import type { BatonError } from "../shared/errors.ts";
 
 export interface LedgerPort {
   /** Stamps and writes the line (survives a process crash), then broadcasts. Throws on I/O failure. */
   append(draft: EventDraft): AnyEvent;
   /** Makes everything appended so far durable (fdatasync) — before any external side effect. */
   sync(): Promise<void>;
+  /** Be told when a write fails in the background (a batched chunk flush) and the ledger stops. */
+  onWriteFailure?(listener: (error: BatonError) => void): () => void;
 }
 
 export interface MetaPort {

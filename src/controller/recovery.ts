@@ -11,14 +11,30 @@ import { repairOpenTools } from "./repair.ts";
 import type { AppendFn } from "./pipeline.ts";
 
 export const RECOVERY_NOTICE = "Baton exited while this turn was running; the turn was closed when the session was reopened";
+export const TORN_TAIL_NOTICE = "The session's last line was incomplete (a crash or a full disk); it was moved aside and the session continues from its last complete event";
 
 export interface RecoveryReport {
   readonly turnsClosed: number;
   readonly attemptsSettled: number;
   readonly interactionsCancelled: number;
+  /** A torn last line the store moved aside when the session was opened. */
+  readonly tornTail?: TornTailRepair;
 }
 
-export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, clock: Clock): RecoveryReport {
+/** A torn last line moved aside by the store at open (what the user is told). */
+export interface TornTailRepair {
+  readonly sidecar: string;
+  readonly bytes: number;
+}
+
+export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, clock: Clock, tornTail?: TornTailRepair): RecoveryReport {
+  if (tornTail !== undefined) {
+    append({
+      kind: "_baton_notice",
+      payload: { level: "warning", title: TORN_TAIL_NOTICE, detail: `${tornTail.bytes} bytes were moved to ${tornTail.sidecar}` },
+      source: { type: "baton" },
+    });
+  }
   const state = current();
   let attemptsSettled = 0;
   let interactionsCancelled = 0;
@@ -82,6 +98,6 @@ export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, 
       ...coordinates,
     });
   }
-  return { turnsClosed: openTurns.size, attemptsSettled, interactionsCancelled };
+  return { turnsClosed: openTurns.size, attemptsSettled, interactionsCancelled, ...(tornTail === undefined ? {} : { tornTail }) };
 }
 

@@ -79,6 +79,11 @@ export class InputQueue {
     waiter?.reject(error);
   }
 
+  /** A failure no input can outlive (the session stopped recording): every queued input is rejected with it. */
+  failAll(errorFor: (record: PromptInputRecord) => Error): void {
+    for (const record of [...this.queued]) this.fail(record.messageId, errorFor(record));
+  }
+
   /** Inputs still in memory (never terminal ones: IN-02). */
   snapshot(): readonly PromptInputRecord[] {
     return [...this.live.values()];

@@ -32,6 +32,7 @@ import { continuedTarget, createTargetLooks, matchSlashTarget, type TargetLook }
 import { sanitizeTitle } from "./terminal-title.ts";
 import { ViewComposer } from "./view-composer.ts";
 import { historyOf } from "./view-states.ts";
+import { recallQueued, refusalText } from "./queue-intents.ts";
 
 export interface TuiHostOptions {
   readonly session: TuiSession;
@@ -157,7 +158,7 @@ export class TuiHost {
         this.toast("Press Ctrl+C again to exit", "info", 1500);
         return;
       case "recall":
-        this.recall();
+        recallQueued(this);
         return;
       case "resolveInteraction":
         void this.resolve(intent.id, intent.response);
@@ -199,7 +200,7 @@ export class TuiHost {
     const submitted = this.controller.submit(targetId, [{ type: "text", text }], { displayText: text, ...options });
     this.publish();
     submitted
-      .catch((error: unknown) => this.toast(describeError(error), "error"))
+      .catch((error: unknown) => this.toast(refusalText(this.controller, error), "error"))
       .finally(() => {
         this.refreshTitle();
         this.publish();
@@ -318,13 +319,9 @@ export class TuiHost {
     this.send(this.targetId, text, { untyped: pasted });
   }
 
-  private recall(): void {
-    const recalled = this.controller.recall();
-    if (recalled === undefined) return;
-    this.targetId = recalled.targetId;
-    this.draft = { id: `recall-${++this.counter}`, text: recalled.text };
-    const preview = recalled.text.length > 40 ? `${recalled.text.slice(0, 39)}…` : recalled.text;
-    this.toast(`Recalled queued message “${preview}”`, "info");
+  editDraft(text: string, targetId: string): void {
+    this.targetId = targetId;
+    this.draft = { id: `recall-${++this.counter}`, text };
   }
 
   private async resolve(id: string, response: Parameters<typeof resolutionFor>[1]): Promise<void> {
@@ -358,7 +355,10 @@ export class TuiHost {
     const controller = session.controller;
     this.detachFns.push(
       controller.subscribe((event) => this.onEvent(event)),
-      controller.onNotice((notice) => this.toast(notice.text, notice.level)),
+      controller.onNotice((notice) => {
+        if (notice.level === "error") this.addLocal({ kind: "error", message: notice.text }); // stays on the timeline
+        this.toast(notice.text, notice.level);
+      }),
     );
     if (session.recovered) this.toast("Recovered an interrupted turn from a previous baton run", "warning");
     this.refreshTitle();

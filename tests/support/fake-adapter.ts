@@ -57,6 +57,8 @@ export interface FakeScript {
   readonly observedAfterTurn?: FakeAction[];
   readonly reconcile?: ReconcileResult["state"];
   readonly ignoreCancel?: boolean;
+  /** Called in `open` just before the native identity is published (tests fill the disk there). */
+  readonly beforeIdentity?: () => void;
   /** Resume fails with "not found": a fresh native session is started. */
   readonly resumeMissing?: boolean;
 }
@@ -112,6 +114,7 @@ export class FakeAdapter implements HarnessAdapter {
       },
     };
     this.lives.set(handle.id, { handle, options, sink: recordingSink, sessionId, activeTurn: undefined, cancelled: new Set(), cancelWaiters: new Map(), dead: false });
+    this.script.beforeIdentity?.();
     binding.publishIdentity({ harnessSessionId: sessionId, resumeState: { version: 1, data: { sessionId } }, fresh: !resumed });
     return handle;
   }

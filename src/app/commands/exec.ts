@@ -5,7 +5,8 @@
  */
 import type { InteractionPolicy } from "../../controller/interaction-broker.ts";
 import type { InteractionResolution } from "../../event/interaction-types.ts";
-import { describeError } from "../../shared/errors.ts";
+import { isStorageFailure } from "../../controller/storage-guard.ts";
+import { withHint } from "../../controller/turn-errors.ts";
 import { terminalJson } from "../../shared/terminal-text.ts";
 import { createAppContext, openSessionIn } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
@@ -67,16 +68,22 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
     if (requested === undefined && choice.kind === "new") fallback();
     // A one-shot run ends with its turn; the title is generated the next time the session is used.
     const session = await openSessionIn(ctx, choice, { generateTitles: false });
+    let code: number;
     try {
       const start = startTarget(ctx.registry, session.controller.state, requested, fallback);
       const target = start.target;
       if (start.note !== undefined) io.stderr.write(`baton: ${start.note}\n`);
       if (values.model !== undefined) await session.controller.config.set(target.id, "model", values.model);
       if (values.effort !== undefined) await session.controller.config.set(target.id, "effort", values.effort);
-      return await runOneTurn(io, session, target.id, { text: prompt, piped }, approve, values.json === true, ctx.loaded.config.showThoughts, stops);
+      code = await runOneTurn(io, session, target.id, { text: prompt, piped }, approve, values.json === true, ctx.loaded.config.showThoughts, stops);
     } finally {
       await session.close();
     }
+    // A write that failed after a completed turn (meta.json's updatedAt) is said too, once, and fails the run.
+    const failure = session.controller.storage.failure;
+    if (failure === undefined || code !== EXIT.ok) return code;
+    io.stderr.write(`baton: ${withHint(failure)}\n`);
+    return EXIT.failed;
   } catch (error) {
     return reportError(io, error);
   } finally {
@@ -99,6 +106,7 @@ async function runOneTurn(
   const printer = new StreamPrinter({ out: io.stdout, err: io.stderr, showThoughts });
   let turnId: string | undefined;
   let stopReason: string | undefined;
+  let errorShown = false;
   const unsubscribe = controller.subscribe((event) => {
     if (json) io.stdout.write(`${terminalJson(event)}\n`);
     else printer.handle(event);
@@ -107,6 +115,7 @@ async function runOneTurn(
       // A stop that arrived while the prompt was being prepared (e.g. @-mentions expanding) applies to its turn.
       if (stops.requested) queueMicrotask(() => controller.interrupt());
     }
+    if (event.kind === "_baton_error_update" && event.turnId === turnId && !json) errorShown = true;
     if (event.kind === "_baton_turn_summary" && event.turnId === turnId) {
       stopReason = (event.payload as { stopReason?: string }).stopReason;
     }
@@ -123,7 +132,8 @@ async function runOneTurn(
     code = outcome === "completed" ? EXIT.ok : outcome === "interrupted" && stops.requested ? EXIT.interrupted : EXIT.failed;
   } catch (error) {
     printer.endLine();
-    io.stderr.write(`baton: ${describeError(error)}\n`);
+    // A full disk is said once: by the turn's error line when the ledger could still take it, else here.
+    if (!(errorShown && isStorageFailure(error))) io.stderr.write(`baton: ${withHint(error)}\n`);
     stopReason ??= "error";
     code = EXIT.failed;
   } finally {
