@@ -5,6 +5,7 @@
  * Budgets (architecture §8): p99 ≤ 2 ms per event; ≤ 5 % per turn.
  *   bun bench/controller.ts [turns=5] [chunks=10000]
  */
+import { z } from "zod";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -93,7 +94,7 @@ async function direct(): Promise<number[]> {
 async function throughController(): Promise<number[]> {
   const base = mkdtempSync(path.join(os.tmpdir(), "baton-bench-controller-"));
   const definition: HarnessDefinition = {
-    id: "bench", aliases: [], label: "Bench", sessionKey: "bench", shortName: "bench", color: "#fff",
+    id: "bench", aliases: [], label: "Bench", sessionKey: "bench", shortName: "bench", color: "#fff", settingsSchema: z.strictObject({}),
     create: () => new StreamingAdapter(),
     probeExecutable: async () => ({ ok: true, argv: ["bench"], source: "built-in" }),
   };

@@ -36,7 +36,7 @@ export function batonHome(env: Readonly<Record<string, string | undefined>>, ove
 export function createAppContext(io: CliIo, options: { cwd?: string; home?: string } = {}): AppContext {
   const home = batonHome(io.env, options.home);
   const cwd = path.resolve(io.cwd, options.cwd ?? ".");
-  const loaded = loadConfig(home, io.env);
+  const loaded = loadConfig(home, io.env, io.definitions);
   for (const warning of loaded.warnings) io.stderr.write(`baton: ${formatProblem(warning)}\n`);
   const config = loaded.config;
   const registry = new HarnessRegistry(io.definitions, {

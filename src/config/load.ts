@@ -6,7 +6,10 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { LineCounter, isMap, isScalar, parseDocument, type Document } from "yaml";
 import { BatonError } from "../shared/errors.ts";
+import { validateHarnessSettings, type ConfigIssue, type HarnessSettingsSpec } from "./harness-settings.ts";
 import { configSchema, ENV_OVERRIDES, type BatonConfig } from "./schema.ts";
+
+export type { HarnessSettingsSpec } from "./harness-settings.ts";
 
 export type ValueOrigin = { readonly kind: "default" } | { readonly kind: "file"; readonly line: number } | { readonly kind: "env"; readonly name: string };
 
@@ -34,8 +37,11 @@ export function formatProblem(problem: ConfigProblem): string {
   return `${where}: ${problem.key ? `${problem.key}: ` : ""}${problem.message}`;
 }
 
-/** Throws BatonError("config_invalid") listing every problem; returns warnings for unknown keys. */
-export function loadConfig(batonHome: string, env: Readonly<Record<string, string | undefined>>): LoadedConfig {
+/**
+ * Throws BatonError("config_invalid") listing every problem; returns warnings for unknown keys. `harnesses` are the
+ * registered harnesses: each validates its own sections (`harnesses.<id>`, and the targets that name it).
+ */
+export function loadConfig(batonHome: string, env: Readonly<Record<string, string | undefined>>, harnesses: readonly HarnessSettingsSpec[]): LoadedConfig {
   const file = configPath(batonHome);
   let source: string | undefined;
   try {
@@ -79,24 +85,24 @@ export function loadConfig(batonHome: string, env: Readonly<Record<string, strin
     origins[key] = { kind: "env", name };
   }
 
-  const parsed = configSchema.safeParse(fileValues);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
+  const describe = (issues: readonly ConfigIssue[]): ConfigProblem[] =>
+    issues.map((issue) => {
       const keyPath = issue.path.map(String);
       const top = keyPath[0];
       const origin = top === undefined ? undefined : origins[top];
-      if (origin?.kind === "env") {
-        problems.push({ file: `environment ${origin.name}`, key: keyPath.join("."), message: issue.message });
-        continue;
-      }
-      const line = lineOf(doc, lines, issue.code === "unrecognized_keys" ? [...keyPath, ...issue.keys.slice(0, 1)] : keyPath);
-      const key = issue.code === "unrecognized_keys" ? [...keyPath, ...issue.keys].join(".") : keyPath.join(".");
-      problems.push({ file, ...(line === undefined ? {} : { line }), key, message: issue.message });
-    }
-    throw configError(problems);
-  }
-  for (const key of Object.keys(parsed.data)) origins[key] ??= { kind: "default" };
-  return { config: parsed.data, path: file, exists: source !== undefined, origins, warnings };
+      if (origin?.kind === "env") return { file: `environment ${origin.name}`, key: keyPath.join("."), message: issue.message };
+      const unknownKeys = issue.code === "unrecognized_keys" ? (issue.keys ?? []) : [];
+      const line = lineOf(doc, lines, [...keyPath, ...unknownKeys.slice(0, 1)]);
+      return { file, ...(line === undefined ? {} : { line }), key: [...keyPath, ...unknownKeys].join("."), message: issue.message };
+    });
+
+  const parsed = configSchema.safeParse(fileValues);
+  if (!parsed.success) throw configError(describe(parsed.error.issues.map((issue) => ({ ...issue, ...("keys" in issue ? { keys: issue.keys } : {}) }))));
+  const sections = validateHarnessSettings(parsed.data, harnesses);
+  if (sections.issues.length > 0) throw configError(describe(sections.issues));
+  const config: BatonConfig = { ...parsed.data, harnesses: sections.harnesses, targets: sections.targets };
+  for (const key of Object.keys(config)) origins[key] ??= { kind: "default" };
+  return { config, path: file, exists: source !== undefined, origins, warnings };
 }
 
 function configError(problems: readonly ConfigProblem[]): BatonError {

@@ -4,26 +4,14 @@ import { LOG_LEVELS } from "../shared/log.ts";
 
 const targetId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "letters, digits, '.', '_' or '-'");
 const envMap = z.record(z.string(), z.string());
-const argv = z.array(z.string().min(1)).min(1, "needs at least the program");
 
-export const codexSettingsSchema = z.strictObject({
-  command: argv.optional(),
-  approvalPolicy: z.enum(["untrusted", "on-failure", "on-request", "never"]).optional(),
-  sandbox: z.enum(["read-only", "workspace-write", "danger-full-access"]).optional(),
-  approvalsReviewer: z.enum(["user", "auto_review"]).optional(),
-  env: envMap.optional(),
-});
-
-export const claudeSettingsSchema = z.strictObject({
-  executable: z.string().min(1).optional(),
-  settingSources: z.array(z.enum(["user", "project", "local"])).optional(),
-  env: envMap.optional(),
-});
-
-export const targetSchema = z.looseObject({
-  harness: z.string().min(1),
-  env: envMap.optional(),
-});
+/**
+ * A harness section (`harnesses.<id>`) or a target (`targets.<id>`), as far as config knows it: `env` (and a
+ * target's `harness`) are the registry's; every other key belongs to the harness and is validated by its
+ * definition's settings schema (load.ts), so a new harness needs nothing here.
+ */
+export const harnessSectionSchema = z.looseObject({ env: envMap.optional() });
+export const targetSchema = z.looseObject({ harness: z.string().min(1), env: envMap.optional() });
 
 export const configSchema = z.strictObject({
   defaultAgent: targetId.default("codex"),
@@ -34,9 +22,7 @@ export const configSchema = z.strictObject({
   cancelGraceSeconds: z.number().positive().default(10),
   textgenPrefer: targetId.optional(),
   textgenModels: z.record(z.string(), z.string().min(1)).optional(),
-  harnesses: z
-    .strictObject({ codex: codexSettingsSchema.optional(), claude: claudeSettingsSchema.optional() })
-    .default({}),
+  harnesses: z.record(z.string(), harnessSectionSchema).default({}),
   targets: z.record(targetId, targetSchema).default({}),
 });
 

@@ -2,6 +2,7 @@
 import type { HarnessAdapter } from "./contract.ts";
 import type { HarnessSessionInspector } from "./inspector.ts";
 import type { Logger } from "../shared/log.ts";
+import type { HarnessSettingsSchema } from "./settings.ts";
 
 /** A configured concrete target (`codex`, `claude`, `codex-work`, …) of one harness type. */
 export interface HarnessTarget {
@@ -37,6 +38,12 @@ export interface HarnessDefinition {
   /** Author name and colour key. */
   readonly shortName: string;
   readonly color: string;
+  /**
+   * The keys this harness accepts in `harnesses.<id>` and in each of its targets (besides `env`, and a target's
+   * `harness`, which the registry owns). Config validates against it, so a bad value is a config error with file,
+   * line and key, and adding a harness needs no change in src/config.
+   */
+  readonly settingsSchema: HarnessSettingsSchema;
   create(context: HarnessCreateContext): HarnessAdapter;
   /** Resolve the executable without starting a session (doctor, admission errors). */
   probeExecutable(target: HarnessTarget, env: Readonly<Record<string, string>>): Promise<ExecutableReport>;

@@ -2,6 +2,7 @@
  * A scripted fake harness for controller tests. It never ships in src/. Each turn follows the next
  * script step; a step is a list of actions (text chunks, a permission request, a pause, a terminal).
  */
+import { z } from "zod";
 import type { AdapterDraft } from "../../src/event/envelope.ts";
 import type { StopReason } from "../../src/event/stop-reasons.ts";
 import type { InteractionResolution } from "../../src/event/interaction-types.ts";
@@ -338,6 +339,8 @@ export function fakeDefinition(script: FakeScript | (() => FakeScript), id = "fa
     sessionKey: `${id}-wire`,
     shortName: id,
     color: "#888888",
+    /** A fake accepts one setting of its own, so config validation of a harness that is not built in is testable. */
+    settingsSchema: z.strictObject({ flavour: z.enum(["plain", "spicy"]).optional() }),
     adapters,
     create() {
       const adapter = new FakeAdapter(typeof script === "function" ? script() : script);

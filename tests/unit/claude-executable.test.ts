@@ -47,7 +47,7 @@ describe("Claude executable resolution", () => {
   });
 
   test("the definition's identity", () => {
-    expect({ ...claudeDefinition, create: undefined, probeExecutable: undefined, inspector: undefined }).toEqual({
+    expect({ ...claudeDefinition, create: undefined, probeExecutable: undefined, inspector: undefined, settingsSchema: undefined }).toEqual({
       id: "claude",
       aliases: ["cc"],
       label: "Claude Code",
@@ -57,6 +57,7 @@ describe("Claude executable resolution", () => {
       create: undefined,
       probeExecutable: undefined,
       inspector: undefined,
+      settingsSchema: undefined,
     });
     expect(typeof claudeDefinition.inspector?.read).toBe("function");
   });

@@ -4,7 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
+import { builtinDefinitions } from "../../src/app/harnesses.ts";
 import { isBatonError } from "../../src/shared/errors.ts";
+import { fakeDefinition } from "../support/fake-adapter.ts";
 
 let home: string;
 beforeEach(() => {
@@ -12,10 +14,12 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(home, { recursive: true, force: true }));
 
+const definitions = builtinDefinitions();
+const load = (env: Record<string, string> = {}) => loadConfig(home, env, definitions);
 const write = (text: string) => writeFileSync(path.join(home, "config.yaml"), text);
 const errorOf = (env: Record<string, string> = {}) => {
   try {
-    loadConfig(home, env);
+    load(env);
     return undefined;
   } catch (error) {
     return error;
@@ -24,7 +28,7 @@ const errorOf = (env: Record<string, string> = {}) => {
 
 describe("config", () => {
   test("absent file: defaults, every origin 'default'", () => {
-    const loaded = loadConfig(home, {});
+    const loaded = load();
     expect(loaded.exists).toBe(false);
     expect(loaded.config).toMatchObject({ defaultAgent: "codex", mentionBudgetChars: 4096, showThoughts: true, logLevel: "info", stallNoticeSeconds: 90, cancelGraceSeconds: 10 });
     expect(Object.values(loaded.origins).every((o) => o.kind === "default")).toBe(true);
@@ -32,7 +36,7 @@ describe("config", () => {
 
   test("file values with their line; env overrides the file", () => {
     write("# comment\ndefaultAgent: claude\nshowThoughts: false\n");
-    const loaded = loadConfig(home, { BATON_SHOW_THOUGHTS: "true" });
+    const loaded = load({ BATON_SHOW_THOUGHTS: "true" });
     expect(loaded.config.defaultAgent).toBe("claude");
     expect(loaded.origins["defaultAgent"]).toEqual({ kind: "file", line: 2 });
     expect(loaded.config.showThoughts).toBe(true);
@@ -41,7 +45,7 @@ describe("config", () => {
 
   test("unknown keys are warned with their line and ignored", () => {
     write("logLevel: debug\nfancyMode: on\n");
-    const loaded = loadConfig(home, {});
+    const loaded = load();
     expect(loaded.warnings).toEqual([{ file: path.join(home, "config.yaml"), line: 2, key: "fancyMode", message: "unknown key (ignored)" }]);
     expect(loaded.config.logLevel).toBe("debug");
   });
@@ -73,7 +77,59 @@ describe("config", () => {
 
   test("targets: extra targets of a harness with their own env", () => {
     write("targets:\n  codex-work:\n    harness: codex\n    env:\n      CODEX_HOME: /tmp/work-codex\n");
-    const loaded = loadConfig(home, {});
+    const loaded = load();
     expect(loaded.config.targets["codex-work"]).toEqual({ harness: "codex", env: { CODEX_HOME: "/tmp/work-codex" } });
+  });
+
+  test("targets: a bad harness setting is an error with its line, not silently dropped", () => {
+    write("targets:\n  codex-work:\n    harness: codex\n    sandbox: everything\n    approvalPolicy: on-failure\n");
+    const message = (errorOf() as Error).message;
+    expect(message).toContain(`${path.join(home, "config.yaml")}:4: targets.codex-work.sandbox:`);
+    expect(message).toContain(":5: targets.codex-work.approvalPolicy:");
+  });
+
+  test("targets: a key the harness does not know is an error naming it", () => {
+    write("targets:\n  claude-b:\n    harness: claude\n    sandbox: read-only\n");
+    expect((errorOf() as Error).message).toContain(":4: targets.claude-b.sandbox: Unrecognized key");
+  });
+
+  test("targets: an unknown harness is an error on the harness line", () => {
+    write("targets:\n  mystery:\n    harness: gemini\n");
+    expect((errorOf() as Error).message).toBe(`${path.join(home, "config.yaml")}:3: targets.mystery.harness: unknown harness 'gemini' (known: codex, claude)`);
+  });
+
+  test("targets: an id taken by a built-in target or alias is an error with its line", () => {
+    write("targets:\n  cc:\n    harness: codex\n");
+    expect((errorOf() as Error).message).toContain(":2: targets.cc: the id is already taken");
+  });
+
+  test("harnesses: an unknown section is an error naming the known harnesses", () => {
+    write("harnesses:\n  gemini:\n    command: [gemini]\n");
+    expect((errorOf() as Error).message).toContain(":2: harnesses.gemini: unknown harness (known: codex, claude)");
+  });
+
+  test("the schemas are the adapters': every value Codex's protocol offers is accepted, and only those", () => {
+    write("harnesses:\n  codex:\n    approvalsReviewer: guardian_subagent\n    approvalPolicy: untrusted\n");
+    expect(load().config.harnesses["codex"]).toEqual({ approvalsReviewer: "guardian_subagent", approvalPolicy: "untrusted" });
+    write("harnesses:\n  codex:\n    approvalPolicy: on-failure\n");
+    expect((errorOf() as Error).message).toContain(":3: harnesses.codex.approvalPolicy:");
+  });
+
+  test("a harness that is not built in validates its own settings; config has no list of harnesses", () => {
+    const fake = fakeDefinition({ turns: [] }, "fake");
+    write("harnesses:\n  fake:\n    flavour: spicy\ntargets:\n  fake-b:\n    harness: fake\n    flavour: sour\n");
+    const message = (() => {
+      try {
+        loadConfig(home, {}, [fake]);
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+    expect(message).toContain(":7: targets.fake-b.flavour:");
+    write("harnesses:\n  fake:\n    flavour: spicy\ntargets:\n  fake-b:\n    harness: fx\n    env: { A: '1' }\n");
+    const loaded = loadConfig(home, {}, [fake]);
+    expect(loaded.config.harnesses["fake"]).toEqual({ flavour: "spicy" });
+    expect(loaded.config.targets["fake-b"]).toEqual({ harness: "fx", env: { A: "1" } });
   });
 });

@@ -6,8 +6,10 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { loadConfig } from "../../src/config/load.ts";
+import { loadConfig as loadWith } from "../../src/config/load.ts";
+import { builtinDefinitions } from "../../src/app/harnesses.ts";
 
+const loadConfig = (home: string, env: Record<string, string>) => loadWith(home, env, builtinDefinitions());
 const root = path.resolve(import.meta.dir, "../..");
 const readme = readFileSync(path.join(root, "README.md"), "utf8");
 

@@ -82,7 +82,7 @@ function checkHome(home: string, say: Say): void {
 function checkConfig(home: string, io: CliIo, say: Say): LoadedConfig | undefined {
   let loaded: LoadedConfig;
   try {
-    loaded = loadConfig(home, io.env);
+    loaded = loadConfig(home, io.env, io.definitions);
   } catch (error) {
     for (const line of (error instanceof BatonError ? error.message : describeError(error)).split("\n")) say.problem(line);
     say.problem("fix the value or remove the key to use its default (see README, Configuration)");

@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { query as sdkQuery, type ModelInfo, type SettingSource } from "@anthropic-ai/claude-agent-sdk";
+import { query as sdkQuery, type ModelInfo } from "@anthropic-ai/claude-agent-sdk";
 import {
   supportedPromptBlocks,
   type Capabilities,
@@ -22,6 +22,7 @@ import { ClaudeSession, type ClaudeTrace } from "./session.ts";
 import { generateStructured } from "./textgen.ts";
 import { probeModels } from "./probe.ts";
 import { CLAUDE_CAPABILITIES } from "./capabilities.ts";
+import { settingSourcesOf } from "./settings.ts";
 
 export interface ClaudeAdapterOptions {
   /** The target's settings: `executable`, `settingSources` (default user, project, local). */
@@ -33,13 +34,6 @@ export interface ClaudeAdapterOptions {
   readonly trace?: ClaudeTrace;
   /** The SDK's query(), replaceable for tests. */
   readonly queryFn?: typeof sdkQuery;
-}
-
-const ALL_SETTING_SOURCES: SettingSource[] = ["user", "project", "local"];
-
-function settingSourcesOf(value: unknown): SettingSource[] {
-  if (!Array.isArray(value)) return ALL_SETTING_SOURCES;
-  return value.filter((v): v is SettingSource => v === "user" || v === "project" || v === "local");
 }
 
 export class ClaudeAdapter implements HarnessAdapter, Compactable, Configurable, TextGenerating {
@@ -80,7 +74,7 @@ export class ClaudeAdapter implements HarnessAdapter, Compactable, Configurable,
       open: withDefaults,
       sink,
       binding,
-      settings: { executable: executable.path, settingSources: settingSourcesOf(this.settings["settingSources"]) },
+      settings: { executable: executable.path, settingSources: settingSourcesOf(this.settings) },
       queryFn: this.queryFn,
       trace: this.options.trace,
       onInitialization: (init) => {

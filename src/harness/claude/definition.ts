@@ -7,6 +7,7 @@ import type { HarnessSessionInspector } from "../inspector.ts";
 import { LazyAdapter } from "../lazy-adapter.ts";
 import { CLAUDE_CAPABILITIES } from "./capabilities.ts";
 import { probeClaudeExecutable } from "./executable.ts";
+import { claudeSettingsSchema } from "./settings.ts";
 
 function inheritedEnv(): Record<string, string> {
   const out: Record<string, string> = {};
@@ -26,6 +27,7 @@ export const claudeDefinition: HarnessDefinition = {
   sessionKey: "claude-code",
   shortName: "claude",
   color: "#ff9e64",
+  settingsSchema: claudeSettingsSchema,
   create(context) {
     return new LazyAdapter(CLAUDE_CAPABILITIES, async () => {
       const { ClaudeAdapter } = await import("./adapter.ts");

@@ -17,6 +17,7 @@ import { describeExit, spawnAppServer, type CodexProcess } from "./process.ts";
 import { HookTrustStore } from "./hook-trust-store.ts";
 import { HOOK_BYPASS_CONFIG, needsHookPreflight, preflightHookTrust, verifyHookTrust, withHookBypass } from "./hook-trust.ts";
 import { CodexSession } from "./session.ts";
+import { codexSettingsOf } from "./settings.ts";
 import { generateStructuredWithCodex } from "./textgen.ts";
 import { CodexTurn } from "./turn.ts";
 import { RECONCILE_TIMEOUT_MS, SETUP_TIMEOUT_MS } from "./wire.ts";
@@ -24,9 +25,6 @@ import type { ExecutableReport } from "../definition.ts";
 import type { AdapterDraft } from "../../event/envelope.ts";
 import type { ThreadStartParams } from "./protocol/v2/ThreadStartParams";
 import type { ThreadStartResponse } from "./protocol/v2/ThreadStartResponse";
-import type { AskForApproval } from "./protocol/v2/AskForApproval";
-import type { SandboxMode } from "./protocol/v2/SandboxMode";
-import type { ApprovalsReviewer } from "./protocol/v2/ApprovalsReviewer";
 
 export const RESUME_STATE_VERSION = 1;
 
@@ -76,10 +74,6 @@ export function isThreadNotFound(error: unknown): boolean {
   return error instanceof JsonRpcError && /no rollout found|thread not found|not found for thread|unknown thread/i.test(error.message);
 }
 
-const APPROVAL_POLICIES = ["untrusted", "on-request", "on-failure", "never"];
-const SANDBOX_MODES: readonly SandboxMode[] = ["read-only", "workspace-write", "danger-full-access"];
-const REVIEWERS: readonly ApprovalsReviewer[] = ["user", "auto_review", "guardian_subagent"];
-
 export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, Reconcilable, ApprovalRouting, TextGenerating {
   readonly capabilities: Capabilities = CAPABILITIES;
   private readonly settings: Readonly<Record<string, unknown>>;
@@ -100,14 +94,12 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
 
   /** thread/start|resume overrides: only what the user set in Baton's config (COD-03); Codex's own config otherwise. */
   threadOverrides(): Pick<ThreadStartParams, "approvalPolicy" | "sandbox" | "approvalsReviewer"> {
-    const out: Pick<ThreadStartParams, "approvalPolicy" | "sandbox" | "approvalsReviewer"> = {};
-    const policy = this.settings["approvalPolicy"];
-    if (typeof policy === "string" && APPROVAL_POLICIES.includes(policy)) out.approvalPolicy = policy as AskForApproval;
-    const sandbox = this.settings["sandbox"];
-    if (typeof sandbox === "string" && SANDBOX_MODES.includes(sandbox as SandboxMode)) out.sandbox = sandbox as SandboxMode;
-    const reviewer = this.settings["approvalsReviewer"];
-    if (typeof reviewer === "string" && REVIEWERS.includes(reviewer as ApprovalsReviewer)) out.approvalsReviewer = reviewer as ApprovalsReviewer;
-    return out;
+    const { approvalPolicy, sandbox, approvalsReviewer } = codexSettingsOf(this.settings);
+    return {
+      ...(approvalPolicy !== undefined ? { approvalPolicy } : {}),
+      ...(sandbox !== undefined ? { sandbox } : {}),
+      ...(approvalsReviewer !== undefined ? { approvalsReviewer } : {}),
+    };
   }
 
   async open(options: HarnessOpenOptions, sink: EventSink, binding: BindingSink): Promise<HarnessHandle> {

@@ -6,6 +6,7 @@ import { runOnce } from "../../rpc/run-once.ts";
 import type { ExecutableReport, HarnessDefinition, HarnessTarget } from "../definition.ts";
 import { CodexAdapter } from "./adapter.ts";
 import { INSTALL_HINT, resolveCodexCommand, versionArgv } from "./executable.ts";
+import { codexSettingsSchema } from "./settings.ts";
 
 const VERSION_TIMEOUT_MS = 10_000;
 
@@ -39,6 +40,7 @@ export const codexDefinition: HarnessDefinition = {
   sessionKey: "codex",
   shortName: "codex",
   color: "#73daca",
+  settingsSchema: codexSettingsSchema,
   create: (context) =>
     new CodexAdapter({
       settings: context.target.settings,

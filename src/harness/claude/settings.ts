@@ -1,0 +1,17 @@
+/** What `harnesses.claude` (and a Claude Code target) accepts; the adapter reads its settings through the same schema. */
+import type { SettingSource } from "@anthropic-ai/claude-agent-sdk";
+import { z } from "zod";
+import type { HarnessSettingsSchema } from "../settings.ts";
+
+export const SETTING_SOURCES = ["user", "project", "local"] as const satisfies readonly SettingSource[];
+
+export const claudeSettingsSchema = z.strictObject({
+  executable: z.string().min(1).optional(),
+  settingSources: z.array(z.enum(SETTING_SOURCES)).optional(),
+}) satisfies HarnessSettingsSchema;
+
+/** The setting sources Claude Code loads: the configured list, or all of them. */
+export function settingSourcesOf(settings: Readonly<Record<string, unknown>>): SettingSource[] {
+  const parsed = claudeSettingsSchema.shape.settingSources.safeParse(settings["settingSources"]);
+  return parsed.success && parsed.data !== undefined ? [...parsed.data] : [...SETTING_SOURCES];
+}

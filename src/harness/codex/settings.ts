@@ -1,0 +1,33 @@
+/**
+ * What `harnesses.codex` (and a Codex target) accepts: one list per key, shared by the config schema and the
+ * adapter, and checked against the generated app-server protocol so the two cannot disagree again.
+ */
+import { z } from "zod";
+import { argvSchema, type HarnessSettingsSchema } from "../settings.ts";
+import type { ApprovalsReviewer } from "./protocol/v2/ApprovalsReviewer";
+import type { AskForApproval } from "./protocol/v2/AskForApproval";
+import type { SandboxMode } from "./protocol/v2/SandboxMode";
+
+/** The string policies of `AskForApproval` (the granular object form is not offered in config). */
+export const APPROVAL_POLICIES = ["untrusted", "on-request", "never"] as const satisfies readonly Extract<AskForApproval, string>[];
+export const SANDBOX_MODES = ["read-only", "workspace-write", "danger-full-access"] as const satisfies readonly SandboxMode[];
+export const APPROVALS_REVIEWERS = ["user", "auto_review", "guardian_subagent"] as const satisfies readonly ApprovalsReviewer[];
+
+export const codexSettingsSchema = z.strictObject({
+  command: argvSchema.optional(),
+  approvalPolicy: z.enum(APPROVAL_POLICIES).optional(),
+  sandbox: z.enum(SANDBOX_MODES).optional(),
+  approvalsReviewer: z.enum(APPROVALS_REVIEWERS).optional(),
+}) satisfies HarnessSettingsSchema;
+
+export type CodexSettings = z.infer<typeof codexSettingsSchema>;
+
+/** The adapter's view of its settings (config has validated them); a key whose value does not parse is left out. */
+export function codexSettingsOf(settings: Readonly<Record<string, unknown>>): CodexSettings {
+  const out: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(codexSettingsSchema.shape)) {
+    const parsed = schema.safeParse(settings[key]);
+    if (parsed.success && parsed.data !== undefined) out[key] = parsed.data;
+  }
+  return out as CodexSettings;
+}
