@@ -11,6 +11,8 @@ export interface HarnessSettingsSpec {
   readonly id: string;
   readonly aliases: readonly string[];
   readonly settingsSchema: z.ZodType<Readonly<Record<string, unknown>>>;
+  /** False when the harness has no bundled target of its own id (then a target may take that id). */
+  readonly bundledTarget?: boolean;
 }
 
 export type ConfigIssue = Pick<z.core.$ZodIssue, "code" | "message"> & { readonly path: readonly PropertyKey[]; readonly keys?: readonly string[] };
@@ -54,7 +56,7 @@ export function validateHarnessSettings(config: BatonConfig, specs: readonly Har
     const parsed = parseOwn(spec, own, ["harnesses", id], issues);
     if (parsed !== undefined) harnesses[id] = { ...parsed, ...(env === undefined ? {} : { env }) };
   }
-  const taken = new Set(specs.flatMap((spec) => [spec.id, ...spec.aliases]));
+  const taken = new Set(specs.flatMap((spec) => [...(spec.bundledTarget === false ? [] : [spec.id]), ...spec.aliases]));
   const targets: Record<string, BatonConfig["targets"][string]> = {};
   for (const [id, entry] of Object.entries(config.targets)) {
     if (taken.has(id.toLowerCase())) {

@@ -25,7 +25,14 @@ export interface HarnessCreateContext {
 
 /** How the harness binary would be started, for errors and `baton doctor`. */
 export type ExecutableReport =
-  | { readonly ok: true; readonly argv: readonly string[]; readonly source: string; readonly version?: string }
+  | {
+      readonly ok: true;
+      readonly argv: readonly string[];
+      readonly source: string;
+      readonly version?: string;
+      /** More facts for `baton doctor`, one line each (e.g. what the agent said it can do). */
+      readonly details?: readonly string[];
+    }
   | { readonly ok: false; readonly searched: readonly string[]; readonly hint: string };
 
 export interface HarnessDefinition {
@@ -44,6 +51,11 @@ export interface HarnessDefinition {
    * line and key, and adding a harness needs no change in src/config.
    */
   readonly settingsSchema: HarnessSettingsSchema;
+  /**
+   * False for a harness whose targets cannot work unconfigured (ACP: every target is an agent command): then the
+   * registry builds no bundled target `<id>`, only the configured ones. Default true.
+   */
+  readonly bundledTarget?: boolean;
   create(context: HarnessCreateContext): HarnessAdapter;
   /** Resolve the executable without starting a session (doctor, admission errors). */
   probeExecutable(target: HarnessTarget, env: Readonly<Record<string, string>>): Promise<ExecutableReport>;

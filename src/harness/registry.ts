@@ -18,6 +18,7 @@ export class HarnessRegistry {
     for (const definition of definitions) {
       if (this.definitions.has(definition.id)) throw new BatonError("internal", `harness '${definition.id}' registered twice`);
       this.definitions.set(definition.id, definition);
+      if (definition.bundledTarget === false) continue;
       const settings = config.harnesses[definition.id] ?? {};
       this.targets.set(definition.id, { id: definition.id, harness: definition.id, env: envOf(settings), settings: withoutEnv(settings) });
     }

@@ -168,6 +168,13 @@ describe("sessions, export, doctor", () => {
     expect(clean.stdout).toContain("fake: fake  (built-in, fake 1.0)");
   });
 
+  test("doctor prints what a harness reports beyond its executable, one line each", async () => {
+    const fake = fakeDefinition({ turns: [] });
+    const detailed = { ...fake, probeExecutable: async () => ({ ok: true as const, argv: ["fake"], source: "built-in", version: "fake 1.0", details: ["capabilities: load, resume", "auth: none"] }) };
+    const result = await runCliOnce(["doctor"], { env: { ...env, BATON_HOME: path.join(base, "detailed") }, cwd, definitions: [detailed] });
+    expect(result.stdout).toContain("fake: fake  (built-in, fake 1.0)\n        capabilities: load, resume\n        auth: none\n");
+  });
+
   test("a malformed config is reported with file, line and key; nothing runs", async () => {
     mkdirSync(env["BATON_HOME"]!, { recursive: true });
     writeFileSync(path.join(env["BATON_HOME"]!, "config.yaml"), "showThoughts: true\nmentionBudgetChars: lots\n");

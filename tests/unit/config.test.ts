@@ -103,6 +103,13 @@ describe("config", () => {
     expect((errorOf() as Error).message).toContain(":2: targets.cc: the id is already taken");
   });
 
+  test("a harness without a bundled target leaves its id free for a target", () => {
+    const agent = { ...fakeDefinition({ turns: [] }, "agent"), bundledTarget: false };
+    write("targets:\n  agent:\n    harness: agent\n    flavour: plain\n");
+    expect(loadConfig(home, {}, [agent]).config.targets["agent"]).toEqual({ harness: "agent", flavour: "plain" });
+    expect(() => loadConfig(home, {}, [fakeDefinition({ turns: [] }, "agent")])).toThrow(":2: targets.agent: the id is already taken");
+  });
+
   test("harnesses: an unknown section is an error naming the known harnesses", () => {
     write("harnesses:\n  gemini:\n    command: [gemini]\n");
     expect((errorOf() as Error).message).toContain(":2: harnesses.gemini: unknown harness (known: codex, claude)");

@@ -36,6 +36,18 @@ describe("registry", () => {
     expect(registry.target("codex-work")).toEqual({ id: "codex-work", harness: "codex", env: { CODEX_HOME: "/w" }, settings: { approvalPolicy: "on-request", sandbox: "read-only" } });
   });
 
+  test("a harness without a bundled target has only its configured targets", () => {
+    const agent = { ...fakeDefinition({ turns: [] }, "agent"), bundledTarget: false };
+    const registry = new HarnessRegistry([fakeDefinition({ turns: [] }, "codex"), agent], {
+      harnesses: { agent: { flavour: "plain" } },
+      targets: { "agent-one": { harness: "agent", flavour: "spicy" }, agent: { harness: "agent" } },
+    });
+    expect(registry.listTargets().map((t) => t.id)).toEqual(["codex", "agent-one", "agent"]);
+    expect(registry.target("agent-one")).toEqual({ id: "agent-one", harness: "agent", env: {}, settings: { flavour: "spicy" } });
+    expect(registry.target("agent")).toEqual({ id: "agent", harness: "agent", env: {}, settings: { flavour: "plain" } });
+    expect(new HarnessRegistry([agent]).listTargets()).toEqual([]);
+  });
+
   test("unknown targets fail closed with the known ones listed", () => {
     const registry = new HarnessRegistry([fakeDefinition({ turns: [] }, "codex")]);
     expect(() => registry.resolve("gemini")).toThrow("unknown target 'gemini'. Known targets: codex (cx)");

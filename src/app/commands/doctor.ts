@@ -115,7 +115,10 @@ async function checkHarnesses(io: CliIo, loaded: LoadedConfig | undefined, say: 
     const definition = registry.definitionOf(target);
     try {
       const found = await definition.probeExecutable(target, { ...env, ...target.env });
-      if (found.ok) say.ok(`${target.id}: ${found.argv.join(" ")}  (${found.source}${found.version ? `, ${found.version}` : ""})`);
+      if (found.ok) {
+        say.ok(`${target.id}: ${found.argv.join(" ")}  (${found.source}${found.version ? `, ${found.version}` : ""})`);
+        for (const detail of found.details ?? []) io.stdout.write(`        ${detail}\n`);
+      }
       else say.warn(`${target.id}: not found (searched ${found.searched.join(", ")}). ${found.hint}`);
     } catch (error) {
       say.warn(`${target.id}: could not check the executable: ${describeError(error)}`);
