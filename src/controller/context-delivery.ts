@@ -1,11 +1,12 @@
 /**
  * Context delivery (CTX-02/03): assemble what the target's native session has not seen, persist the
- * snapshot, choose the transport by capability. The receipt is appended only after the adapter accepted.
+ * snapshot, choose the transport by capability: `sync_context` when the adapter takes history without a
+ * turn (receipt once it did), else `prompt_prepend` (receipt only after the adapter accepted the turn).
  */
 import { assembleCatchUp, wrapSync, type SummaryRecord } from "../context/catch-up.ts";
 import type { PromptBlock } from "../event/content.ts";
 import type { ContextTransport } from "../event/kinds.ts";
-import { acceptsSideChannel, canSyncContext } from "../harness/capabilities.ts";
+import { canSyncContext } from "../harness/capabilities.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
 import type { ProjectionState } from "../projection/index.ts";
 import type { EpochId, IdSource, SnapshotId, TurnId } from "../shared/ids.ts";
@@ -77,23 +78,14 @@ export function planDelivery(deps: DeliveryDeps, state: ProjectionState, binding
     turnId,
     harnessTargetId: binding.target.id,
   });
-  const transport: ContextTransport = canSyncContext(binding.adapter)
-    ? "sync_context"
-    : acceptsSideChannel(binding.adapter)
-      ? "submit_side_channel"
-      : "prompt_prepend";
+  const transport: ContextTransport = canSyncContext(binding.adapter) ? "sync_context" : "prompt_prepend";
   return { snapshotId, contextEpochId, transport, text: wrapSync(catchUp.text) };
 }
 
-/** The prompt blocks and side-channel blocks for a delivery. */
-export function applyDelivery(
-  blocks: readonly PromptBlock[],
-  delivery: PlannedDelivery | undefined,
-): { blocks: readonly PromptBlock[]; syncBlocks?: readonly PromptBlock[] } {
-  if (!delivery || delivery.transport === "sync_context") return { blocks };
-  const block: PromptBlock = { type: "text", text: delivery.text };
-  if (delivery.transport === "submit_side_channel") return { blocks, syncBlocks: [block] };
-  return { blocks: [{ type: "text", text: `${delivery.text}\n\n` }, ...blocks] };
+/** The prompt blocks for a delivery: `prompt_prepend` puts the sync block (and a blank line) first. */
+export function applyDelivery(blocks: readonly PromptBlock[], delivery: PlannedDelivery | undefined): readonly PromptBlock[] {
+  if (delivery?.transport !== "prompt_prepend") return blocks;
+  return [{ type: "text", text: `${delivery.text}\n\n` }, ...blocks];
 }
 
 export function appendReceipt(append: AppendFn, delivery: PlannedDelivery, turnId: TurnId, targetId: string): void {

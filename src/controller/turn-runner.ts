@@ -126,13 +126,7 @@ export class TurnRunner {
     }
     const input = record.input;
     if (!input) throw new BatonError("internal", `turn ${record.turnId} has no input`);
-    const prompt = applyDelivery(input.submission.blocks, delivery);
-    return binding.adapter.sendTurn(handle, {
-      turnId: record.turnId,
-      messageId: input.messageId,
-      blocks: prompt.blocks,
-      ...(prompt.syncBlocks ? { syncBlocks: prompt.syncBlocks } : {}),
-    });
+    return binding.adapter.sendTurn(handle, { turnId: record.turnId, messageId: input.messageId, blocks: applyDelivery(input.submission.blocks, delivery) });
   }
 
   private deliveryDeps() {

@@ -17,6 +17,7 @@ export const TOOL_STATUSES = ["pending", "in_progress", "completed", "failed", "
 export const RUN_STATES = ["running", "idle", "requires_action"] as const;
 export const ATTEMPT_PHASES = ["prepared", "dispatching", "accepted", "uncertain", "finalized"] as const;
 export const ATTEMPT_OUTCOMES = ["completed", "not_accepted", "failed", "cancelled"] as const;
+/** `submit_side_channel` is read in older ledgers only; this Baton delivers by `sync_context` or `prompt_prepend`. */
 export const CONTEXT_TRANSPORTS = ["sync_context", "submit_side_channel", "prompt_prepend"] as const;
 export const TASK_STATUSES = ["in_progress", "completed", "failed", "stopped"] as const;
 export const RECONCILE_STATES = ["idle", "active", "waiting_approval", "waiting_input", "unknown"] as const;

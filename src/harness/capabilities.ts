@@ -20,7 +20,7 @@ export interface Capabilities {
     readonly resourceLink?: Marker;
   };
   readonly compact?: Marker;
-  readonly sync?: Marker;
+  /** Takes catch-up history without a turn (CTX-03 `sync_context`); otherwise it is prepended to the prompt. */
   readonly syncContext?: Marker;
   readonly commands?: Marker;
   readonly config?: Marker;
@@ -37,7 +37,6 @@ export interface Capabilities {
 /** Top-level capability names and the methods each one requires. */
 export const CAPABILITY_METHODS = {
   compact: ["compactContext"],
-  sync: [],
   syncContext: ["syncContext"],
   commands: [],
   config: ["getConfig", "setConfig"],
@@ -88,6 +87,7 @@ export interface TextGenerating {
 }
 
 export interface ContextSynchronizable {
+  /** Resolves once the native session holds the blocks as history (the receipt follows at once); throws if not. */
   syncContext(handle: HarnessHandle, blocks: readonly PromptBlock[]): Promise<void>;
 }
 
@@ -110,9 +110,6 @@ export function canGenerateText(adapter: HarnessAdapter): adapter is HarnessAdap
 }
 export function canSyncContext(adapter: HarnessAdapter): adapter is HarnessAdapter & ContextSynchronizable {
   return declared(adapter.capabilities.syncContext);
-}
-export function acceptsSideChannel(adapter: HarnessAdapter): boolean {
-  return declared(adapter.capabilities.sync);
 }
 
 /** The prompt block types an adapter accepts: text always, others by marker. */

@@ -76,8 +76,6 @@ export interface PromptInput {
   readonly turnId: TurnId;
   readonly messageId: MessageId;
   readonly blocks: readonly PromptBlock[];
-  /** Catch-up context for adapters declaring `sync` (submit_side_channel); never part of the user message. */
-  readonly syncBlocks?: readonly PromptBlock[];
 }
 
 export type SendTurnResult =

@@ -216,8 +216,7 @@ describe("fork, logs, tree", () => {
     const definition = fakeDefinition({ turns: [[{ type: "text", text: "continuing" }]] });
     const next = await runCliOnce(["exec", "--session", child!, "go on"], { env: { ...env }, cwd: elsewhere, definitions: [definition] });
     expect(next.code).toBe(0);
-    const sync = definition.adapters[0]?.record.prompts[0]?.syncBlocks?.[0];
-    expect(sync?.type === "text" ? sync.text : "").toContain("original work");
+    expect(definition.adapters[0]?.record.synced[0]).toContain("original work");
     const tree = await runCliOnce(["sessions", "--all", "--tree"], { env, cwd, definitions: [] });
     const lines = tree.stdout.split("\n").filter((l) => l.includes("@bs_"));
     expect(lines.length).toBe(2);

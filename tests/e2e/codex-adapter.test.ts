@@ -307,17 +307,37 @@ describe.skipIf(CODEX_BIN === undefined)("codex adapter against the real codex a
     expect(errors[0]?.payload.message).toContain("the mock model gave up");
   });
 
-  test("sync blocks reach the model as side-channel context, not as a user message", async () => {
-    await mock.script([{ kind: "text", text: "noted" }]);
+  test("syncContext puts the history into the thread before the prompt (thread/inject_items), and it survives a resume", async () => {
+    await mock.script([{ kind: "text", text: "noted" }, { kind: "text", text: "still blue" }]);
     const h = await start();
-    const input: PromptInput = { ...prompt("continue"), syncBlocks: [{ type: "text", text: "BATON-SYNC: earlier the user chose blue" }] };
-    expect(await runTurn(h, input)).toBe("end_turn");
-    const request = (await mock.requests())[0]!;
-    const carrying = inputItems(request).filter((item) => JSON.stringify(item).includes("BATON-SYNC: earlier the user chose blue"));
-    expect(carrying).toHaveLength(1);
-    expect(carrying[0]?.["type"]).toBe("function_call_output");
-    expect(inputMessages(request).some((m) => m.text.includes("BATON-SYNC"))).toBe(false);
-    expect(inputMessages(request).at(-1)).toEqual({ role: "user", text: "continue" });
+    await h.adapter.syncContext(h.handle, [{ type: "text", text: "<baton-sync>earlier the user chose blue</baton-sync>" }]);
+    expect(await runTurn(h, prompt("continue"))).toBe("end_turn");
+    const first = (await mock.requests())[0]!;
+    const messages = inputMessages(first);
+    // A plain user message right before the prompt: not a tool output, not developer text.
+    expect(messages.slice(-2)).toEqual([
+      { role: "user", text: "<baton-sync>earlier the user chose blue</baton-sync>" },
+      { role: "user", text: "continue" },
+    ]);
+    expect(inputItems(first).some((item) => item["type"] === "function_call_output")).toBe(false);
+    // The turn has only the prompt: the history is not a turn item Baton would import back.
+    expect(h.sink.of("user_message_chunk")).toHaveLength(0);
+
+    const identity = h.sink.identities[0]!;
+    await h.adapter.close(h.handle);
+    open.splice(open.findIndex((entry) => entry.handle === h.handle), 1);
+    const resumed = await start({ reuseHome: h.home, resumeState: identity.resumeState });
+    expect(await runTurn(resumed, prompt("which colour?"))).toBe("end_turn");
+    expect(inputMessages((await mock.requests()).at(-1)!).map((m) => m.text)).toContain("<baton-sync>earlier the user chose blue</baton-sync>");
+  });
+
+  test("syncContext on a dead app-server throws harness_dead (nothing is receipted)", async () => {
+    const h = await start();
+    const pid = (h.adapter as unknown as { sessions: Map<string, { deps: { process: { pid: number } } }> }).sessions.get(h.handle.id)!.deps.process.pid;
+    process.kill(pid, "SIGKILL");
+    await Bun.sleep(500);
+    const error = await h.adapter.syncContext(h.handle, [{ type: "text", text: "history" }]).catch((e: unknown) => e);
+    expect(isBatonError(error, "harness_dead")).toBe(true);
   });
 
   test("a completed turn without output gets the empty-turn notice", async () => {

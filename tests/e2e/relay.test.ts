@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { inputMessages, startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
 import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
 import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { allMessageText, reply } from "../support/mock-anthropic/script.ts";
@@ -80,11 +80,14 @@ describe("context relay between Codex and Claude Code", () => {
     await codexMock.script([{ kind: "text", text: "Codex continues." }]);
     const third = await exec(["--session", id, "--agent", "codex", "continue from there"]);
     expect(third.code).toBe(0);
-    const codexBack = JSON.stringify((await codexMock.requests())[0]!.body);
-    expect(codexBack).toContain("Claude checked the file.");
-    expect(codexBack).toContain("batonsync");
+    const codexRequest = (await codexMock.requests())[0]!;
+    // sync_context: the history is a user message of its own in the thread, just before the prompt
+    const codexMessages = inputMessages(codexRequest);
+    const syncPart = codexMessages.at(-2)?.text ?? "";
+    expect(syncPart).toStartWith("<baton-sync>");
+    expect(syncPart).toContain("Claude checked the file.");
+    expect(JSON.stringify(codexRequest.body)).not.toContain("batonsync");
     // Codex's own earlier turn is not sent to it again as catch-up
-    const syncPart = codexBack.slice(codexBack.indexOf("<baton-sync>"), codexBack.indexOf("</baton-sync>"));
     expect(syncPart).not.toContain("I wrote the answer to answer.txt.");
     // The user message Codex sees is only what was typed
     expect(codexLastUserText((await codexMock.requests())[0]!.body)).toBe("continue from there");
@@ -100,12 +103,14 @@ describe("context relay between Codex and Claude Code", () => {
     const snapshots = ledger.filter((e) => e.kind === "_baton_context_snapshot");
     const receipts = ledger.filter((e) => e.kind === "_baton_context_delivery_receipt");
     expect(snapshots.length).toBe(3);
-    expect(receipts.map((r) => r.payload["transport"])).toEqual(["prompt_prepend", "submit_side_channel", "prompt_prepend"]);
+    expect(receipts.map((r) => r.payload["transport"])).toEqual(["prompt_prepend", "sync_context", "prompt_prepend"]);
     for (const receipt of receipts) {
       const index = ledger.indexOf(receipt);
       const accepted = ledger.findIndex((e) => e.kind === "_baton_delivery_attempt_update" && e.payload["phase"] === "accepted" && e.turnId === receipt.turnId);
       expect(accepted).toBeGreaterThan(-1);
-      expect(accepted).toBeLessThan(index);
+      // prompt_prepend: receipted once the turn was accepted; sync_context: once the thread took the history, before the turn
+      if (receipt.payload["transport"] === "prompt_prepend") expect(accepted).toBeLessThan(index);
+      else expect(accepted).toBeGreaterThan(index);
     }
     for (const user of ledger.filter((e) => e.kind === "user_message")) expect(JSON.stringify(user.payload)).not.toContain("baton-sync");
   }, 120_000);
@@ -141,7 +146,7 @@ describe("context relay between Codex and Claude Code", () => {
     expect(ledgerOf(id).filter((e) => e.kind === "_baton_context_delivery_receipt").length).toBe(1);
   }, 120_000);
 
-  test("a deleted Codex thread: the full history goes to a fresh thread through the side channel", async () => {
+  test("a deleted Codex thread: the full history goes to a fresh thread by sync_context", async () => {
     await codexMock.script([{ kind: "text", text: "first codex answer" }, { kind: "text", text: "fresh thread, informed" }]);
     const first = await exec(["--agent", "codex", "remember the word papaya"]);
     const id = sessionOf(first.stderr);
@@ -154,7 +159,7 @@ describe("context relay between Codex and Claude Code", () => {
     expect(last).toContain("first codex answer");
     expect(metaOf(id).harnessSessions["codex"].harnessSessionId).not.toBe(oldThread);
     const receipts = ledgerOf(id).filter((e) => e.kind === "_baton_context_delivery_receipt");
-    expect(receipts.map((r) => r.payload["transport"])).toEqual(["submit_side_channel"]);
+    expect(receipts.map((r) => r.payload["transport"])).toEqual(["sync_context"]);
   }, 120_000);
 
   test("the catch-up stays inside mentionBudgetChars, newest first, with an omitted-turns line", async () => {

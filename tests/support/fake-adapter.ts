@@ -3,6 +3,7 @@
  * script step; a step is a list of actions (text chunks, a permission request, a pause, a terminal).
  */
 import { z } from "zod";
+import type { PromptBlock } from "../../src/event/content.ts";
 import type { AdapterDraft } from "../../src/event/envelope.ts";
 import type { StopReason } from "../../src/event/stop-reasons.ts";
 import type { InteractionResolution } from "../../src/event/interaction-types.ts";
@@ -47,6 +48,8 @@ export interface FakeScript {
   readonly openDelayMs?: number;
   readonly openError?: string;
   readonly sendError?: string;
+  /** `syncContext` throws this (the native session did not take the history). */
+  readonly syncError?: string;
   /** `steer` accepts mid-turn messages, `reject` refuses them. */
   readonly steer?: "steer" | "reject";
   /** What a compaction turn does (default: one short message). */
@@ -79,6 +82,8 @@ export interface FakeRecord {
   readonly opens: HarnessOpenOptions[];
   readonly prompts: PromptInput[];
   readonly cancels: string[];
+  /** The history each `syncContext` call delivered, joined, in order. */
+  readonly synced: string[];
   readonly drafts: AdapterDraft[];
   readonly answers: InteractionResolution[];
   closes: number;
@@ -88,7 +93,7 @@ let sessionCounter = 0;
 
 export class FakeAdapter implements HarnessAdapter {
   readonly capabilities: Capabilities;
-  readonly record: FakeRecord = { opens: [], prompts: [], cancels: [], drafts: [], answers: [], closes: 0 };
+  readonly record: FakeRecord = { opens: [], prompts: [], cancels: [], synced: [], drafts: [], answers: [], closes: 0 };
   private turnIndex = 0;
   private readonly gates = new Map<string, { readonly opened: Promise<void>; readonly open: () => void }>();
 
@@ -98,7 +103,7 @@ export class FakeAdapter implements HarnessAdapter {
   private readonly lives = new Map<string, Live>();
 
   constructor(private readonly script: FakeScript) {
-    this.capabilities = script.capabilities ?? { compact: SUPPORTED, config: SUPPORTED, reconcile: SUPPORTED, sync: SUPPORTED };
+    this.capabilities = script.capabilities ?? { compact: SUPPORTED, config: SUPPORTED, reconcile: SUPPORTED, syncContext: SUPPORTED };
   }
 
   async open(options: HarnessOpenOptions, sink: EventSink, binding: BindingSink): Promise<HarnessHandle> {
@@ -118,6 +123,12 @@ export class FakeAdapter implements HarnessAdapter {
     this.script.beforeIdentity?.();
     binding.publishIdentity({ harnessSessionId: sessionId, resumeState: { version: 1, data: { sessionId } }, fresh: !resumed });
     return handle;
+  }
+
+  async syncContext(_handle: HarnessHandle, blocks: readonly PromptBlock[]): Promise<void> {
+    await sleep(0);
+    if (this.script.syncError) throw new BatonError("harness_start_failed", this.script.syncError);
+    this.record.synced.push(blocks.map((block) => (block.type === "text" ? block.text : "")).join("\n"));
   }
 
   async sendTurn(handle: HarnessHandle, input: PromptInput): Promise<SendTurnResult> {

@@ -111,29 +111,48 @@ describe("interactions", () => {
 });
 
 describe("context delivery", () => {
-  test("switching target delivers the other agent's turns (side channel), receipt after acceptance, clean user message", async () => {
+  test("switching target delivers the other agent's turns by sync_context: history first, receipt, then the clean prompt", async () => {
     const a = fakeDefinition({ turns: [[{ type: "text", text: "answer from alpha" }]] }, "alpha");
     const b = fakeDefinition({ turns: [[{ type: "text", text: "beta here" }], [{ type: "text", text: "again" }]] }, "beta");
     const s = await open([a, b]);
     await s.controller.submit("alpha", text("question one"));
     await s.controller.submit("beta", text("question two"));
-    const prompt = b.adapters[0]?.record.prompts[0];
-    const sync = prompt?.syncBlocks?.[0];
-    expect(sync?.type === "text" && sync.text).toContain("<baton-sync>");
-    expect(sync?.type === "text" && sync.text).toContain("question one");
-    expect(sync?.type === "text" && sync.text).toContain("answer from alpha");
-    expect(prompt?.blocks).toEqual(text("question two"));
-    const kinds = kindsOf(ledgerOf(s));
-    expect(kinds.indexOf("_baton_context_snapshot")).toBeLessThan(kinds.indexOf("_baton_context_delivery_receipt"));
-    expect(kinds.lastIndexOf("attempt:accepted")).toBeLessThan(kinds.indexOf("_baton_context_delivery_receipt"));
-    for (const user of ledgerOf(s).filter((e) => e.kind === "user_message")) expect(JSON.stringify(user.payload)).not.toContain("baton-sync");
-    // a second beta turn: nothing new from others → no snapshot
+    const synced = b.adapters[0]?.record.synced ?? [];
+    expect(synced).toHaveLength(1);
+    expect(synced[0]).toStartWith("<baton-sync>");
+    expect(synced[0]).toContain("question one");
+    expect(synced[0]).toContain("answer from alpha");
+    expect(b.adapters[0]?.record.prompts[0]?.blocks).toEqual(text("question two"));
+    const events = ledgerOf(s);
+    const kinds = kindsOf(events);
+    // Facts before effects: the snapshot, then the attempt, then the receipt (the history is in), then acceptance.
+    expect(kinds.indexOf("_baton_context_snapshot")).toBeLessThan(kinds.lastIndexOf("attempt:dispatching"));
+    expect(kinds.lastIndexOf("attempt:dispatching")).toBeLessThan(kinds.indexOf("_baton_context_delivery_receipt"));
+    expect(kinds.indexOf("_baton_context_delivery_receipt")).toBeLessThan(kinds.lastIndexOf("attempt:accepted"));
+    expect(events.find((e) => e.kind === "_baton_context_delivery_receipt")?.payload).toMatchObject({ transport: "sync_context", accepted: true });
+    for (const user of events.filter((e) => e.kind === "user_message")) expect(JSON.stringify(user.payload)).not.toContain("baton-sync");
+    // a second beta turn: nothing new from others → no snapshot, nothing synced
     await s.controller.submit("beta", text("question three"));
-    expect(b.adapters[0]?.record.prompts[1]?.syncBlocks).toBeUndefined();
+    expect(b.adapters[0]?.record.synced).toHaveLength(1);
     expect(kindsOf(ledgerOf(s)).filter((k) => k === "_baton_context_snapshot").length).toBe(1);
   });
 
-  test("switching back sends only the turns the target has not seen; prompt_prepend without the sync capability", async () => {
+  test("sync_context that fails: no receipt, the turn is not sent, and the next turn delivers the same range again", async () => {
+    const a = fakeDefinition({ turns: [[{ type: "text", text: "alpha said" }]] }, "alpha");
+    const b = fakeDefinition({ syncError: "history refused", turns: [] }, "beta");
+    const s = await open([a, b]);
+    await s.controller.submit("alpha", text("hi"));
+    await expect(s.controller.submit("beta", text("switch"))).rejects.toThrow(/history refused/);
+    expect(b.adapters[0]?.record.prompts).toHaveLength(0);
+    expect(kindsOf(ledgerOf(s))).not.toContain("_baton_context_delivery_receipt");
+    expect(kindsOf(ledgerOf(s))).toContain("attempt:finalized(not_accepted)");
+    await expect(s.controller.submit("beta", text("again"))).rejects.toThrow(/history refused/);
+    const snapshots = ledgerOf(s).filter((e) => e.kind === "_baton_context_snapshot").map((e) => e.payload as { afterSeq: number; throughSeq: number });
+    expect(snapshots).toHaveLength(2);
+    expect(snapshots[1]?.afterSeq).toBe(snapshots[0]?.afterSeq as number);
+  });
+
+  test("switching back sends only the turns the target has not seen; prompt_prepend without the syncContext capability", async () => {
     const a = fakeDefinition({ capabilities: {}, turns: [[{ type: "text", text: "A1" }], [{ type: "text", text: "A2" }]] }, "alpha");
     const b = fakeDefinition({ capabilities: {}, turns: [[{ type: "text", text: "B1" }]] }, "beta");
     const s = await open([a, b]);
@@ -148,9 +167,9 @@ describe("context delivery", () => {
     expect(a.adapters[0]?.record.prompts[1]?.blocks[1]).toEqual({ type: "text", text: "third" });
   });
 
-  test("a snapshot without a receipt is delivered again on the next turn", async () => {
+  test("a prepended snapshot without a receipt (the turn was refused) is delivered again on the next turn", async () => {
     const a = fakeDefinition({ turns: [[{ type: "text", text: "alpha said" }]] }, "alpha");
-    const b = fakeDefinition({ sendError: "refused", turns: [] }, "beta");
+    const b = fakeDefinition({ capabilities: {}, sendError: "refused", turns: [] }, "beta");
     const s = await open([a, b]);
     await s.controller.submit("alpha", text("hi"));
     await expect(s.controller.submit("beta", text("switch"))).rejects.toThrow(/refused/);
@@ -181,8 +200,7 @@ describe("context delivery", () => {
     await s.controller.submit("alpha", text("kick off"));
     await waitFor(() => ledgerOf(s).filter((e) => e.kind === "_baton_turn_summary").length === 2);
     await s.controller.submit("beta", text("what happened?"));
-    const sync = beta.adapters[0]?.record.prompts[0]?.syncBlocks?.[0];
-    expect(sync?.type === "text" ? sync.text : "").toContain("background result");
+    expect(beta.adapters[0]?.record.synced[0]).toContain("background result");
   });
 });
 

@@ -3,9 +3,10 @@
  * A handle whose app-server died stays dead: `sendTurn` then throws BatonError("harness_dead")
  * before accepting, and the host re-opens with the stored resumeState (the thread is resumed).
  */
-import { supportedPromptBlocks, SUPPORTED, type ApprovalRouting, type Capabilities, type Compactable, type Configurable, type Reconcilable, type ReconcileResult, type SessionConfigOption, type TextGenerating, type TextGenRequest } from "../capabilities.ts";
+import { supportedPromptBlocks, SUPPORTED, type ApprovalRouting, type Capabilities, type Compactable, type Configurable, type ContextSynchronizable, type Reconcilable, type ReconcileResult, type SessionConfigOption, type TextGenerating, type TextGenRequest } from "../capabilities.ts";
 import fs from "node:fs";
 import path from "node:path";
+import type { PromptBlock } from "../../event/content.ts";
 import { unsupportedBlocks, type BindingSink, type EventSink, type HarnessAdapter, type HarnessHandle, type HarnessOpenOptions, type PromptInput, type ResumeState, type SendTurnResult } from "../contract.ts";
 import { BatonError, describeError, isBatonError } from "../../shared/errors.ts";
 import type { HandleId, TurnId } from "../../shared/ids.ts";
@@ -55,7 +56,7 @@ type Launch = Extract<ExecutableReport, { ok: true }>;
 const CAPABILITIES: Capabilities = Object.freeze({
   compact: SUPPORTED,
   textgen: SUPPORTED,
-  sync: SUPPORTED,
+  syncContext: SUPPORTED,
   config: SUPPORTED,
   reconcile: SUPPORTED,
   approvalRouting: SUPPORTED,
@@ -74,7 +75,7 @@ export function isThreadNotFound(error: unknown): boolean {
   return error instanceof JsonRpcError && /no rollout found|thread not found|not found for thread|unknown thread/i.test(error.message);
 }
 
-export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, Reconcilable, ApprovalRouting, TextGenerating {
+export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, ContextSynchronizable, Reconcilable, ApprovalRouting, TextGenerating {
   readonly capabilities: Capabilities = CAPABILITIES;
   private readonly settings: Readonly<Record<string, unknown>>;
   private readonly log: Logger;
@@ -232,7 +233,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
 
   async sendTurn(handle: HarnessHandle, input: PromptInput): Promise<SendTurnResult> {
     const supported = supportedPromptBlocks(this.capabilities);
-    const unsupported = unsupportedBlocks([...input.blocks, ...(input.syncBlocks ?? [])], supported);
+    const unsupported = unsupportedBlocks(input.blocks, supported);
     if (unsupported.length > 0) {
       throw new BatonError("prompt_unsupported", `Codex does not accept ${unsupported.join(", ")} blocks in Baton yet`);
     }
@@ -243,6 +244,11 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
     const active = session.active;
     if (active !== undefined && !active.finished) return session.steer(input);
     return session.startTurn(input, { summary: "auto", ...this.config.turnParams(session) });
+  }
+
+  /** CTX-03 sync_context: catch-up history goes into the thread before the turn (thread/inject_items). */
+  async syncContext(handle: HarnessHandle, blocks: readonly PromptBlock[]): Promise<void> {
+    await this.session(handle).injectContext(blocks);
   }
 
   async cancel(handle: HarnessHandle, turnId: TurnId): Promise<void> {

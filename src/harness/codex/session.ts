@@ -23,7 +23,6 @@ import type { ThreadStatus } from "./protocol/v2/ThreadStatus";
 import type { TokenUsageBreakdown } from "./protocol/v2/TokenUsageBreakdown";
 import type { TurnStartParams } from "./protocol/v2/TurnStartParams";
 import type { UserInput } from "./protocol/v2/UserInput";
-import type { AdditionalContextEntry } from "./protocol/v2/AdditionalContextEntry";
 
 export interface SessionDeps {
   readonly process: CodexProcess;
@@ -54,11 +53,14 @@ export function toUserInput(blocks: readonly PromptBlock[]): UserInput[] {
   return out;
 }
 
-/** Catch-up context goes in `additionalContext` (a side channel Codex shows as tool output), never as a user message. */
-export function syncContext(blocks: readonly PromptBlock[] | undefined): { [key: string]: AdditionalContextEntry } | undefined {
-  if (blocks === undefined || blocks.length === 0) return undefined;
-  const value = blocks.map((b) => (b.type === "text" ? b.text : "")).join("\n");
-  return value === "" ? undefined : { "baton-sync": { value, kind: "untrusted" } };
+/**
+ * Catch-up context as Responses API items for `thread/inject_items` (sync_context): one plain user message
+ * in the thread's model-visible history, before the next prompt. `user`, not `developer`: relayed text is
+ * another agent's words and gets no more authority than the user's own.
+ */
+export function contextItems(blocks: readonly PromptBlock[]): { type: "message"; role: "user"; content: { type: "input_text"; text: string }[] }[] {
+  const text = blocks.map((b) => (b.type === "text" ? b.text : "")).join("\n");
+  return text === "" ? [] : [{ type: "message", role: "user", content: [{ type: "input_text", text }] }];
 }
 
 export class CodexSession {
@@ -157,13 +159,7 @@ export class CodexSession {
     const turn = new CodexTurn(input.turnId, "driven");
     this.active = turn;
     this.lastTurnId = turn.turnId;
-    const additionalContext = syncContext(input.syncBlocks);
-    const params: TurnStartParams = {
-      ...extra,
-      threadId: this.threadId,
-      input: toUserInput(input.blocks),
-      ...(additionalContext !== undefined ? { additionalContext } : {}),
-    };
+    const params: TurnStartParams = { ...extra, threadId: this.threadId, input: toUserInput(input.blocks) };
     this.call("turn/start", params).then(
       (result) => {
         if (turn.finished) return;
@@ -180,6 +176,18 @@ export class CodexSession {
     return { accepted: true, effective: "new_turn" };
   }
 
+  /**
+   * Give the thread history without a turn (CTX-03 sync_context). Measured with codex 0.171.0: a stable
+   * method, ~50 ms, no notifications; the item is in the next request before the prompt, survives a resume
+   * even when the app-server is SIGKILLed right after answering, and is not a turn item in thread/read.
+   */
+  async injectContext(blocks: readonly PromptBlock[]): Promise<void> {
+    if (this.dead) throw new BatonError("harness_dead", `Codex app-server is not running (${this.deadReason ?? "dead"})`, { hint: "Re-open the harness; the thread is resumed." });
+    const items = contextItems(blocks);
+    if (items.length === 0) return;
+    await this.call("thread/inject_items", { threadId: this.threadId, items }, CONTROL_TIMEOUT_MS);
+  }
+
   /** Steer the active turn (COD-04): only when the Baton turn matches and the Codex turn id is known. */
   async steer(input: PromptInput): Promise<SendTurnResult> {
     const turn = this.active;
@@ -187,13 +195,8 @@ export class CodexSession {
       return { accepted: false, effective: "rejected", reason: "another turn is running" };
     }
     if (turn.nativeTurnId === undefined) return { accepted: false, effective: "rejected", reason: "the Codex turn id is not known yet" };
-    const additionalContext = syncContext(input.syncBlocks);
     try {
-      await this.call(
-        "turn/steer",
-        { threadId: this.threadId, expectedTurnId: turn.nativeTurnId, input: toUserInput(input.blocks), ...(additionalContext !== undefined ? { additionalContext } : {}) },
-        CONTROL_TIMEOUT_MS,
-      );
+      await this.call("turn/steer", { threadId: this.threadId, expectedTurnId: turn.nativeTurnId, input: toUserInput(input.blocks) }, CONTROL_TIMEOUT_MS);
     } catch (error) {
       return { accepted: false, effective: "rejected", reason: describeError(error) };
     }
