@@ -53,3 +53,13 @@ export class TargetConfigurator {
     if (id !== "mode") this.deps.preferences?.set(id, target.id, value);
   }
 }
+
+type ConfigChoice = NonNullable<SessionConfigOption["options"]>[number];
+
+/** The offered choice `typed` names: its value or its display name, any case; `default` is always a choice. */
+export function matchConfigChoice(choices: readonly ConfigChoice[], typed: string): { readonly value: string; readonly name: string } | undefined {
+  const wanted = typed.trim().toLowerCase();
+  const chosen = choices.find((c) => c.value.toLowerCase() === wanted) ?? choices.find((c) => c.name.toLowerCase() === wanted);
+  if (chosen !== undefined) return { value: chosen.value, name: chosen.name };
+  return wanted === "default" ? { value: "default", name: "Default" } : undefined;
+}

@@ -5,6 +5,7 @@
  * reported snapshot → what the session remembered.
  */
 import type { Controller } from "../controller/controller.ts";
+import { matchConfigChoice } from "../controller/target-config.ts";
 import { canConfigure, type SessionConfigOption } from "../harness/capabilities.ts";
 import type { ProjectionState } from "../projection/index.ts";
 import { describeError } from "../shared/errors.ts";
@@ -121,8 +122,7 @@ export class ConfigControl {
       );
       return;
     }
-    const wanted = arg.toLowerCase();
-    const chosen = choices.find((c) => c.value.toLowerCase() === wanted) ?? choices.find((c) => c.name.toLowerCase() === wanted);
+    const chosen = matchConfigChoice(choices, arg);
     if (chosen === undefined) {
       this.deps.toast(`Unknown ${look.label} ${NAMES[id]} '${arg}' (try ${choices.map((c) => c.value).join(", ")})`, "error");
       return;

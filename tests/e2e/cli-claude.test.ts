@@ -295,6 +295,37 @@ describe("session ids and @session references (#11.12)", () => {
   }, 90_000);
 });
 
+describe("exec --model / --effort are checked against the catalog (#11.6)", () => {
+  const state = (name: string) => path.join(env.batonHome, "state", name);
+  const sessionCount = () => (existsSync(path.join(env.batonHome, "projects")) ? readdirSync(path.join(env.batonHome, "projects")).length : 0);
+
+  test("an unknown model or effort: exit 2 naming the choices, nothing sent or saved; a valid pair runs and is remembered", async () => {
+    for (const args of [["--effort", "ultra"], ["--model", "nonsense"], ["--model", "haiku", "--effort", "ultra"]]) {
+      const refused = await runBaton(["exec", ...args, "hello"], { env: env.env, cwd: env.cwd, stdin: "" });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/--(model|effort): claude has no (model|effort) '(ultra|nonsense)'/);
+      expect(refused.stderr).toMatch(/Choose one of: default, /);
+    }
+    expect(existsSync(state("model.json")) || existsSync(state("effort.json"))).toBe(false);
+    expect(sessionCount()).toBe(0);
+    expect((await mock.modelRequests()).length).toBe(0);
+
+    await mock.script(reply.text("fast answer"));
+    const ok = await runBaton(["exec", "--model", "Haiku", "--effort", "LOW", "hello"], { env: env.env, cwd: env.cwd, stdin: "" });
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(readFileSync(state("model.json"), "utf8"))).toEqual({ models: { claude: "haiku" } });
+    expect(JSON.parse(readFileSync(state("effort.json"), "utf8"))).toEqual({ efforts: { claude: "low" } });
+    const [request] = await mock.modelRequests();
+    expect((request?.body as { model?: string }).model).toContain("haiku");
+
+    // On an existing session the same check applies; the remembered values stay as they were.
+    const id = sessionOf(ok.stderr);
+    const again = await runBaton(["exec", "--session", id, "--effort", "ultra", "more"], { env: env.env, cwd: env.cwd, stdin: "" });
+    expect(again.code).toBe(2);
+    expect(JSON.parse(readFileSync(state("effort.json"), "utf8"))).toEqual({ efforts: { claude: "low" } });
+  }, 90_000);
+});
+
 function findLedger(sessionId: string): string {
   const projects = path.join(env.batonHome, "projects");
   for (const project of readdirSync(projects)) {

@@ -126,6 +126,27 @@ describe("baton exec --agent codex", () => {
   }, 60_000);
 });
 
+describe("baton exec --model / --effort with Codex (#11.6)", () => {
+  test("checked against the app-server's catalog before the turn: unknown values exit 2 and nothing is saved", async () => {
+    const state = path.join(env["BATON_HOME"]!, "state");
+    const bad = await exec(["--model", "nonsense", "hello"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--model: codex has no model 'nonsense'");
+    expect(bad.stderr).toContain("Choose one of: default, mock-model");
+    // The mock catalog's model lists no reasoning efforts.
+    const effort = await exec(["--effort", "low", "hello"]);
+    expect(effort.code).toBe(2);
+    expect(effort.stderr).toContain("--effort: codex has no effort 'low'");
+    expect(existsSync(state)).toBe(false);
+    expect(await mock.requests()).toEqual([]);
+
+    await mock.script([{ kind: "text", text: "on the mock model" }]);
+    const ok = await exec(["--model", "mock-model", "hello"]);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(state, "model.json"), "utf8"))).toEqual({ models: { codex: "mock-model" } });
+  }, 60_000);
+});
+
 describe("baton repl --agent codex", () => {
   test("answers an approval inline", async () => {
     await mock.script([{ kind: "exec", cmd: "echo inline > inline.txt", escalate: true }, { kind: "text", text: "made it" }]);

@@ -269,12 +269,12 @@ describe("per-target preferences", () => {
     const launchModel = (stdout: string) =>
       stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.kind === "_baton_delivery_attempt_update" && e.payload.phase === "prepared")?.payload.launchSnapshot.model;
     await run(["--agent", "alpha", "--model", "fake-2", "first"]);
-    await run(["--agent", "beta", "--model", "beta-model", "second"]);
+    await run(["--agent", "beta", "--model", "Fake 1", "second"]);
     const file = path.join(env["BATON_HOME"]!, "state", "model.json");
-    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ models: { alpha: "fake-2", beta: "beta-model" } });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ models: { alpha: "fake-2", beta: "fake-1" } });
     expect(launchModel((await run(["--agent", "alpha", "a new session"])).stdout)).toBe("fake-2");
     await run(["--agent", "alpha", "--model", "default", "reset"]);
-    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ models: { beta: "beta-model" } });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ models: { beta: "fake-1" } });
     expect(launchModel((await run(["--agent", "alpha", "after reset"])).stdout)).toBeUndefined();
   });
 });

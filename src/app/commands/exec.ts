@@ -11,6 +11,7 @@ import { terminalJson } from "../../shared/terminal-text.ts";
 import { createAppContext, openSessionIn } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import type { OpenedSession } from "../open-session.ts";
+import { checkConfigChoices, type ConfigChoices } from "../config-choice.ts";
 import { startTarget } from "../start-target.ts";
 import { StreamPrinter } from "../stream-printer.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError, type Parsed } from "./shared.ts";
@@ -64,8 +65,13 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
     const ctx = createAppContext(io, values.cwd === undefined ? {} : { cwd: values.cwd });
     const requested = values.agent === undefined ? undefined : ctx.registry.resolve(values.agent);
     const fallback = () => ctx.registry.resolve(ctx.loaded.config.defaultAgent);
-    // A new session has no last target: a bad defaultAgent fails before a session is created.
-    if (requested === undefined && choice.kind === "new") fallback();
+    const typed = { model: values.model, effort: values.effort };
+    // A new session has no last target: a bad defaultAgent, --model or --effort fails before a session is created.
+    let checked: ConfigChoices | undefined;
+    if (choice.kind === "new") {
+      const target = requested ?? fallback();
+      checked = await checkConfigChoices(ctx.registry, target, typed, ctx.preferences.get("model", target.id));
+    }
     // A one-shot run ends with its turn; the title is generated the next time the session is used.
     const session = await openSessionIn(ctx, choice, { generateTitles: false });
     let code: number;
@@ -73,8 +79,11 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
       const start = startTarget(ctx.registry, session.controller.state, requested, fallback);
       const target = start.target;
       if (start.note !== undefined) io.stderr.write(`baton: ${start.note}\n`);
-      if (values.model !== undefined) await session.controller.config.set(target.id, "model", values.model);
-      if (values.effort !== undefined) await session.controller.config.set(target.id, "effort", values.effort);
+      const config = session.controller.config;
+      // Only values the target's catalog offers are applied and remembered (as /model does).
+      checked ??= await checkConfigChoices(ctx.registry, target, typed, config.current(target.id, "model"));
+      if (checked.model !== undefined) await config.set(target.id, "model", checked.model);
+      if (checked.effort !== undefined) await config.set(target.id, "effort", checked.effort);
       code = await runOneTurn(io, session, target.id, { text: prompt, piped }, approve, values.json === true, ctx.loaded.config.showThoughts, stops);
     } finally {
       await session.close();

@@ -20,6 +20,7 @@ import { HOOK_BYPASS_CONFIG, needsHookPreflight, preflightHookTrust, verifyHookT
 import { CodexSession } from "./session.ts";
 import { codexSettingsOf } from "./settings.ts";
 import { generateStructuredWithCodex } from "./textgen.ts";
+import { probeCodexModels } from "./model-probe.ts";
 import { CodexTurn } from "./turn.ts";
 import { RECONCILE_TIMEOUT_MS, SETUP_TIMEOUT_MS } from "./wire.ts";
 import type { ExecutableReport } from "../definition.ts";
@@ -49,6 +50,8 @@ export interface CodexAdapterOptions {
   readonly spawn?: typeof spawnAppServer;
   /** Baton's state directory (`$BATON_HOME/state`): saved hook trust lives in `hook.json` there (COD-05). */
   readonly stateDir?: string;
+  /** The target's environment overrides (e.g. CODEX_HOME), for processes started before any open. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 type Launch = Extract<ExecutableReport, { ok: true }>;
@@ -289,8 +292,21 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
       } catch (error) {
         this.log.log("warn", "codex model/list failed", { error });
       }
-    }
+    } else if (!this.config.hasCatalog) await this.discoverModels();
     return this.config.options(session);
+  }
+
+  /** Before any open: list the catalog through a short-lived app-server; on failure only the current choices stay. */
+  private async discoverModels(): Promise<void> {
+    const env = this.lastEnv ?? { ...inheritedEnv(), ...this.options.env };
+    const report = resolveCodexCommand(this.settings, env, this.options.installedFrom === undefined ? {} : { installedFrom: this.options.installedFrom });
+    if (!report.ok) return;
+    try {
+      const spawn = this.options.spawn ?? spawnAppServer;
+      this.config.adoptCatalog(await probeCodexModels({ argv: report.argv, cwd: process.cwd(), env, log: this.log, spawn, clientVersion: this.options.clientVersion ?? "0.1.0" }));
+    } catch (error) {
+      this.log.log("warn", `could not list Codex's models: ${describeError(error)}`);
+    }
   }
 
   async setConfig(handle: HarnessHandle | undefined, id: ConfigId, value: string): Promise<void> {

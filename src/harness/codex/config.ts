@@ -32,6 +32,16 @@ export class CodexConfig {
     this.mode = MODES.includes(initial.mode as ModeKind) ? (initial.mode as ModeKind) : undefined;
   }
 
+  /** True once a model list is known (from the live app-server or a session-less probe). */
+  get hasCatalog(): boolean {
+    return this.models !== undefined;
+  }
+
+  /** A catalog listed without a session; a live session's own list replaces it on refresh. */
+  adoptCatalog(models: readonly Model[]): void {
+    this.models ??= [...models];
+  }
+
   async refresh(session: CodexSession): Promise<void> {
     const listed = await session.call("model/list", { limit: 200 }, 10_000);
     this.models = listed.data.filter((m) => !m.hidden);

@@ -47,6 +47,7 @@ export const codexDefinition: HarnessDefinition = {
       log: context.log,
       ...(context.trace ? { trace: context.trace } : {}),
       ...(context.stateDir !== undefined ? { stateDir: context.stateDir } : {}),
+      env: context.target.env,
     }),
   probeExecutable: probeCodexExecutable,
 };
