@@ -3,7 +3,7 @@
  * against the project's mock Responses API. Asserts on what the mock received and on the ledger.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
 import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
@@ -144,6 +144,52 @@ describe("baton exec --model / --effort with Codex (#11.6)", () => {
     const ok = await exec(["--model", "mock-model", "hello"]);
     expect(ok.code).toBe(0);
     expect(JSON.parse(readFileSync(path.join(state, "model.json"), "utf8"))).toEqual({ models: { codex: "mock-model" } });
+  }, 60_000);
+});
+
+describe("baton doctor and the default agent (#11.16)", () => {
+  const doctor = (extra: Record<string, string> = {}) => runBaton(["doctor"], { env: { ...env, BATON_DEFAULT_AGENT: "", ...extra }, cwd: home.workdir, stdin: "" });
+  const config = (text: string) => {
+    mkdirSync(env["BATON_HOME"]!, { recursive: true });
+    writeFileSync(path.join(env["BATON_HOME"]!, "config.yaml"), text);
+  };
+
+  test("a working default agent: 0 problems, exit 0", async () => {
+    const result = await doctor();
+    expect(result.stdout).toMatch(/ok {4}codex: .*default agent/);
+    expect(result.stdout).toMatch(/^0 problems/m);
+    expect(result.code).toBe(0);
+  }, 60_000);
+
+  test("defaultAgent naming no target is a problem with config.yaml, line and key (or the variable); exit 1", async () => {
+    config("showThoughts: true\ndefaultAgent: nope\n");
+    const fromFile = await doctor();
+    expect(fromFile.code).toBe(1);
+    expect(fromFile.stdout).toContain(`FAIL  ${path.join(env["BATON_HOME"]!, "config.yaml")}:2: defaultAgent: unknown target 'nope'. Known targets: codex (cx), claude (cc)`);
+    expect(fromFile.stdout).toMatch(/^1 problem,/m);
+    config("");
+    const fromEnv = await doctor({ BATON_DEFAULT_AGENT: "nope" });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.stdout).toContain("FAIL  environment BATON_DEFAULT_AGENT (defaultAgent): unknown target 'nope'");
+  }, 60_000);
+
+  test("the default agent's executable missing or broken is a problem; another agent's is a warning", async () => {
+    config('harnesses:\n  codex:\n    command: ["/nonexistent/codex", "app-server"]\n');
+    const missing = await doctor();
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toMatch(/FAIL {2}codex: not usable \(searched .*\/nonexistent\/codex.*\(it is the default agent\)/);
+    const broken = path.join(home.root, "broken-codex");
+    writeFileSync(broken, "#!/bin/sh\necho 'codex: cannot load its runtime' >&2\nexit 3\n", { mode: 0o755 });
+    config(`harnesses:\n  codex:\n    command: ["${broken}", "app-server"]\n`);
+    const fails = await doctor();
+    expect(fails.code).toBe(1);
+    expect(fails.stdout).toContain("`--version` failed: exit 3: codex: cannot load its runtime");
+    // The same broken codex while claude is the default: only a warning.
+    config(`defaultAgent: claude\nharnesses:\n  codex:\n    command: ["${broken}", "app-server"]\n`);
+    const other = await doctor();
+    expect(other.stdout).toMatch(/warn {2}codex: not usable/);
+    expect(other.stdout).toMatch(/ok {4}claude: .*default agent/);
+    expect(other.code).toBe(0);
   }, 60_000);
 });
 

@@ -109,21 +109,36 @@ async function checkHarnesses(io: CliIo, loaded: LoadedConfig | undefined, say: 
     say.problem(describeError(error));
     return;
   }
+  const defaultId = loaded === undefined ? undefined : checkDefaultAgent(registry, loaded, say);
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(io.env)) if (value !== undefined) env[key] = value;
   for (const target of registry.listTargets()) {
     const definition = registry.definitionOf(target);
+    // The default agent not running is a problem (every new session starts there); another one a warning.
+    const isDefault = target.id === defaultId;
+    const report = isDefault ? (text: string) => say.problem(`${text} (it is the default agent)`) : (text: string) => say.warn(text);
     try {
       const found = await definition.probeExecutable(target, { ...env, ...target.env });
       if (found.ok) {
-        say.ok(`${target.id}: ${found.argv.join(" ")}  (${found.source}${found.version ? `, ${found.version}` : ""})`);
+        say.ok(`${target.id}: ${found.argv.join(" ")}  (${found.source}${found.version ? `, ${found.version}` : ""})${isDefault ? "  default agent" : ""}`);
         for (const detail of found.details ?? []) io.stdout.write(`        ${detail}\n`);
-      }
-      else say.warn(`${target.id}: not found (searched ${found.searched.join(", ")}). ${found.hint}`);
+      } else report(`${target.id}: not usable (searched ${found.searched.join(", ")}). ${found.hint}`);
     } catch (error) {
-      say.warn(`${target.id}: could not check the executable: ${describeError(error)}`);
+      report(`${target.id}: could not check the executable: ${describeError(error)}`);
     }
   }
+}
+
+/** `defaultAgent` must name a configured target; the problem names where the value came from (file:line, or env). */
+function checkDefaultAgent(registry: HarnessRegistry, loaded: LoadedConfig, say: Say): string | undefined {
+  const value = loaded.config.defaultAgent;
+  const match = registry.match(value);
+  if (match.kind === "match") return match.id;
+  const origin = loaded.origins["defaultAgent"];
+  const where = origin?.kind === "file" ? `${loaded.path}:${origin.line}: defaultAgent` : origin?.kind === "env" ? `environment ${origin.name} (defaultAgent)` : "defaultAgent";
+  const why = match.kind === "ambiguous" ? `'${value}' matches more than one target (${match.matches.join(", ")})` : `unknown target '${value}'`;
+  say.problem(`${where}: ${why}. ${registry.describeKnown()}; set it to one of them`);
+  return undefined;
 }
 
 function checkSessions(home: string, say: Say): void {

@@ -10,13 +10,22 @@ import { codexSettingsSchema } from "./settings.ts";
 
 const VERSION_TIMEOUT_MS = 10_000;
 
-/** `--version` output, or `{missing}` when the program cannot be started at all. */
-async function runVersion(argv: readonly string[], env: Readonly<Record<string, string>>): Promise<string | undefined | { missing: string }> {
+type VersionResult = string | undefined | { readonly missing: string } | { readonly broken: string };
+
+/**
+ * `--version` output; `{missing}` when the program cannot be started at all; `{broken}` when it starts but
+ * fails (a non-zero exit, a signal, no answer in time): such a Codex cannot run a session either.
+ */
+async function runVersion(argv: readonly string[], env: Readonly<Record<string, string>>): Promise<VersionResult> {
   const [file, ...args] = argv;
   if (file === undefined) return undefined;
-  const { exit, stdout } = await runOnce(file, args, { env, timeoutMs: VERSION_TIMEOUT_MS, maxOutputChars: 4096 });
+  const { exit, stdout, stderr, timedOut } = await runOnce(file, args, { env, timeoutMs: VERSION_TIMEOUT_MS, maxOutputChars: 4096 });
   if (exit.errorCode === "ENOENT" || exit.errorCode === "EACCES") return { missing: `${file} (${exit.errorCode})` };
-  return exit.code === 0 && stdout.trim() !== "" ? stdout.trim() : undefined;
+  if (exit.error !== undefined) return { broken: exit.error };
+  if (exit.code === 0 && !timedOut) return stdout.trim() !== "" ? stdout.trim() : undefined;
+  const how = timedOut ? `no answer within ${VERSION_TIMEOUT_MS / 1000} s` : exit.signal !== null ? `killed by ${exit.signal}` : `exit ${exit.code}`;
+  const said = stderr.trim().split("\n")[0]?.slice(0, 200) ?? "";
+  return { broken: said === "" ? how : `${how}: ${said}` };
 }
 
 export async function probeCodexExecutable(target: HarnessTarget, env: Readonly<Record<string, string>>): Promise<ExecutableReport> {
@@ -26,7 +35,10 @@ export async function probeCodexExecutable(target: HarnessTarget, env: Readonly<
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "baton-codex-version-"));
   try {
     const version = await runVersion(versionArgv(report.argv), { ...env, CODEX_HOME: scratch });
-    if (typeof version === "object") return { ok: false, searched: [`${version.missing} from ${report.source}`], hint: INSTALL_HINT };
+    if (typeof version === "object" && "missing" in version) return { ok: false, searched: [`${version.missing} from ${report.source}`], hint: INSTALL_HINT };
+    if (typeof version === "object") {
+      return { ok: false, searched: [`${report.argv.join(" ")} from ${report.source}`], hint: `it does not run (\`--version\` failed: ${version.broken}). ${INSTALL_HINT}` };
+    }
     return version === undefined ? report : { ...report, version };
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
