@@ -26,15 +26,26 @@ export interface AppContext {
   readonly childEnv: Readonly<Record<string, string>>;
 }
 
-export function batonHome(env: Readonly<Record<string, string | undefined>>, override?: string): string {
+export function batonHome(env: Readonly<Record<string, string | undefined>>, override?: string, cwd: string = process.cwd()): string {
   const chosen = override ?? env["BATON_HOME"];
-  if (chosen && chosen.length > 0) return path.resolve(chosen);
+  if (chosen && chosen.length > 0) return path.resolve(cwd, chosen);
   return path.join(env["HOME"] ?? os.homedir(), ".baton");
+}
+
+/**
+ * A relative BATON_HOME is resolved against the current directory once, at entry: every command, and every
+ * process Baton starts, then sees the same absolute home whatever directory it works in (`--cwd`, a session's
+ * own directory). `relativeHome` keeps what was given, for `doctor`.
+ */
+export function withResolvedHome(io: CliIo): CliIo {
+  const given = io.env["BATON_HOME"];
+  if (given === undefined || given === "" || path.isAbsolute(given)) return io;
+  return { ...io, env: { ...io.env, BATON_HOME: path.resolve(io.cwd, given) }, relativeHome: given };
 }
 
 /** Loads config (unknown keys are reported on stderr, once) and builds the store and registry. */
 export function createAppContext(io: CliIo, options: { cwd?: string; home?: string } = {}): AppContext {
-  const home = batonHome(io.env, options.home);
+  const home = batonHome(io.env, options.home, io.cwd);
   const cwd = path.resolve(io.cwd, options.cwd ?? ".");
   const loaded = loadConfig(home, io.env, io.definitions);
   for (const warning of loaded.warnings) io.stderr.write(`baton: ${formatProblem(warning)}\n`);

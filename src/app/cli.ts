@@ -10,6 +10,7 @@ import { EXIT } from "./commands/shared.ts";
 import { runTuiCommand } from "./commands/tui.ts";
 import { runFork, runResume } from "./commands/fork-resume.ts";
 import { runLogs } from "./commands/logs.ts";
+import { withResolvedHome } from "./app-context.ts";
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number> | number;
 
@@ -29,7 +30,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 
 export async function runCli(argv: readonly string[], processIo: CliIo): Promise<number> {
   // Every printer writes through terminal-safe streams: agent and tool text never reaches the terminal raw.
-  const io = terminalIo(processIo);
+  const io = withResolvedHome(terminalIo(processIo));
   const [first, ...rest] = argv;
   if (first === undefined || (first.startsWith("-") && !["--help", "-h", "--version", "-V"].includes(first))) {
     return runTuiCommand(argv, io);

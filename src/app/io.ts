@@ -29,6 +29,8 @@ export interface CliIo {
   onTerminate(listener: (signal: TerminationSignal) => void): () => void;
   /** The harness definitions to register (the composition root's choice; tests pass fakes). */
   readonly definitions: readonly HarnessDefinition[];
+  /** BATON_HOME as it was given, when it was relative (it is resolved once, at entry; `doctor` says so). */
+  readonly relativeHome?: string;
 }
 
 export interface LineSource {

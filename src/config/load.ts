@@ -5,11 +5,14 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { LineCounter, isMap, isScalar, parseDocument, type Document } from "yaml";
-import { BatonError } from "../shared/errors.ts";
+import { BatonError, describeError } from "../shared/errors.ts";
 import { validateHarnessSettings, type ConfigIssue, type HarnessSettingsSpec } from "./harness-settings.ts";
 import { configSchema, ENV_OVERRIDES, type BatonConfig } from "./schema.ts";
 
 export type { HarnessSettingsSpec } from "./harness-settings.ts";
+
+/** Alias expansions allowed while loading (the yaml library's default, stated): config files need few or none. */
+const MAX_ALIAS_COUNT = 100;
 
 export type ValueOrigin = { readonly kind: "default" } | { readonly kind: "file"; readonly line: number } | { readonly kind: "env"; readonly name: string };
 
@@ -60,7 +63,13 @@ export function loadConfig(batonHome: string, env: Readonly<Record<string, strin
     }
     throw configError(problems);
   }
-  const raw: unknown = doc?.toJS() ?? {};
+  let raw: unknown;
+  try {
+    // toJS expands aliases with the library's limit, so a "billion laughs" document fails here instead of eating memory.
+    raw = doc?.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {};
+  } catch (error) {
+    throw configError([{ file, message: `cannot be loaded: ${describeError(error)} (too many or nested aliases?)` }]);
+  }
   if (raw !== null && (typeof raw !== "object" || Array.isArray(raw))) {
     throw configError([{ file, line: 1, message: "the file must be a mapping of keys to values" }]);
   }

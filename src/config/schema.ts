@@ -2,6 +2,17 @@
 import { z } from "zod";
 import { LOG_LEVELS } from "../shared/log.ts";
 
+/**
+ * Upper bounds for durations: a timer over 2^31 ms does not wait at all (Node/Bun clamp it to 1 ms), so an
+ * absurd value would turn the stall watch into a busy loop. Beyond these a value is a mistake, not a wish.
+ */
+export const MAX_STALL_NOTICE_SECONDS = 86_400;
+export const MAX_CANCEL_GRACE_SECONDS = 600;
+
+function seconds(max: number, spelled: string) {
+  return z.number().positive("more than 0 seconds").max(max, `at most ${max} seconds (${spelled})`);
+}
+
 const targetId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "letters, digits, '.', '_' or '-'");
 const envMap = z.record(z.string(), z.string());
 
@@ -18,8 +29,8 @@ export const configSchema = z.strictObject({
   mentionBudgetChars: z.number().int().positive().default(4096),
   showThoughts: z.boolean().default(true),
   logLevel: z.enum(LOG_LEVELS as [string, ...string[]]).default("info"),
-  stallNoticeSeconds: z.number().positive().default(90),
-  cancelGraceSeconds: z.number().positive().default(10),
+  stallNoticeSeconds: seconds(MAX_STALL_NOTICE_SECONDS, "one day").default(90),
+  cancelGraceSeconds: seconds(MAX_CANCEL_GRACE_SECONDS, "ten minutes").default(10),
   textgenPrefer: targetId.optional(),
   textgenModels: z.record(z.string(), z.string().min(1)).optional(),
   harnesses: z.record(z.string(), harnessSectionSchema).default({}),

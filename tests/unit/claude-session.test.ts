@@ -1,7 +1,7 @@
 /** ClaudeAdapter's turn binding and process handling against a scripted stand-in for the SDK's query(). */
 import { describe, expect, test } from "bun:test";
 import type { Options, query as sdkQuery, SDKMessage, SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
-import { ClaudeAdapter } from "../../src/harness/claude/adapter.ts";
+import { ClaudeAdapter, DEFAULT_MAX_RETRIES, maxRetriesOf } from "../../src/harness/claude/adapter.ts";
 import type { HarnessHandle } from "../../src/harness/contract.ts";
 import { isBatonError } from "../../src/shared/errors.ts";
 import { ClaudeHost } from "../support/claude-host.ts";
@@ -184,6 +184,36 @@ describe("ClaudeAdapter turn binding (scripted query)", () => {
     await settle();
     expect(host.idles(input.turnId).map((e) => e.payload.stopReason)).toEqual(["cancelled"]);
     expect(host.events.some((e) => e.kind === "_baton_error_update")).toBe(false);
+  });
+
+  test("an api_retry for a status retrying cannot fix (401) fails the turn at once and interrupts; its aborted result ends it failed (#11.18)", async () => {
+    const { host, start } = rig();
+    const { input, q } = await start("one");
+    q.emit(init());
+    q.emit({ type: "system", subtype: "api_retry", attempt: 1, max_retries: 4, retry_delay_ms: 500, error_status: 401, error: "authentication_failed" });
+    await settle();
+    expect(q.controls).toEqual([{ interrupt: { cancelQueued: true } }]);
+    expect(host.ofTurn(input.turnId).filter((e) => e.kind === "_baton_error_update").map((e) => e.payload)).toEqual([
+      { message: expect.stringContaining("Claude API error 401 (authentication_failed), not retried"), code: "http_401", retryable: false },
+    ]);
+    expect(host.events.some((e) => e.kind === "_baton_notice")).toBe(false);
+    q.emit(result([q.pushed[0]!.uuid!], { subtype: "error_during_execution", is_error: true, errors: ["aborted"], terminal_reason: "aborted_streaming" }));
+    await settle();
+    expect(host.idles(input.turnId).map((e) => e.payload.stopReason)).toEqual(["failed"]);
+  });
+
+  test("a 429 api_retry is a 'retrying (n/N)' notice; CLAUDE_CODE_MAX_RETRIES comes from maxRetries, else the user's, else Baton's default", async () => {
+    const { host, start } = rig();
+    const { input, q } = await start("one");
+    q.emit(init());
+    q.emit({ type: "system", subtype: "api_retry", attempt: 1, max_retries: 4, retry_delay_ms: 500, error_status: 429, error: "rate_limit" });
+    await settle();
+    expect(q.controls).toEqual([]);
+    expect(host.ofTurn(input.turnId).find((e) => e.kind === "_baton_notice")?.payload).toMatchObject({ title: "Claude API error 429, retrying (1/4)" });
+    expect(q.options.env?.["CLAUDE_CODE_MAX_RETRIES"]).toBe(String(DEFAULT_MAX_RETRIES));
+    expect(maxRetriesOf(2, { CLAUDE_CODE_MAX_RETRIES: "9" })).toBe(2);
+    expect(maxRetriesOf(undefined, { CLAUDE_CODE_MAX_RETRIES: "0" })).toBe(0);
+    expect(maxRetriesOf(undefined, { CLAUDE_CODE_MAX_RETRIES: "lots" })).toBe(DEFAULT_MAX_RETRIES);
   });
 
   test("is_error with subtype success is an error and a failed terminal", async () => {

@@ -140,3 +140,26 @@ describe("config", () => {
     expect(loaded.config.targets["fake-b"]).toEqual({ harness: "fx", env: { A: "1" } });
   });
 });
+
+describe("config bounds (#11.18)", () => {
+  test("durations above their maximum are errors (a timer over 2^31 ms would fire at once, in a loop); the maximum itself is fine", () => {
+    write("stallNoticeSeconds: 2200000\ncancelGraceSeconds: 601\n");
+    const error = errorOf();
+    expect(isBatonError(error, "config_invalid")).toBe(true);
+    expect((error as Error).message).toContain("config.yaml:1: stallNoticeSeconds: at most 86400 seconds (one day)");
+    expect((error as Error).message).toContain("config.yaml:2: cancelGraceSeconds: at most 600 seconds (ten minutes)");
+    write("stallNoticeSeconds: 86400\ncancelGraceSeconds: 600\nharnesses:\n  claude:\n    maxRetries: 20\n");
+    expect(load().config).toMatchObject({ stallNoticeSeconds: 86400, cancelGraceSeconds: 600, harnesses: { claude: { maxRetries: 20 } } });
+    write("harnesses:\n  claude:\n    maxRetries: 1.5\n");
+    expect((errorOf() as Error).message).toContain("config.yaml:3: harnesses.claude.maxRetries: a whole number");
+  });
+
+  test("a YAML alias bomb is a config error naming the file, not an exhausted process", () => {
+    const rows = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
+    for (const [name, previous] of [["b", "a"], ["c", "b"], ["d", "c"], ["e", "d"], ["f", "e"], ["g", "f"]] as const) rows.push(`${name}: &${name} [${Array(9).fill(`*${previous}`).join(",")}]`);
+    write(rows.join("\n"));
+    const error = errorOf();
+    expect(isBatonError(error, "config_invalid")).toBe(true);
+    expect((error as Error).message).toStartWith(`${path.join(home, "config.yaml")}: cannot be loaded: Excessive alias count`);
+  });
+});

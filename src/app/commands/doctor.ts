@@ -38,7 +38,9 @@ export async function runDoctor(argv: readonly string[], io: CliIo): Promise<num
   };
 
   const home = batonHome(io.env);
-  io.stdout.write(`Baton home: ${home}${io.env["BATON_HOME"] ? " (from BATON_HOME)" : " (default)"}\n`);
+  const from = io.relativeHome !== undefined ? ` (from BATON_HOME=${io.relativeHome}, a relative path: resolved against ${io.cwd})` : io.env["BATON_HOME"] ? " (from BATON_HOME)" : " (default)";
+  io.stdout.write(`Baton home: ${home}${from}\n`);
+  if (io.relativeHome !== undefined) warn(`BATON_HOME=${io.relativeHome} is relative: Baton run from another directory uses another home; set an absolute path`);
   checkHome(home, { ok, warn, problem });
 
   io.stdout.write("\nConfig:\n");

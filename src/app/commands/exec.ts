@@ -26,7 +26,21 @@ const OPTIONS = {
   json: { type: "boolean" },
   model: { type: "string" },
   effort: { type: "string" },
+  timeout: { type: "string" },
 } as const;
+
+/** The longest `--timeout` a timer can wait (2^31 ms, about 24 days). */
+const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+/** `--timeout <seconds>`: a positive number up to MAX_TIMEOUT_SECONDS, in milliseconds. */
+function timeoutMsOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_TIMEOUT_SECONDS) {
+    throw new UsageError(`--timeout takes a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, not '${value}'`);
+  }
+  return Math.max(1, Math.round(seconds * 1000));
+}
 
 /** The non-interactive answer policy (`--approve deny|allow`). */
 export function approvalPolicy(mode: "deny" | "allow"): InteractionPolicy {
@@ -57,6 +71,7 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
     const approve = values.approve ?? "deny";
     if (approve !== "deny" && approve !== "allow") throw new UsageError(`--approve takes 'deny' or 'allow', not '${approve}'`);
     const choice = sessionChoiceFrom(values);
+    const timeoutMs = timeoutMsOf(values.timeout);
     let prompt = positionals.join(" ");
     // A prompt read from a pipe was not typed: @session references in it stay text.
     const piped = positionals.length === 1 && positionals[0] === "-";
@@ -84,7 +99,7 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
       checked ??= await checkConfigChoices(ctx.registry, target, typed, config.current(target.id, "model"));
       if (checked.model !== undefined) await config.set(target.id, "model", checked.model);
       if (checked.effort !== undefined) await config.set(target.id, "effort", checked.effort);
-      code = await runOneTurn(io, session, target.id, { text: prompt, piped }, approve, values.json === true, ctx.loaded.config.showThoughts, stops);
+      code = await runOneTurn(io, session, target.id, { text: prompt, piped, timeoutMs }, approve, values.json === true, ctx.loaded.config.showThoughts, stops);
     } finally {
       await session.close();
     }
@@ -104,7 +119,7 @@ async function runOneTurn(
   io: CliIo,
   session: OpenedSession,
   targetId: string,
-  input: { readonly text: string; readonly piped: boolean },
+  input: { readonly text: string; readonly piped: boolean; readonly timeoutMs: number | undefined },
   approve: "deny" | "allow",
   json: boolean,
   showThoughts: boolean,
@@ -129,6 +144,17 @@ async function runOneTurn(
       stopReason = (event.payload as { stopReason?: string }).stopReason;
     }
   });
+  // --timeout: a turn still running then is cancelled like Ctrl+C, and the exit status says why (124, as timeout(1)).
+  let timedOut = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = input.timeoutMs;
+  const expire = (): void => {
+    if (!timedOut) io.stderr.write(`\nbaton: the turn ran longer than --timeout (${(limit ?? 0) / 1000} s); cancelling it…\n`);
+    timedOut = true;
+    // Still starting (no turn to interrupt yet): try again shortly, until the turn ends.
+    if (!controller.interrupt()) timer = setTimeout(expire, 100);
+  };
+  if (limit !== undefined) timer = setTimeout(expire, limit);
   let code: number;
   try {
     if (stops.requested) return EXIT.interrupted;
@@ -138,14 +164,15 @@ async function runOneTurn(
     const outcome = await submitted;
     // 130 only when the user interrupted (after a signal the process exits 128 + signal); a turn the harness
     // itself cancelled (e.g. after a denied approval) did not complete: 1.
-    code = outcome === "completed" ? EXIT.ok : outcome === "interrupted" && stops.requested ? EXIT.interrupted : EXIT.failed;
+    code = outcome === "completed" ? EXIT.ok : timedOut ? EXIT.timedOut : outcome === "interrupted" && stops.requested ? EXIT.interrupted : EXIT.failed;
   } catch (error) {
     printer.endLine();
     // A full disk is said once: by the turn's error line when the ledger could still take it, else here.
     if (!(errorShown && isStorageFailure(error))) io.stderr.write(`baton: ${withHint(error)}\n`);
     stopReason ??= "error";
-    code = EXIT.failed;
+    code = timedOut ? EXIT.timedOut : EXIT.failed;
   } finally {
+    clearTimeout(timer);
     unsubscribe();
   }
   printer.endLine();

@@ -5,7 +5,7 @@ import { batonHome } from "../app-context.ts";
 import { describeFsError } from "../fs-errors.ts";
 import type { CliIo } from "../io.ts";
 
-export const EXIT = { ok: 0, failed: 1, usage: 2, interrupted: 130 } as const;
+export const EXIT = { ok: 0, failed: 1, usage: 2, timedOut: 124, interrupted: 130 } as const;
 
 export class UsageError extends Error {}
 

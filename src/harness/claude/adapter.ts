@@ -36,6 +36,19 @@ export interface ClaudeAdapterOptions {
   readonly queryFn?: typeof sdkQuery;
 }
 
+/**
+ * How often Claude Code retries a failed API request (429, 529, 5xx, connection errors), passed as
+ * CLAUDE_CODE_MAX_RETRIES: `harnesses.claude.maxRetries`, else the user's own CLAUDE_CODE_MAX_RETRIES, else
+ * Baton's default (Claude Code's own default waits minutes before a turn fails).
+ */
+export const DEFAULT_MAX_RETRIES = 4;
+
+export function maxRetriesOf(configured: unknown, env: Readonly<Record<string, string>>): number {
+  if (typeof configured === "number" && Number.isInteger(configured) && configured >= 0) return configured;
+  const inherited = Number(env["CLAUDE_CODE_MAX_RETRIES"]);
+  return env["CLAUDE_CODE_MAX_RETRIES"] !== undefined && env["CLAUDE_CODE_MAX_RETRIES"] !== "" && Number.isInteger(inherited) && inherited >= 0 ? inherited : DEFAULT_MAX_RETRIES;
+}
+
 export class ClaudeAdapter implements HarnessAdapter, Compactable, Configurable, TextGenerating {
   readonly capabilities: Capabilities = CLAUDE_CAPABILITIES;
   private readonly sessions = new Map<HandleId, ClaudeSession>();
@@ -74,7 +87,7 @@ export class ClaudeAdapter implements HarnessAdapter, Compactable, Configurable,
       open: withDefaults,
       sink,
       binding,
-      settings: { executable: executable.path, settingSources: settingSourcesOf(this.settings) },
+      settings: { executable: executable.path, settingSources: settingSourcesOf(this.settings), maxRetries: maxRetriesOf(this.settings["maxRetries"], options.env) },
       queryFn: this.queryFn,
       trace: this.options.trace,
       onInitialization: (init) => {

@@ -3,7 +3,7 @@
  * after the process died), its prompt channel, and the binding of SDK output to Baton turns.
  */
 import { randomUUID } from "node:crypto";
-import type { Options, Query, SDKControlInitializeResponse, SDKMessage, SDKResultMessage, SDKUserMessage, SettingSource } from "@anthropic-ai/claude-agent-sdk";
+import type { Options, Query, SDKControlInitializeResponse, SDKMessage, SDKResultMessage, SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
 import type { query as sdkQuery } from "@anthropic-ai/claude-agent-sdk";
 import type { BindingSink, EventSink, HarnessHandle, HarnessOpenOptions, PromptInput, SendTurnResult } from "../contract.ts";
 import type { SessionConfigOption } from "../capabilities.ts";
@@ -16,16 +16,11 @@ import { ClaudeProcesses } from "./process.ts";
 import { applyConfigToQuery, buildConfigOptions, parseEffort, toBatonMode, updateConfigState, type ClaudeConfigState, type ConfigId } from "./config.ts";
 import { adapterDraft } from "./drafts.ts";
 import { ClaudeMapper, commandNamesDraft } from "./mapper.ts";
-import { buildRunOptions } from "./options.ts";
-import { errorCodeOf, errorTextOf, isAborted, terminalOf } from "./terminal.ts";
+import { buildRunOptions, type ClaudeSessionSettings } from "./options.ts";
+import { errorCodeOf, errorTextOf, isAborted, isUnretryable, terminalOf, unretryableMessage } from "./terminal.ts";
 import { TurnBook, type ClaudeTurn } from "./turns.ts";
 
 export type ClaudeTrace = (direction: "in" | "out", message: unknown) => void;
-
-export interface ClaudeSessionSettings {
-  readonly executable?: string | undefined;
-  readonly settingSources: SettingSource[];
-}
 
 export interface ClaudeSessionDeps {
   readonly handle: HarnessHandle;
@@ -152,15 +147,14 @@ export class ClaudeSession {
       this.finish(turn, "cancelled");
       return;
     }
+    await this.interrupt(run);
+  }
+
+  private async interrupt(run: QueryRun): Promise<void> {
     this.deps.trace?.("out", { control: "interrupt", cancelQueued: true });
-    // The d.ts declares interrupt() without arguments; the SDK honours {cancelQueued} (capability
-    // interrupt_cancel_queued_v1) so an accepted steer is never run after the cancel (IN-07).
+    // The d.ts has no arguments; the SDK honours {cancelQueued} so an accepted steer never runs after a cancel (IN-07).
     const interrupt = run.query.interrupt as (options?: { cancelQueued?: boolean }) => ReturnType<Query["interrupt"]>;
-    try {
-      await interrupt.call(run.query, { cancelQueued: true });
-    } catch (error) {
-      this.log("warn", "claude interrupt failed", error);
-    }
+    await interrupt.call(run.query, { cancelQueued: true }).catch((error: unknown) => this.log("warn", "claude interrupt failed", error));
   }
 
   async close(): Promise<void> {
@@ -264,8 +258,7 @@ export class ClaudeSession {
   private buildOptions(resumeId: string | undefined): Options {
     return buildRunOptions({
       open: this.deps.open,
-      settingSources: this.deps.settings.settingSources,
-      executable: this.deps.settings.executable,
+      settings: this.deps.settings,
       desired: this.desired,
       permissions: {
         turnFor: () => this.turnForActivity().turnId,
@@ -319,6 +312,7 @@ export class ClaudeSession {
       case "system":
         if (message.subtype === "init") return this.onInit(run, message);
         if (message.subtype === "status" && message.permissionMode !== undefined) this.onModeReported(message.permissionMode);
+        if (message.subtype === "api_retry" && isUnretryable(message.error_status)) return this.stopUnretryable(run, message.error_status, String(message.error), message);
         for (const draft of this.mapper.system(message, this.turns.active()?.turnId)) this.emit(draft);
         return;
       case "stream_event":
@@ -363,6 +357,15 @@ export class ClaudeSession {
     }
   }
 
+  /** Claude Code retries even what cannot succeed by retrying (a 401): fail the turn now, stop the query. */
+  private stopUnretryable(run: QueryRun, status: number, category: string, raw: unknown): void {
+    const turn = this.turns.active();
+    if (!turn || turn.failed || turn.cancelRequested) return;
+    turn.failed = true;
+    this.fail(turn, unretryableMessage(status, category), `http_${status}`, raw, false);
+    void this.interrupt(run);
+  }
+
   private onModeReported(mode: string): void {
     const reported = toBatonMode(mode);
     if (this.desired.mode === this.applied.mode) this.desired.mode = reported;
@@ -379,9 +382,9 @@ export class ClaudeSession {
     }
     const settled = this.turns.settle(turn, uuids);
     this.emitAll(this.mapper.usage(result, turn.turnId, this.activeModel));
-    if (turn.cancelRequested || isAborted(result)) return this.finish(turn, "cancelled");
+    if (isAborted(result) || turn.cancelRequested) return this.finish(turn, turn.failed && !turn.cancelRequested ? "failed" : "cancelled"); // stopped by stopUnretryable
     if (result.is_error) {
-      this.fail(turn, errorTextOf(result), errorCodeOf(result), result);
+      this.fail(turn, errorTextOf(result), errorCodeOf(result), result, !isUnretryable(result.subtype === "success" ? result.api_error_status : undefined));
       turn.failed = true;
     }
     if (!settled) return;

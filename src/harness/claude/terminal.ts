@@ -48,3 +48,18 @@ export function terminalOf(result: SDKResultMessage): ClaudeTerminal {
   const known = Object.hasOwn(ANTHROPIC_STOP_REASONS, native) ? ANTHROPIC_STOP_REASONS[native] : undefined;
   return known === undefined ? { stopReason: "failed", unknown: native } : { stopReason: known };
 }
+
+/** HTTP statuses a retry cannot fix (a rejected request, credentials, permission): the turn fails at once. */
+const UNRETRYABLE_HINTS: Readonly<Record<number, string>> = {
+  400: "the API rejected the request as invalid",
+  401: "the API key or login was rejected: check ANTHROPIC_API_KEY, or log in again with claude /login",
+  403: "this key or account is not allowed to do this: check its permissions and the model",
+};
+
+export function isUnretryable(status: number | null | undefined): status is number {
+  return typeof status === "number" && Object.hasOwn(UNRETRYABLE_HINTS, status);
+}
+
+export function unretryableMessage(status: number, category: string): string {
+  return `Claude API error ${status} (${category}), not retried: ${UNRETRYABLE_HINTS[status] ?? "retrying cannot fix it"}`;
+}
