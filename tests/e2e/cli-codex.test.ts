@@ -156,7 +156,8 @@ describe("baton doctor and the default agent (#11.16)", () => {
 
   test("a working default agent: 0 problems, exit 0", async () => {
     const result = await doctor();
-    expect(result.stdout).toMatch(/ok {4}codex: .*default agent/);
+    expect(result.stdout).toContain("ok    defaultAgent: codex: new sessions start there");
+    expect(result.stdout).toMatch(/ok {4}codex: /);
     expect(result.stdout).toMatch(/^0 problems/m);
     expect(result.code).toBe(0);
   }, 60_000);
@@ -188,7 +189,8 @@ describe("baton doctor and the default agent (#11.16)", () => {
     config(`defaultAgent: claude\nharnesses:\n  codex:\n    command: ["${broken}", "app-server"]\n`);
     const other = await doctor();
     expect(other.stdout).toMatch(/warn {2}codex: not usable/);
-    expect(other.stdout).toMatch(/ok {4}claude: .*default agent/);
+    expect(other.stdout).toContain("ok    defaultAgent: claude: new sessions start there");
+    expect(other.stdout).toMatch(/ok {4}claude: /);
     expect(other.code).toBe(0);
   }, 60_000);
 });

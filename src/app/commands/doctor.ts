@@ -122,7 +122,7 @@ async function checkHarnesses(io: CliIo, loaded: LoadedConfig | undefined, say: 
     try {
       const found = await definition.probeExecutable(target, { ...env, ...target.env });
       if (found.ok) {
-        say.ok(`${target.id}: ${found.argv.join(" ")}  (${found.source}${found.version ? `, ${found.version}` : ""})${isDefault ? "  default agent" : ""}`);
+        say.ok(`${target.id}: ${found.argv.join(" ")}  (${found.source}${found.version ? `, ${found.version}` : ""})`);
         for (const detail of found.details ?? []) io.stdout.write(`        ${detail}\n`);
       } else report(`${target.id}: not usable (searched ${found.searched.join(", ")}). ${found.hint}`);
     } catch (error) {
@@ -135,7 +135,10 @@ async function checkHarnesses(io: CliIo, loaded: LoadedConfig | undefined, say: 
 function checkDefaultAgent(registry: HarnessRegistry, loaded: LoadedConfig, say: Say): string | undefined {
   const value = loaded.config.defaultAgent;
   const match = registry.match(value);
-  if (match.kind === "match") return match.id;
+  if (match.kind === "match") {
+    say.ok(`defaultAgent: ${value}${match.id === value ? "" : ` (target ${match.id})`}: new sessions start there`);
+    return match.id;
+  }
   const origin = loaded.origins["defaultAgent"];
   const where = origin?.kind === "file" ? `${loaded.path}:${origin.line}: defaultAgent` : origin?.kind === "env" ? `environment ${origin.name} (defaultAgent)` : "defaultAgent";
   const why = match.kind === "ambiguous" ? `'${value}' matches more than one target (${match.matches.join(", ")})` : `unknown target '${value}'`;
