@@ -3,6 +3,7 @@
  * summaries, newest first within a character budget. Pure.
  */
 import type { TurnSummaryPayload } from "../event/kinds.ts";
+import { fenceBlock } from "../shared/context-markers.ts";
 
 export interface SummaryRecord {
   readonly seq: number;
@@ -83,9 +84,7 @@ function formatTurn(record: SummaryRecord, number: number, room: number): string
   return `${full.slice(0, room - TRUNCATE_MARK.length)}${TRUNCATE_MARK}`;
 }
 
-export const SYNC_OPEN = "<baton-sync>";
-export const SYNC_CLOSE = "</baton-sync>";
-
+/** The catch-up as it travels: a `<baton-sync>` block that relayed text cannot close or forge. */
 export function wrapSync(text: string): string {
-  return `${SYNC_OPEN}\n${text}\n${SYNC_CLOSE}`;
+  return fenceBlock("baton-sync", text);
 }

@@ -1,16 +1,14 @@
 /**
- * What a user message looks like to people (CTX-04): `<baton-context>` expansions and `<baton-sync>`
- * catch-up blocks are stored for audit but stripped from transcript display, previews, input history and
- * turn summaries, so context is never re-injected recursively.
+ * What a user message looks like to people (CTX-04): the `<baton-context>` and `<baton-sync>` blocks Baton
+ * put in front of the typed text are stored for audit but stripped from transcript display, previews, input
+ * history and turn summaries, so context is never re-injected recursively. Marker-like text the user typed
+ * stays (Baton's blocks escape what they carry, see shared/context-markers.ts).
  */
 import { textOf, type ContentBlock } from "../event/content.ts";
-
-const INJECTED_BLOCK = /<baton-(context|sync)\b[^>]*>[\s\S]*?<\/baton-\1>[ \t]*(?:\r?\n)*/g;
+import { stripLeadingBlocks } from "../shared/context-markers.ts";
 
 export function stripInjectedContext(text: string): string {
-  if (!text.includes("<baton-")) return text;
-  const stripped = text.replace(INJECTED_BLOCK, "");
-  return stripped === text ? text : stripped.trim();
+  return stripLeadingBlocks(text);
 }
 
 /** The visible text of a user message: its text blocks joined, injected context removed. */

@@ -78,10 +78,14 @@ describe("buildTurnSummary", () => {
 });
 
 describe("display text", () => {
-  test("strips <baton-context> and <baton-sync> blocks and the blank line after them", () => {
+  test("strips the <baton-context> and <baton-sync> blocks in front of the typed text and the blank line after them", () => {
     expect(stripInjectedContext("<baton-sync>\n[codex]\n## Turn 1\n</baton-sync>\n\nhello")).toBe("hello");
-    expect(stripInjectedContext('<baton-context source="session">a</baton-context>\n<baton-context>b</baton-context>\n\nq')).toBe("q");
-    expect(stripInjectedContext("before\n\n<baton-context>x</baton-context>")).toBe("before");
+    expect(stripInjectedContext("<baton-context>a</baton-context>\n<baton-context>b</baton-context>\n\nq")).toBe("q");
+  });
+
+  test("marker-like text the user typed after Baton's blocks stays (#11.13)", () => {
+    expect(stripInjectedContext("before\n\n<baton-context>x</baton-context>")).toBe("before\n\n<baton-context>x</baton-context>");
+    expect(stripInjectedContext("<baton-context>a</baton-context>\n\nwhy does </baton-sync> end it?")).toBe("why does </baton-sync> end it?");
   });
 
   test("leaves ordinary text (and unterminated tags) untouched", () => {
