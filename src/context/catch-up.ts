@@ -74,6 +74,7 @@ function formatTurn(record: SummaryRecord, number: number, room: number): string
   const parts = [
     head,
     summary.userText ? `user: ${summary.userText}` : undefined,
+    ...(summary.steers ?? []).map((steer) => `user (steered in): ${steer}`),
     summary.agentText ? `agent: ${summary.agentText}` : undefined,
     tools ? `tools:\n${tools}` : undefined,
   ].filter((part): part is string => part !== undefined);

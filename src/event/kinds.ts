@@ -254,6 +254,8 @@ export const EVENT_KINDS = {
       stopReason: z.enum(STOP_REASONS).optional(),
       nativeStopReason: z.string().optional(),
       userText: z.string().optional(),
+      /** What the user steered into the turn after its prompt, in order. */
+      steers: z.array(z.string()).optional(),
       agentText: z.string().optional(),
       toolCalls: z.array(
         z.looseObject({ toolCallId: z.string(), title: z.string(), kind: z.string(), status: z.string() }),

@@ -196,6 +196,8 @@ export interface TurnData {
   readonly harnessTargetId: string | null;
   readonly startedAt: string | null;
   readonly userMessageId: string | null;
+  /** User messages delivered into the running turn after its prompt (steers), in order. */
+  readonly steerMessageIds: readonly string[];
   readonly agentMessageIds: readonly string[];
   readonly toolCallIds: readonly string[];
   readonly usage: UsageTotals;

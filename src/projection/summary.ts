@@ -41,6 +41,12 @@ export function buildTurnSummary(
   const reason = stopReason ?? tableGet(state.stopReasons, turnId) ?? null;
   const userMessage = data?.userMessageId ? tableGet(state.messages, data.userMessageId) : undefined;
   const userText = userMessage === undefined ? "" : displayUserText(userMessage.content).trim();
+  const steers: string[] = [];
+  for (const id of data?.steerMessageIds ?? []) {
+    const steer = tableGet(state.messages, id);
+    const text = steer === undefined ? "" : displayUserText(steer.content).trim();
+    if (text !== "") steers.push(text);
+  }
   const parts: string[] = [];
   for (const id of data?.agentMessageIds ?? []) {
     const text = textOf(tableGet(state.messages, id)?.content).trim();
@@ -59,6 +65,7 @@ export function buildTurnSummary(
     ...(data?.role ? { role: data.role } : {}),
     ...(reason !== null ? { stopReason: reason } : {}),
     ...(userText !== "" ? { userText } : {}),
+    ...(steers.length > 0 ? { steers } : {}),
     ...(parts.length > 0 ? { agentText: parts.join("\n\n") } : {}),
     toolCalls,
     ...(usage !== undefined ? { usage } : {}),

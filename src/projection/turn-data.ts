@@ -1,6 +1,6 @@
 /**
  * Per-turn accumulation for the turn summary (EV-09) without re-reading the ledger: the first user
- * message, the agent messages and tool calls in first-seen order, the turn's usage. Kept until that
+ * message, the steers, the agent messages and tool calls in first-seen order, the turn's usage. Kept until that
  * turn's `_baton_turn_summary` is reduced, then dropped.
  */
 import { ZERO_USAGE, type ProjectionState, type TurnData } from "./state.ts";
@@ -13,6 +13,7 @@ function blankTurnData(turnId: string): TurnData {
     harnessTargetId: null,
     startedAt: null,
     userMessageId: null,
+    steerMessageIds: [],
     agentMessageIds: [],
     toolCallIds: [],
     usage: ZERO_USAGE,
@@ -47,7 +48,10 @@ export function noteToolCall(data: TurnData, toolCallId: string): TurnData {
   return ids === data.toolCallIds ? data : { ...data, toolCallIds: ids };
 }
 
-/** The first user message of the turn is its prompt; later ones (steers) are not. */
+/** The first user message of the turn is its prompt; later ones are steers, kept in order. */
 export function noteUserMessage(data: TurnData, messageId: string): TurnData {
-  return data.userMessageId === null ? { ...data, userMessageId: messageId } : data;
+  if (data.userMessageId === null) return { ...data, userMessageId: messageId };
+  if (data.userMessageId === messageId) return data;
+  const ids = appendOnce(data.steerMessageIds, messageId);
+  return ids === data.steerMessageIds ? data : { ...data, steerMessageIds: ids };
 }

@@ -30,6 +30,11 @@ test("a prompt during a slow Codex turn is a steer: one turn, and the model's ne
     expect(JSON.stringify(requests.at(-1)!.body)).toContain("ALSO MENTION BANANAS");
     const summaries = session.controller.state.turnSummaries;
     expect(summaries.length).toBe(1);
+    // #11.14: the steer is recorded once, as the user's, and the turn summary (what the next agent gets) has it.
+    const steers = readLedgerFile(session.ref.paths.ledger).filter((e) => e.kind === "user_message" && (e.payload as { delivery?: string }).delivery === "steer");
+    expect(steers.map((e) => e.source.type)).toEqual(["user"]);
+    expect(summaries[0]?.userText).toBe("write slowly");
+    expect(summaries[0]?.steers).toEqual(["ALSO MENTION BANANAS"]);
   } finally {
     await cleanup();
     home.cleanup();

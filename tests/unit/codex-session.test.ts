@@ -348,13 +348,14 @@ describe("codex session mapping (in-memory app-server)", () => {
     const steer = prompt("steer now", input.turnId);
     expect(await adapter.sendTurn(handle, steer)).toEqual({ accepted: true, effective: "steer" });
     expect(server.calls("turn/steer")[0]?.params).toMatchObject({ threadId: "th_1", expectedTurnId: "native_1", input: [{ type: "text", text: "steer now", text_elements: [] }] });
-    expect(sink.of("user_message", input.turnId).map((d) => d.payload)).toEqual([{ messageId: steer.messageId, content: [...steer.blocks], delivery: "steer" }]);
+    // The controller records the steer's user_message (source user); the adapter drafts none (#11.14).
+    expect(sink.of("user_message", input.turnId)).toEqual([]);
     server.responders.set("turn/steer", () => {
       throw new Error("expected turn mismatch");
     });
     const failed = await adapter.sendTurn(handle, prompt("steer again", input.turnId));
     expect(failed).toEqual({ accepted: false, effective: "rejected", reason: "expected turn mismatch" });
-    expect(sink.of("user_message", input.turnId)).toHaveLength(1);
+    expect(sink.of("user_message", input.turnId)).toHaveLength(0);
   });
 
   test("pending cancel: sent when the start response arrives; re-sent on turn/started if Codex had no active turn yet", async () => {

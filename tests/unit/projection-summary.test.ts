@@ -1,6 +1,7 @@
 /** buildTurnSummary (EV-09) from in-memory per-turn data, and display text stripping (CTX-04). */
 import { describe, expect, test } from "bun:test";
 import { buildTurnSummary, displayUserText, reduce, replay, stripInjectedContext, tableGet } from "../../src/projection/index.ts";
+import { assembleCatchUp } from "../../src/context/catch-up.ts";
 import { createEventFactory, textBlock, type EventFactory } from "../support/events.ts";
 
 function turnLedger(f: EventFactory) {
@@ -29,7 +30,7 @@ function turnLedger(f: EventFactory) {
 }
 
 describe("buildTurnSummary", () => {
-  test("builds the summary payload from per-turn data, without the ledger", () => {
+  test("builds the summary payload from per-turn data, without the ledger; steers are in it (#11.14)", () => {
     const f = createEventFactory();
     const state = replay(turnLedger(f));
     expect(buildTurnSummary(state, "t_1", undefined, "2025-01-01T12:01:00.000Z")).toEqual({
@@ -37,6 +38,7 @@ describe("buildTurnSummary", () => {
       role: "driven",
       stopReason: "end_turn",
       userText: "Fix the bug",
+      steers: ["also add a test"],
       agentText: "Looking at it.\n\nFixed.",
       toolCalls: [
         { toolCallId: "call_1", title: "npm test", kind: "execute", status: "completed" },
@@ -74,6 +76,32 @@ describe("buildTurnSummary", () => {
     const after = reduce(state, f.make("_baton_turn_summary", payload, { turn: "t_1", source: "baton" }));
     expect(after.turnSummaries).toEqual([{ ...payload, seq: 13, harnessTargetId: "codex" }]);
     expect(tableGet(after.turnData, "t_1")).toBeUndefined();
+  });
+});
+
+describe("steers in the summary and the hand-over (#11.14)", () => {
+  test("a steer written twice under one message id (ledgers before the fix) is one steer", () => {
+    const f = createEventFactory();
+    const steer = { messageId: "m_s", content: [textBlock("use tabs")], delivery: "steer" as const };
+    const state = replay([
+      f.make("user_message", { messageId: "m_u", content: [textBlock("format it")], delivery: "prompt" }, { turn: "t_1", source: "user" }),
+      f.make("state_update", { state: "running" }, { turn: "t_1", target: "codex", source: "baton" }),
+      f.make("user_message", steer, { turn: "t_1", target: "codex" }),
+      f.make("user_message", steer, { turn: "t_1", source: "user" }),
+      f.make("user_message", { messageId: "m_s2", content: [textBlock("<baton-context>x</baton-context>\n\nand wrap at 80")], delivery: "steer" }, { turn: "t_1", source: "user" }),
+    ]);
+    expect(buildTurnSummary(state, "t_1", "end_turn", undefined).steers).toEqual(["use tabs", "and wrap at 80"]);
+  });
+
+  test("the next agent's catch-up shows each steer after the prompt", () => {
+    const catchUp = assembleCatchUp({
+      summaries: [{ seq: 9, targetId: "codex", label: "codex", summary: { turnId: "t_1", stopReason: "end_turn", userText: "format it", steers: ["use tabs"], agentText: "Done.", toolCalls: [] } }],
+      sinceSeq: 0,
+      fresh: true,
+      targetId: "claude",
+      budgetChars: 4096,
+    });
+    expect(catchUp?.text).toContain("user: format it\nuser (steered in): use tabs\nagent: Done.");
   });
 });
 

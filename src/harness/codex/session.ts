@@ -200,7 +200,7 @@ export class CodexSession {
     } catch (error) {
       return { accepted: false, effective: "rejected", reason: describeError(error) };
     }
-    this.emit(turn, part("user_message", { messageId: input.messageId, content: [...input.blocks], delivery: "steer" }));
+    // The controller records the steer's user_message once, as the user's (IN-05); the adapter drafts none.
     return { accepted: true, effective: "steer" };
   }
 
