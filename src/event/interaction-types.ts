@@ -1,5 +1,6 @@
 /** Interaction drafts and resolutions (inventory §3.4). */
 import { z } from "zod";
+import { diffBlockSchema } from "./content.ts";
 
 export const permissionOptionSchema = z.looseObject({
   optionId: z.string(),
@@ -14,6 +15,8 @@ export const permissionDraftSchema = z.looseObject({
   title: z.string(),
   description: z.string().optional(),
   toolCallId: z.string().optional(),
+  /** The file changes the request would make, shown on the card before the decision. */
+  diffs: z.array(diffBlockSchema).optional(),
   options: z.array(permissionOptionSchema),
 });
 

@@ -6,6 +6,7 @@ import type { InteractionDraft, InteractionResolution, PermissionOption as Draft
 import type { InteractionItem } from "../projection/index.ts";
 import type { InteractionCard, InteractionResponse, PermissionOption, Question } from "../../packages/chat-tui/src/index.ts";
 import { assertNever } from "../shared/assert.ts";
+import { diffParts } from "./map-tools.ts";
 import type { TargetLook } from "./targets.ts";
 
 export const HOOK_TRUST = "trust";
@@ -52,14 +53,17 @@ export function mapInteraction(item: InteractionItem, look: TargetLook): Interac
   const draft = item.draft;
   const base = { id: item.interactionId, author: look.author, authorKey: look.id };
   switch (draft.type) {
-    case "permission":
+    case "permission": {
+      const diffs = (draft.diffs ?? []).flatMap(diffParts);
       return {
         ...base,
         kind: "permission",
         title: draft.title,
         ...(draft.description === undefined ? {} : { description: draft.description }),
+        ...(diffs.length === 0 ? {} : { diffs }),
         options: permissionOptions(draft.options),
       };
+    }
     case "question": {
       const esc = questionEsc(draft);
       return { ...base, kind: "question", title: "Question", questions: questionsOf(draft), ...(esc === undefined ? {} : { escResponse: esc }) };

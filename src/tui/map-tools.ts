@@ -4,7 +4,7 @@
  */
 import type { ContentBlock } from "../event/content.ts";
 import type { TaskItem as ProjectedTask, ToolCallItem } from "../projection/index.ts";
-import type { ToolContent, ToolItem } from "../../packages/chat-tui/src/index.ts";
+import type { DiffContent, ToolContent, ToolItem } from "../../packages/chat-tui/src/index.ts";
 import type { TargetLook } from "./targets.ts";
 
 const DIFF_OPS = new Set(["add", "modify", "delete", "move"]);
@@ -43,7 +43,8 @@ export function splitPatch(patch: string): { readonly path: string; readonly pat
   return out.map((piece) => ({ path: piece.path, patch: piece.lines.join("\n") }));
 }
 
-function diffParts(block: ContentBlock): ToolContent[] {
+/** One diff block → one diff part per changed file (a multi-file patch is split by its file headers). */
+export function diffParts(block: ContentBlock): DiffContent[] {
   const changes = Array.isArray(block["changes"]) ? (block["changes"] as Record<string, unknown>[]) : [];
   const patch = typeof block["patch"] === "string" ? block["patch"] : undefined;
   const pieces = patch !== undefined && changes.length > 1 ? splitPatch(patch) : [];

@@ -214,6 +214,27 @@ describe("baton repl --agent codex", () => {
   }, 60_000);
 });
 
+describe("baton repl: a file-change approval shows the diff before the choice (#11.9)", () => {
+  test("the patch lines come before the numbered options", async () => {
+    await mock.script([
+      { kind: "apply_patch", patch: "*** Begin Patch\n*** Add File: repl-notes.txt\n+written from the repl\n*** End Patch" },
+      { kind: "text", text: "added it" },
+    ]);
+    const child = spawnBaton(["repl", "--agent", "codex"], { env, cwd: home.workdir });
+    await waitUntil(() => child.stdout().includes("you> "), 20_000, "the prompt");
+    child.write("add the notes\n");
+    await waitUntil(() => /choose 1-\d/.test(child.stdout()), 30_000, "the approval card");
+    const card = child.stdout().slice(child.stdout().indexOf("[approval]"));
+    expect(card).toMatch(/\n {4}\+written from the repl\n/);
+    expect(card.indexOf("+written from the repl")).toBeLessThan(card.indexOf("1) "));
+    child.write("1\n");
+    await waitUntil(() => child.stdout().includes("— turn done"), 30_000, "the end of the turn");
+    child.write("/exit\n");
+    expect((await child.done).code).toBe(0);
+    expect(readFileSync(path.join(home.workdir, "repl-notes.txt"), "utf8")).toBe("written from the repl\n");
+  }, 60_000);
+});
+
 describe("control sequences from the agent and its tools (#11.11)", () => {
   const ESC = "\u001b";
   // eslint-disable-next-line no-control-regex

@@ -356,7 +356,12 @@ describe.skipIf(CODEX_BIN === undefined)("codex adapter against the real codex a
     const input = prompt("add notes");
     expect(await runTurn(h, input)).toBe("end_turn");
     expect(fs.readFileSync(path.join(h.home.workdir, "notes.txt"), "utf8")).toBe("patched by mock\n");
+    const diff = { type: "diff" as const, changes: [{ operation: "add", path: path.join(h.home.workdir, "notes.txt") }], patch: `--- /dev/null\n+++ ${path.join(h.home.workdir, "notes.txt")}\n@@ -0,0 +1,1 @@\n+patched by mock\n` };
+    // #11.9: the card carries the diff Codex sent, and the tool block shows it while it waits for approval.
+    const card = interactions.requests[0]?.draft;
+    expect(card?.type === "permission" ? card.diffs : undefined).toEqual([diff]);
     const edits = h.sink.of("tool_call_update", input.turnId).filter((d) => d.payload.kind === "edit");
+    expect(edits[0]?.payload).toMatchObject({ status: "in_progress", content: [diff] });
     expect(edits.at(-1)?.payload.status).toBe("completed");
     expect(edits.at(-1)?.payload.content).toEqual([
       { type: "diff", changes: [{ operation: "add", path: path.join(h.home.workdir, "notes.txt") }], patch: `--- /dev/null\n+++ ${path.join(h.home.workdir, "notes.txt")}\n@@ -0,0 +1,1 @@\n+patched by mock\n` },

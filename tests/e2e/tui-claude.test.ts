@@ -203,4 +203,46 @@ describe("baton TUI with the real Claude Code (tmux)", () => {
       claudeEnv.cleanup();
     }
   }, 90_000);
+
+  test("Write and Edit approval cards show the change before the decision (#11.9)", async () => {
+    const claudeEnv = makeClaudeEnv({ baseUrl: mock.url });
+    const file = path.join(claudeEnv.cwd, "notes.txt");
+    await mock.script(
+      reply.tool("Write", { file_path: file, content: "first line\nsecond line\n" }, { match: { lastUserIncludes: "write the notes" } }),
+      reply.text("Wrote the notes.", { match: { hasToolResult: true } }),
+      reply.tool("Edit", { file_path: file, old_string: "second line", new_string: "2nd line" }, { match: { lastUserIncludes: "edit the notes" } }),
+      reply.text("Edited the notes.", { match: { hasToolResult: true } }),
+    );
+    const t = startBaton(claudeEnv);
+    try {
+      await t.waitFor(/Message Claude Code .*Ctrl\+J newline/);
+      t.type("write the notes");
+      t.keys("Enter");
+      const write = await t.waitFor("1. Allow once", 30_000);
+      const writeCard = write.slice(write.lastIndexOf("╭", write.indexOf("1. Allow once")));
+      expect(writeCard).toMatch(/Add \S*notes.txt \+2 -0/);
+      expect(writeCard).toMatch(/1 \+first line/);
+      expect(writeCard).toMatch(/2 \+second line/);
+      expect(writeCard).not.toContain("+0 -0");
+      t.keys("1");
+      await t.waitFor("Wrote the notes.", 30_000);
+      expect(fs.readFileSync(file, "utf8")).toBe("first line\nsecond line\n");
+
+      t.type("edit the notes");
+      t.keys("Enter");
+      const edit = await t.waitFor(/2nd line[\s\S]*1\. Allow once/, 30_000);
+      const editCard = edit.slice(edit.lastIndexOf("╭", edit.indexOf("1. Allow once")));
+      expect(editCard).toMatch(/Update \S*notes.txt \+1 -1/);
+      expect(editCard).toMatch(/-second line/);
+      expect(editCard).toMatch(/\+2nd line/);
+      t.keys("1");
+      await t.waitFor("Edited the notes.", 30_000);
+      expect(fs.readFileSync(file, "utf8")).toBe("first line\n2nd line\n");
+      t.keys("C-d");
+      await t.waitFor(`${EXIT_MARKER}0]`, 20_000);
+    } finally {
+      t.kill();
+      claudeEnv.cleanup();
+    }
+  }, 100_000);
 });

@@ -85,4 +85,37 @@ describe("baton TUI with the real Codex and Claude Code (tmux)", () => {
     expect(processesIn(claude.cwd, "codex")).toEqual([]);
     expect(processesIn(claude.cwd, "claude")).toEqual([]);
   }, 100_000);
+  test("a Codex file-change card shows the diff Codex sent before the decision (#11.9)", async () => {
+    const home = makeCodexHome({ baseUrl: codexMock.baseUrl, approvalPolicy: "on-request", sandboxMode: "read-only" });
+    try {
+      fs.writeFileSync(path.join(home.workdir, "notes.txt"), "alpha\nbeta\n");
+      await codexMock.reset();
+      await codexMock.script([
+        { kind: "apply_patch", patch: "*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\n-beta\n+gamma\n*** End Patch" },
+        { kind: "text", text: "Changed beta to gamma." },
+      ]);
+      const t = (tmux = Tmux.start({
+        command: ["node", LAUNCHER, "--agent", "codex"],
+        env: { ...home.env, BATON_HOME: path.join(home.root, "baton"), TERM: "screen-256color", LANG: "C.UTF-8" },
+        cwd: home.workdir,
+      }));
+      await t.waitFor(/Message Codex .*Ctrl\+J newline/);
+      t.type("change beta");
+      t.keys("Enter");
+      const screen = await t.waitFor("1. Allow once", 30_000);
+      const card = screen.slice(screen.lastIndexOf("╭", screen.indexOf("1. Allow once")));
+      expect(card).toContain("Apply file changes?");
+      expect(card).toMatch(/Update \S*notes.txt \+1 -1/);
+      expect(card).toMatch(/-beta/);
+      expect(card).toMatch(/\+gamma/);
+      t.keys("1");
+      await t.waitFor("Changed beta to gamma.", 30_000);
+      expect(fs.readFileSync(path.join(home.workdir, "notes.txt"), "utf8")).toBe("alpha\ngamma\n");
+      t.keys("C-d");
+      await t.waitFor(`${EXIT_MARKER}0]`, 20_000);
+    } finally {
+      tmux?.kill();
+      home.cleanup();
+    }
+  }, 100_000);
 });

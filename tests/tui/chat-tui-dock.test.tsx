@@ -213,3 +213,61 @@ test("the picker sits above an open card: keys go to the picker", async () => {
     response: { outcome: "selected", optionId: "allow_once" },
   });
 });
+
+const EDIT_CARD: PermissionCard = {
+  kind: "permission",
+  id: "ix_d",
+  title: "Apply file changes?",
+  author: "codex",
+  diffs: [
+    { type: "diff", op: "modify", path: "src/a.ts", patch: "--- a/src/a.ts\n+++ b/src/a.ts\n@@ -3,2 +3,2 @@\n keep\n-const x = 1;\n+const x = 2;\n" },
+    { type: "diff", op: "add", path: "notes.md", patch: "--- /dev/null\n+++ b/notes.md\n@@ -0,0 +1,2 @@\n+# Notes\n+hello\n" },
+  ],
+  options: [
+    { id: "accept", label: "Allow once" },
+    { id: "decline", label: "Deny" },
+  ],
+};
+
+test("a file-change card shows each diff above the options, before the decision (#11.9)", async () => {
+  mounted = await withCards([EDIT_CARD], 30);
+  const frame = tidy(mounted.frame());
+  expect(frame).toContain("Update src/a.ts +1 -1");
+  expect(frame).toMatch(/4\s+-const x = 1;/);
+  expect(frame).toMatch(/4\s+\+const x = 2;/);
+  expect(frame).toContain("Add notes.md +2 -0");
+  expect(frame).toContain("+# Notes");
+  expect(frame.indexOf("+const x = 2;")).toBeLessThan(frame.indexOf("1. Allow once"));
+  expect(frame).toMatchSnapshot();
+});
+
+test("an edit whose position is unknown shows old → new without line numbers; no patch shows no +0 -0", async () => {
+  const card: PermissionCard = {
+    ...EDIT_CARD,
+    diffs: [
+      { type: "diff", op: "modify", path: "b.txt", patch: "--- a/b.txt\n+++ b/b.txt\n@@ @@ every occurrence\n-before\n+after\n" },
+      { type: "diff", op: "add", path: "c.txt" },
+    ],
+  };
+  mounted = await withCards([card], 30);
+  const frame = tidy(mounted.frame());
+  expect(frame).toContain("Update b.txt +1 -1");
+  expect(frame).toContain("every occurrence");
+  expect(frame).toMatch(/│\s+-before/);
+  expect(frame).toMatch(/│\s+\+after/);
+  expect(frame).toContain("Add c.txt");
+  expect(frame).not.toContain("+0 -0");
+});
+
+test("a long diff is fitted to the screen; the options stay visible", async () => {
+  const body = Array.from({ length: 80 }, (_, i) => `+line ${i + 1}`).join("\n");
+  const card: PermissionCard = { ...EDIT_CARD, diffs: [{ type: "diff", op: "add", path: "big.txt", patch: `--- /dev/null\n+++ b/big.txt\n@@ -0,0 +1,80 @@\n${body}\n` }] };
+  mounted = await withCards([card], 30);
+  const frame = tidy(mounted.frame());
+  expect(frame).toContain("Add big.txt +80 -0");
+  expect(frame).toContain("+line 1");
+  expect(frame).not.toContain("+line 80");
+  expect(frame).toMatch(/… \+\d+ more lines \(in full in the transcript\)/);
+  expect(frame).toContain("1. Allow once");
+  expect(frame).toContain("2. Deny");
+});

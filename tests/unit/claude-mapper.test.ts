@@ -85,16 +85,31 @@ describe("ClaudeMapper", () => {
   test("Write/Edit: an intent diff on tool_use, the real unified patch from the structured patch on result", () => {
     const mapper = new ClaudeMapper(CWD);
     const write = mapper.assistant(assistant("m", { type: "tool_use", id: "w", name: "Write", input: { file_path: "/work/proj/a.txt", content: "one\ntwo\n" } }), TURN);
-    expect(write[0]?.payload).toMatchObject({ kind: "edit", title: "Write a.txt", content: [{ type: "diff", changes: [{ operation: "add", path: "/work/proj/a.txt" }] }] });
+    expect(write[0]?.payload).toMatchObject({
+      kind: "edit",
+      title: "Write a.txt",
+      // #11.9: the new content as additions, before the tool runs
+      content: [{ type: "diff", changes: [{ operation: "add", path: "/work/proj/a.txt" }], patch: "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n" }],
+    });
     const created = mapper.user(toolResult("w", "File created", { tool_use_result: { type: "create", filePath: "/work/proj/a.txt", content: "one\ntwo\n", structuredPatch: [] } }), TURN);
     expect(created[0]?.payload).toMatchObject({
       status: "completed",
       content: [{ type: "diff", changes: [{ operation: "add", path: "/work/proj/a.txt" }], patch: "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n" }],
     });
-    mapper.assistant(assistant("m", { type: "tool_use", id: "e", name: "Edit", input: { file_path: "/work/proj/a.txt", old_string: "two", new_string: "2" } }), TURN);
+    const edit = mapper.assistant(assistant("m", { type: "tool_use", id: "e", name: "Edit", input: { file_path: "/work/proj/a.txt", old_string: "two", new_string: "2" } }), TURN);
+    expect(edit[0]?.payload).toMatchObject({ content: [{ type: "diff", changes: [{ operation: "modify" }], patch: "--- a/a.txt\n+++ b/a.txt\n@@ @@\n-two\n+2\n" }] });
     const hunk = { oldStart: 1, oldLines: 2, newStart: 1, newLines: 2, lines: [" one", "-two", "+2"] };
     const edited = mapper.user(toolResult("e", "ok", { tool_use_result: { filePath: "/work/proj/a.txt", structuredPatch: [hunk] } }), TURN);
     expect(edited[0]?.payload).toMatchObject({ content: [{ type: "diff", changes: [{ operation: "modify" }], patch: "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n" }] });
+  });
+
+  test("a long Write shows its first 400 lines and says how many more there are", () => {
+    const mapper = new ClaudeMapper(CWD);
+    const content = Array.from({ length: 450 }, (_, i) => `line ${i}`).join("\n");
+    const write = mapper.assistant(assistant("m", { type: "tool_use", id: "w", name: "Write", input: { file_path: "/work/proj/big.txt", content } }), TURN);
+    const patch = String((write[0]?.payload as { content: { patch: string }[] }).content[0]?.patch);
+    expect(patch.split("\n").filter((l) => l.startsWith("+line"))).toHaveLength(400);
+    expect(patch).toEndWith("\\ … 50 more lines not shown\n");
   });
 
   test("TodoWrite becomes a plan for the turn and never a tool card", () => {

@@ -72,6 +72,17 @@ describe("createCanUseTool", () => {
     expect(asked[0]!.context).toMatchObject({ turnId: TURN, harnessSessionId: "sess", signal });
   });
 
+  test("a Write or Edit card carries what it would change: new content as additions, old → new (#11.9)", async () => {
+    const { canUseTool, asked } = setup(() => ({ outcome: "selected", optionId: "allow" }));
+    await canUseTool("Write", { file_path: "/ws/new.txt", content: "hello\nworld\n" }, opts());
+    await canUseTool("Edit", { file_path: "/ws/a.ts", old_string: "let x = 1;", new_string: "let x = 2;\nlet y = 3;", replace_all: true }, opts());
+    const diffs = asked.map((a) => (a.draft.type === "permission" ? a.draft.diffs : undefined));
+    expect(diffs).toEqual([
+      [{ type: "diff", changes: [{ operation: "add", path: "/ws/new.txt" }], patch: "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+hello\n+world\n" }],
+      [{ type: "diff", changes: [{ operation: "modify", path: "/ws/a.ts" }], patch: "--- a/a.ts\n+++ b/a.ts\n@@ @@ every occurrence\n-let x = 1;\n+let x = 2;\n+let y = 3;\n" }],
+    ]);
+  });
+
   test("'always' returns the SDK's suggestions as updatedPermissions", async () => {
     const { canUseTool } = setup(() => ({ outcome: "selected", optionId: "allowAlways" }));
     const result = await canUseTool("Bash", { command: "echo hi" }, opts({ suggestions: [rule] }));

@@ -85,9 +85,17 @@ describe("IX-07 codex decision mapping", () => {
 });
 
 describe("other server requests", () => {
-  test("file change approval offers the stable options and lists the paths", () => {
-    const prepared = fileChangeApproval({ threadId: "t", turnId: "u", itemId: "call_3", startedAtMs: 0, reason: null, grantRoot: null }, ["/w/a.txt"]);
-    expect(prepared.draft).toMatchObject({ type: "permission", title: "Apply file changes?", description: "/w/a.txt", toolCallId: "call_3" });
+  test("file change approval offers the stable options, lists the paths and carries Codex's diffs (#11.9)", () => {
+    const changes = [
+      { path: "/w/a.txt", kind: { type: "update" as const, move_path: null }, diff: "@@ -1 +1 @@\n-old\n+new\n" },
+      { path: "/w/b.txt", kind: { type: "add" as const }, diff: "hello\n" },
+    ];
+    const prepared = fileChangeApproval({ threadId: "t", turnId: "u", itemId: "call_3", startedAtMs: 0, reason: null, grantRoot: null }, changes);
+    expect(prepared.draft).toMatchObject({ type: "permission", title: "Apply file changes?", description: "/w/a.txt\n/w/b.txt", toolCallId: "call_3" });
+    expect(prepared.draft.type === "permission" ? prepared.draft.diffs : undefined).toEqual([
+      { type: "diff", changes: [{ operation: "update", path: "/w/a.txt" }], patch: "--- /w/a.txt\n+++ /w/a.txt\n@@ -1 +1 @@\n-old\n+new\n" },
+      { type: "diff", changes: [{ operation: "add", path: "/w/b.txt" }], patch: "--- /dev/null\n+++ /w/b.txt\n@@ -0,0 +1,1 @@\n+hello\n" },
+    ]);
     expect(prepared.reply({ outcome: "selected", optionId: "acceptForSession" })).toEqual({ decision: "acceptForSession" });
     expect(prepared.reply({ outcome: "cancelled", reason: "user" })).toEqual({ decision: "cancel" });
   });

@@ -34,6 +34,7 @@ export type {
   ChatStateKey,
   ChatStates,
   ComposerState,
+  DiffContent,
   DiffOp,
   DraftInjection,
   ErrorItem,

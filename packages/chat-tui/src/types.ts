@@ -31,9 +31,12 @@ export type ToolContent =
       readonly op: DiffOp;
       readonly path: string;
       readonly oldPath?: string;
-      /** Unified diff text (hunks with `@@ -a,b +c,d @@` headers). */
+      /** Unified diff text (hunks with `@@ -a,b +c,d @@` headers; `@@ @@` when the position is not known). */
       readonly patch?: string;
     };
+
+/** A file change: a tool block's diff part, or what an approval card would change. */
+export type DiffContent = Extract<ToolContent, { readonly type: "diff" }>;
 
 interface ItemBase {
   readonly id: string;
@@ -200,6 +203,8 @@ interface CardBase {
 export interface PermissionCard extends CardBase {
   readonly kind: "permission";
   readonly options: readonly PermissionOption[];
+  /** The file changes the request would make, shown above the options (fitted to the screen). */
+  readonly diffs?: readonly DiffContent[];
 }
 
 export interface QuestionCard extends CardBase {

@@ -2,6 +2,7 @@
  * `baton repl`: a line-oriented loop for pipes and debugging. `you> ` prompt, streamed text, tool lines,
  * approvals and questions answered inline by number, `/exit`, `/<target> [message]` to switch.
  */
+import type { DiffBlock } from "../../event/content.ts";
 import type { AnyEvent } from "../../event/envelope.ts";
 import type { InteractionDraft, InteractionResolution } from "../../event/interaction-types.ts";
 import { describeError } from "../../shared/errors.ts";
@@ -127,7 +128,7 @@ async function answerCard(io: CliIo, session: OpenedSession, event: AnyEvent, pr
 
 async function askFor(io: CliIo, draft: InteractionDraft): Promise<InteractionResolution> {
   if (draft.type === "permission") {
-    io.stdout.write(`[approval] ${draft.title}\n${draft.description ? `  ${draft.description}\n` : ""}`);
+    io.stdout.write(`[approval] ${draft.title}\n${draft.description ? `  ${draft.description}\n` : ""}${diffText(draft.diffs ?? [])}`);
     draft.options.forEach((option, index) => io.stdout.write(`  ${index + 1}) ${option.name}\n`));
     io.stdout.write(`choose 1-${draft.options.length} (empty cancels)> `);
     const line = (await io.stdin.next())?.trim() ?? "";
@@ -155,4 +156,17 @@ async function askFor(io: CliIo, draft: InteractionDraft): Promise<InteractionRe
   io.stdout.write(`[hook trust] ${draft.harnessName}: ${draft.hooks.map((h) => h.command).join("; ")}\ntrust these hooks? y/N> `);
   const line = (await io.stdin.next())?.trim().toLowerCase() ?? "";
   return line === "y" || line === "yes" ? { outcome: "trusted" } : { outcome: "skipped" };
+}
+
+const MAX_DIFF_LINES = 200;
+
+/** The change an approval would make, as its unified diff (indented, capped), before the choice (#11.9). */
+function diffText(diffs: readonly DiffBlock[]): string {
+  const lines: string[] = [];
+  for (const diff of diffs) {
+    if (diff.patch !== undefined) lines.push(...diff.patch.replace(/\n$/, "").split("\n"));
+    else lines.push(...diff.changes.map((change) => `${change.operation} ${change.path}`));
+  }
+  const shown = lines.length > MAX_DIFF_LINES ? [...lines.slice(0, MAX_DIFF_LINES), `… +${lines.length - MAX_DIFF_LINES} more lines`] : lines;
+  return shown.map((line) => `    ${line}\n`).join("");
 }

@@ -6,6 +6,7 @@
 import type { CanUseTool, PermissionResult, PermissionUpdate } from "@anthropic-ai/claude-agent-sdk";
 import type { AskUserQuestionInput } from "@anthropic-ai/claude-agent-sdk/sdk-tools";
 import type { InteractionContext, InteractionHandler } from "../contract.ts";
+import type { DiffBlock } from "../../event/content.ts";
 import type { InteractionResolution, PermissionOption, Question } from "../../event/interaction-types.ts";
 import type { TurnId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/log.ts";
@@ -152,8 +153,17 @@ export function createCanUseTool(deps: PermissionDeps): CanUseTool {
     const label = options.displayName ?? toolName;
     const title = options.title ?? (view.title && view.title !== label ? `${label}: ${view.title}` : label);
     const description = options.description ?? options.decisionReason;
+    const diffs = (view.content ?? []).filter((block): block is DiffBlock => block.type === "diff");
     const resolution = await ask(
-      { type: "permission", title, ...(description ? { description } : {}), toolCallId: id, options: permissionOptions(options) },
+      {
+        type: "permission",
+        title,
+        ...(description ? { description } : {}),
+        toolCallId: id,
+        // A file change shows what it would change before the decision (#11.9).
+        ...(diffs.length > 0 ? { diffs } : {}),
+        options: permissionOptions(options),
+      },
       toolName,
       input,
       options,

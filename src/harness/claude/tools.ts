@@ -45,10 +45,63 @@ function display(filePath: string | undefined, cwd: string): string {
   return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel : filePath;
 }
 
-function intentDiff(operation: "add" | "modify", filePath: string | undefined): ContentBlock[] | undefined {
+function intentDiff(operation: "add" | "modify", filePath: string | undefined, patch?: string): ContentBlock[] | undefined {
   if (filePath === undefined) return undefined;
-  const diff: DiffBlock = { type: "diff", changes: [{ operation, path: filePath }] };
+  const diff: DiffBlock = { type: "diff", changes: [{ operation, path: filePath }], ...(patch === undefined ? {} : { patch }) };
   return [diff];
+}
+
+function linesOf(text: string): string[] {
+  const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+  return body === "" ? [] : body.split("\n");
+}
+
+/** Headers plus body lines, the body capped at MAX_PATCH_LINES with a note of what was left out. */
+function cappedPatch(headers: readonly string[], body: readonly string[]): string {
+  const kept = body.length > MAX_PATCH_LINES ? [...body.slice(0, MAX_PATCH_LINES), `\\ … ${body.length - MAX_PATCH_LINES} more lines not shown`] : body;
+  return `${[...headers, ...kept].join("\n")}\n`;
+}
+
+/**
+ * What a Write, Edit or NotebookEdit is about to change, from its input alone (shown before the decision; the
+ * result's real patch replaces it). Write: the new content as additions. Edit: each old string removed and its
+ * new string added, in a hunk without line numbers (Baton does not read the file to find them).
+ */
+function writePatch(shown: string, content: string): string {
+  const added = linesOf(content).map((line) => `+${line}`);
+  return cappedPatch(["--- /dev/null", newFileHeader(shown), `@@ -0,0 +1,${added.length} @@`], added);
+}
+
+interface EditPair {
+  readonly old: string;
+  readonly next: string;
+  readonly all: boolean;
+}
+
+function editPairs(input: Input): EditPair[] {
+  const one = (value: unknown): EditPair | undefined => {
+    const edit = value as Partial<FileEditInput> | null;
+    if (typeof edit?.old_string !== "string" || typeof edit.new_string !== "string") return undefined;
+    return { old: edit.old_string, next: edit.new_string, all: edit.replace_all === true };
+  };
+  const edits = input["edits"];
+  const list = Array.isArray(edits) ? edits.map(one) : [one(input)];
+  return list.filter((pair): pair is EditPair => pair !== undefined);
+}
+
+function editPatch(shown: string, pairs: readonly EditPair[]): string | undefined {
+  if (pairs.length === 0) return undefined;
+  const body: string[] = [];
+  for (const pair of pairs) {
+    body.push(`@@ @@${pair.all ? " every occurrence" : ""}`, ...linesOf(pair.old).map((l) => `-${l}`), ...linesOf(pair.next).map((l) => `+${l}`));
+  }
+  return cappedPatch([oldFileHeader(shown), newFileHeader(shown)], body);
+}
+
+function notebookPatch(shown: string, input: Partial<NotebookEditInput>): string | undefined {
+  if (input.edit_mode === "delete" || typeof input.new_source !== "string") return undefined;
+  const cell = input.cell_id === undefined ? "" : ` cell ${input.cell_id}`;
+  return cappedPatch([oldFileHeader(shown), newFileHeader(shown)], [`@@ @@${cell}`, ...linesOf(input.new_source).map((l) => `+${l}`)]);
 }
 
 export function describeTool(name: string, input: Input, cwd: string): ToolView {
@@ -63,18 +116,19 @@ export function describeTool(name: string, input: Input, cwd: string): ToolView 
     }
     case "Write": {
       const file = str((input as Partial<FileWriteInput>).file_path);
-      const content = intentDiff("add", file);
+      const text = str((input as Partial<FileWriteInput>).content);
+      const content = intentDiff("add", file, file === undefined || text === undefined ? undefined : writePatch(display(file, cwd), text));
       return { kind: "edit", title: `Write ${display(file, cwd)}`, ...(content ? { content } : {}), ...(file ? { locations: [{ path: file }] } : {}) };
     }
     case "Edit":
     case "MultiEdit": {
       const file = str((input as Partial<FileEditInput>).file_path);
-      const content = intentDiff("modify", file);
+      const content = intentDiff("modify", file, file === undefined ? undefined : editPatch(display(file, cwd), editPairs(input)));
       return { kind: "edit", title: `Edit ${display(file, cwd)}`, ...(content ? { content } : {}), ...(file ? { locations: [{ path: file }] } : {}) };
     }
     case "NotebookEdit": {
       const file = str((input as Partial<NotebookEditInput>).notebook_path);
-      const content = intentDiff("modify", file);
+      const content = intentDiff("modify", file, file === undefined ? undefined : notebookPatch(display(file, cwd), input as Partial<NotebookEditInput>));
       return { kind: "edit", title: `Edit ${display(file, cwd)}`, ...(content ? { content } : {}), ...(file ? { locations: [{ path: file }] } : {}) };
     }
     case "Glob":

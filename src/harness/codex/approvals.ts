@@ -14,6 +14,8 @@ import type { ToolRequestUserInputResponse } from "./protocol/v2/ToolRequestUser
 import type { ExecCommandApprovalParams } from "./protocol/ExecCommandApprovalParams";
 import type { ApplyPatchApprovalParams } from "./protocol/ApplyPatchApprovalParams";
 import type { ReviewDecision } from "./protocol/ReviewDecision";
+import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange";
+import { fileChangeBlocks } from "./items.ts";
 
 /** A permission option and the exact wire decision it stands for. */
 export interface DecisionChoice<D> {
@@ -121,10 +123,11 @@ export function commandApproval(
   };
 }
 
-export function fileChangeApproval(params: FileChangeRequestApprovalParams, paths: readonly string[]): PreparedInteraction<FileChangeRequestApprovalResponse> {
+/** The card for a fileChange item: its paths, and the diffs Codex sent with the item (shown before the decision). */
+export function fileChangeApproval(params: FileChangeRequestApprovalParams, changes: readonly FileUpdateChange[]): PreparedInteraction<FileChangeRequestApprovalResponse> {
   const choices = stableChoices();
   const lines: string[] = [];
-  if (paths.length > 0) lines.push(paths.join("\n"));
+  if (changes.length > 0) lines.push(changes.map((c) => c.path).join("\n"));
   if (params.reason) lines.push(`Reason: ${params.reason}`);
   if (params.grantRoot) lines.push(`Grants writes under: ${params.grantRoot}`);
   return {
@@ -133,6 +136,7 @@ export function fileChangeApproval(params: FileChangeRequestApprovalParams, path
       title: "Apply file changes?",
       ...(lines.length > 0 ? { description: lines.join("\n") } : {}),
       toolCallId: params.itemId,
+      ...(changes.length > 0 ? { diffs: fileChangeBlocks(changes) } : {}),
       options: choices.map((c) => c.option),
     },
     reply: (resolution) => ({ decision: decisionFor<StableDecision>(choices, resolution, "decline", "cancel") }),
@@ -200,11 +204,30 @@ export function legacyExecApproval(params: ExecCommandApprovalParams): PreparedI
   };
 }
 
+/** The legacy patch request's changes in the v2 shape, so both show the same diffs. */
+function legacyChanges(fileChanges: ApplyPatchApprovalParams["fileChanges"]): FileUpdateChange[] {
+  const out: FileUpdateChange[] = [];
+  for (const [path, change] of Object.entries(fileChanges)) {
+    if (change === undefined) continue;
+    if (change.type === "update") out.push({ path, kind: { type: "update", move_path: change.move_path }, diff: change.unified_diff });
+    else out.push({ path, kind: { type: change.type }, diff: change.content });
+  }
+  return out;
+}
+
 export function legacyPatchApproval(params: ApplyPatchApprovalParams): PreparedInteraction<{ decision: ReviewDecision }> {
   const lines = [Object.keys(params.fileChanges).join("\n")];
   if (params.reason) lines.push(`Reason: ${params.reason}`);
+  const changes = legacyChanges(params.fileChanges);
   return {
-    draft: { type: "permission", title: "Apply file changes?", description: lines.join("\n"), toolCallId: params.callId, options: LEGACY.map((c) => c.option) },
+    draft: {
+      type: "permission",
+      title: "Apply file changes?",
+      description: lines.join("\n"),
+      toolCallId: params.callId,
+      ...(changes.length > 0 ? { diffs: fileChangeBlocks(changes) } : {}),
+      options: LEGACY.map((c) => c.option),
+    },
     reply: (resolution) => ({ decision: decisionFor(LEGACY, resolution, { denied: { rejection: "denied by the user" } }, "abort") }),
   };
 }

@@ -123,7 +123,11 @@ export function itemStartedParts(item: ThreadItem): DraftPart[] {
   const tool = toolIdentity(item);
   if (tool !== undefined) {
     const payload: PayloadOf<"tool_call_update"> = { toolCallId: item.id, title: tool.title, kind: tool.kind, status: "in_progress", rawInput: toolInput(item) };
-    if (item.type === "fileChange") payload.locations = changedPaths(item.changes).map((path) => ({ path }));
+    if (item.type === "fileChange") {
+      payload.locations = changedPaths(item.changes).map((path) => ({ path }));
+      // The change is shown while it waits for approval, not only once applied (#11.9).
+      if (item.changes.length > 0) payload.content = fileChangeBlocks(item.changes);
+    }
     return [part("tool_call_update", payload)];
   }
   switch (item.type) {

@@ -75,7 +75,7 @@ export function createNotificationTable(session: CodexSession): NotificationTabl
       const item = p.item;
       if (item.type === "agentMessage") turn.openMessages.set(item.id, item.text);
       if (toolIdentity(item) !== undefined) turn.openTools.add(item.id);
-      if (item.type === "fileChange") session.fileChangePaths.set(item.id, item.changes.map((c) => c.path));
+      if (item.type === "fileChange") session.fileChanges.set(item.id, item.changes);
       for (const draft of itemStartedParts(item)) session.emit(turn, draft, p);
     },
     "item/completed": (p) => {
@@ -85,7 +85,7 @@ export function createNotificationTable(session: CodexSession): NotificationTabl
       turn.openMessages.delete(item.id);
       turn.openTools.delete(item.id);
       for (const key of [...turn.openThoughts.keys()]) if (key === item.id || key.startsWith(`${item.id}:`)) turn.openThoughts.delete(key);
-      session.fileChangePaths.delete(item.id);
+      session.fileChanges.delete(item.id);
       if (isVisible(item)) turn.visible = true;
       for (const draft of itemCompletedParts(item)) session.emit(turn, draft, p);
       const tool = toolIdentity(item);

@@ -25,7 +25,7 @@ export function handleServerRequest(session: CodexSession, method: string, param
     }
     case "item/fileChange/requestApproval": {
       const p = params as ServerRequestParams<"item/fileChange/requestApproval">;
-      return answer(session, fileChangeApproval(p, session.fileChangePaths.get(p.itemId) ?? []), p.turnId, p.itemId, id, p);
+      return answer(session, fileChangeApproval(p, session.fileChanges.get(p.itemId) ?? []), p.turnId, p.itemId, id, p);
     }
     case "item/permissions/requestApproval": {
       const p = params as ServerRequestParams<"item/permissions/requestApproval">;

@@ -23,6 +23,7 @@ import type { ThreadStatus } from "./protocol/v2/ThreadStatus";
 import type { TokenUsageBreakdown } from "./protocol/v2/TokenUsageBreakdown";
 import type { TurnStartParams } from "./protocol/v2/TurnStartParams";
 import type { UserInput } from "./protocol/v2/UserInput";
+import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange";
 
 export interface SessionDeps {
   readonly process: CodexProcess;
@@ -79,7 +80,8 @@ export class CodexSession {
   usageBaseline: TokenUsageBreakdown | undefined;
   readonly finishedNative = new Set<string>();
   readonly pendingRequests = new Map<string, AbortController>();
-  readonly fileChangePaths = new Map<string, string[]>();
+  /** fileChange item id → its changes (with Codex's diffs), for the approval card. */
+  readonly fileChanges = new Map<string, readonly FileUpdateChange[]>();
   private readonly warnedShapes = new Set<string>();
   private readonly notifications: NotificationTable;
 

@@ -1,8 +1,13 @@
 import { useState, type ReactNode } from "react";
+import { useTerminalDimensions } from "@opentui/react";
 import { useChat } from "../context.ts";
 import { isPlainKey, isPrintable, KeyLayer, useKeyLayer } from "../keys/key-layers.tsx";
 import type { PermissionCard } from "../types.ts";
+import { DiffView } from "../timeline/diff-view.tsx";
 import { CardFrame, digitIndex, escResponseOf, OptionRow } from "./card-frame.tsx";
+
+/** Rows the card keeps for everything but its diffs (frame, title, options, hint) and the composer below. */
+const CARD_CHROME_ROWS = 12;
 
 /** Numbered options from the data: 1..9 selects, ↑/↓ + Enter, Esc sends the card's Esc response. */
 export function PermissionCardView(props: {
@@ -11,9 +16,13 @@ export function PermissionCardView(props: {
   readonly pending: number;
 }): ReactNode {
   const { emit } = useChat();
+  const { height } = useTerminalDimensions();
   const { card } = props;
   const [cursor, setCursor] = useState(0);
   const count = card.options.length;
+  const diffs = card.diffs ?? [];
+  // The change is shown before the decision, fitted to the screen; the transcript's tool block has it in full.
+  const diffRows = Math.max(3, Math.floor((height - CARD_CHROME_ROWS - count) / Math.max(1, diffs.length)) - 1);
 
   const choose = (index: number): void => {
     const option = card.options[index];
@@ -48,6 +57,17 @@ export function PermissionCardView(props: {
 
   return (
     <CardFrame card={card} hint="1-9 or ↑↓ Enter choose" pending={props.pending}>
+      {diffs.map((diff, i) => (
+        <DiffView
+          key={`diff-${i}`}
+          op={diff.op}
+          path={diff.path}
+          {...(diff.oldPath === undefined ? {} : { oldPath: diff.oldPath })}
+          {...(diff.patch === undefined ? {} : { patch: diff.patch })}
+          maxRows={diffRows}
+          moreHint="(in full in the transcript)"
+        />
+      ))}
       {card.options.map((option, i) => (
         <OptionRow
           key={option.id}

@@ -12,19 +12,30 @@ export interface DiffRow {
 }
 
 const HUNK = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@(.*)$/;
+/** A hunk whose position is not known (an edit shown before it is applied): rows get no line numbers. */
+const BARE_HUNK = /^@@ @@(.*)$/;
 
 export function parseUnifiedDiff(patch: string): DiffRow[] {
   const rows: DiffRow[] = [];
   let oldLine = 0;
   let newLine = 0;
+  let numbered = true;
   let inHunk = false;
   for (const raw of patch.replace(/\n$/, "").split(/\r?\n/)) {
     const hunk = HUNK.exec(raw);
     if (hunk !== null) {
       oldLine = Number(hunk[1]);
       newLine = Number(hunk[2]);
+      numbered = true;
       inHunk = true;
       rows.push({ kind: "hunk", text: raw });
+      continue;
+    }
+    const bare = BARE_HUNK.exec(raw);
+    if (bare !== null) {
+      numbered = false;
+      inHunk = true;
+      rows.push({ kind: "hunk", text: bare[1]?.trim() || "…" });
       continue;
     }
     if (!inHunk || raw.startsWith("\\")) {
@@ -36,7 +47,8 @@ export function parseUnifiedDiff(patch: string): DiffRow[] {
     }
     const sign = raw[0];
     const text = raw.slice(1);
-    if (sign === "+") rows.push({ kind: "add", newLine: newLine++, text });
+    if (!numbered) rows.push({ kind: sign === "+" ? "add" : sign === "-" ? "remove" : "context", text });
+    else if (sign === "+") rows.push({ kind: "add", newLine: newLine++, text });
     else if (sign === "-") rows.push({ kind: "remove", oldLine: oldLine++, text });
     else rows.push({ kind: "context", oldLine: oldLine++, newLine: newLine++, text });
   }

@@ -10,6 +10,10 @@ export interface DiffViewProps {
   readonly path: string;
   readonly oldPath?: string;
   readonly patch?: string;
+  /** Show at most this many diff rows, then how many more there are (the timeline shows diffs in full). */
+  readonly maxRows?: number;
+  /** Said after the count of rows left out. */
+  readonly moreHint?: string;
 }
 
 function opTitle(op: DiffOp, path: string, oldPath: string | undefined): string {
@@ -54,23 +58,28 @@ function sign(row: DiffRow): string {
   }
 }
 
-/** A file change shown in full with old/new line numbers and +/- colouring (never clipped). */
+/**
+ * A file change with old/new line numbers and +/- colouring: in full (the timeline), or its first `maxRows`
+ * rows (an approval card). Without a patch only the title shows: no made-up "+0 -0".
+ */
 export function DiffView(props: DiffViewProps): ReactNode {
   const { theme } = useChat();
   const rows = useMemo(() => (props.patch === undefined ? [] : parseUnifiedDiff(props.patch)), [props.patch]);
   const width = gutterWidth(rows);
   const stats = diffStats(rows);
   const blank = " ".repeat(width);
+  const limit = props.maxRows === undefined || rows.length <= props.maxRows ? rows.length : Math.max(1, props.maxRows - 1);
+  const shown = limit === rows.length ? rows : rows.slice(0, limit);
   return (
     <box flexDirection="column">
       <text>
         <span fg={theme.text} attributes={TextAttributes.BOLD}>
           {opTitle(props.op, props.path, props.oldPath)}
         </span>
-        <span fg={theme.diffAdd}>{` +${stats.added}`}</span>
-        <span fg={theme.diffRemove}>{` -${stats.removed}`}</span>
+        {props.patch === undefined ? null : <span fg={theme.diffAdd}>{` +${stats.added}`}</span>}
+        {props.patch === undefined ? null : <span fg={theme.diffRemove}>{` -${stats.removed}`}</span>}
       </text>
-      {rows.map((row, i) => {
+      {shown.map((row, i) => {
         const color = rowColor(theme, row);
         if (row.kind === "hunk" || row.kind === "meta") {
           return (
@@ -88,6 +97,11 @@ export function DiffView(props: DiffViewProps): ReactNode {
           </text>
         );
       })}
+      {shown.length < rows.length ? (
+        <text fg={theme.muted} attributes={TextAttributes.DIM}>
+          {`… +${rows.length - shown.length} more line${rows.length - shown.length === 1 ? "" : "s"}${props.moreHint === undefined ? "" : ` ${props.moreHint}`}`}
+        </text>
+      ) : null}
     </box>
   );
 }
