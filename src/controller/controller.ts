@@ -14,7 +14,7 @@ import { reduce, type ProjectionState } from "../projection/index.ts";
 import { BatonError } from "../shared/errors.ts";
 import type { TurnId } from "../shared/ids.ts";
 import type { HarnessBinding } from "./binding.ts";
-import { InteractionBroker, type InteractionPolicy, type PendingInteraction } from "./interaction-broker.ts";
+import { InteractionBroker, type InteractionPolicy, type PendingInteraction } from "../interaction/broker.ts";
 import { SessionPipeline, type PipelineListener } from "./pipeline.ts";
 import type { ControllerDeps } from "./ports.ts";
 import { routeEvent, TurnFinalizer } from "./finalize.ts";

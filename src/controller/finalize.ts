@@ -12,7 +12,7 @@ import { outcomeOf, recordAttempt } from "./attempts.ts";
 import { repairOpenTools } from "./repair.ts";
 import { withHint } from "./turn-errors.ts";
 import { BatonError } from "../shared/errors.ts";
-import type { InteractionBroker } from "./interaction-broker.ts";
+import type { InteractionBroker } from "../interaction/broker.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
 

@@ -1,4 +1,8 @@
-/** Interaction drafts and resolutions (inventory §3.4). */
+/**
+ * Interaction drafts and resolutions (inventory §3.4): the payload vocabulary of `interaction.opened` and
+ * `interaction.resolved`, so it lives with the event registry that every floor may read (adapters draft it,
+ * the projection folds it). The broker that opens and resolves interactions is in `src/interaction/`.
+ */
 import { z } from "zod";
 import { diffBlockSchema } from "./content.ts";
 

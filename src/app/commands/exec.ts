@@ -3,7 +3,7 @@
  * depend on: exit 0 completed, 1 failed, 2 usage/config, 130 interrupted; `--json` prints every
  * appended envelope exactly as stored.
  */
-import type { InteractionPolicy } from "../../controller/interaction-broker.ts";
+import type { InteractionPolicy } from "../../interaction/broker.ts";
 import type { InteractionResolution } from "../../event/interaction-types.ts";
 import { isStorageFailure } from "../../controller/storage-guard.ts";
 import { withHint } from "../../controller/turn-errors.ts";

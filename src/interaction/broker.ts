@@ -2,12 +2,10 @@
  * Interactions (IX-01..05): adapters submit drafts and await; the broker mints `ix_`, appends
  * `interaction.opened`, and exactly one `interaction.resolved`. A stale answer writes nothing.
  */
+import type { EventDraft } from "../event/envelope.ts";
 import type { InteractionDraft, InteractionResolution, CancelReason, Requester } from "../event/interaction-types.ts";
 import { BatonError } from "../shared/errors.ts";
-import type { InteractionId, TurnId } from "../shared/ids.ts";
-import type { AppendFn } from "./pipeline.ts";
-import type { LedgerPort } from "./ports.ts";
-import type { IdSource } from "../shared/ids.ts";
+import type { IdSource, InteractionId, TurnId } from "../shared/ids.ts";
 
 export interface PendingInteraction {
   readonly interactionId: InteractionId;
@@ -26,8 +24,10 @@ interface Waiter {
 }
 
 export interface BrokerDeps {
-  readonly append: AppendFn;
-  readonly ledger: Pick<LedgerPort, "sync">;
+  /** Stamp, write and broadcast one event (the controller's pipeline); throws when it cannot be written. */
+  readonly append: (draft: EventDraft) => unknown;
+  /** Make what was appended durable before the requester acts on it. */
+  readonly ledger: { sync(): Promise<void> };
   readonly ids: IdSource;
   /** Called after an interaction opens (UI refresh, policies). */
   readonly onOpened?: (pending: PendingInteraction) => void;
