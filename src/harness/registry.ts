@@ -1,7 +1,7 @@
 /** The harness registry (HAR-01..03): definitions by id, targets built from configuration, fail-closed lookup. */
 import { BatonError } from "../shared/errors.ts";
 import type { HarnessDefinition, HarnessTarget } from "./definition.ts";
-import { matchTargetRef, type TargetMatch } from "./ids.ts";
+import { matchTargetRef, type TargetMatch } from "./target-refs.ts";
 
 export interface TargetConfigInput {
   /** Per-harness settings sections (e.g. `harnesses.codex`). */

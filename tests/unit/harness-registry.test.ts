@@ -1,7 +1,7 @@
 /** Target ids, aliases, prefixes and configured targets (HAR-01..03). */
 import { describe, expect, test } from "bun:test";
 import { HarnessRegistry } from "../../src/harness/registry.ts";
-import { matchTargetRef } from "../../src/harness/ids.ts";
+import { matchTargetRef } from "../../src/harness/target-refs.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { normalizeStopReason } from "../../src/harness/normalize.ts";
 
