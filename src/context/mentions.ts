@@ -3,6 +3,7 @@
  * `@bs_<ULID>` tokens, expanded into `<baton-context>` blocks before the typed text. The harness gets
  * the expanded prompt (and `user_message` stores it for audit); displays strip the wrapper.
  */
+import type { PromptBlock } from "../event/content.ts";
 import { fenceBlock } from "../shared/context-markers.ts";
 import type { ContextProviderRegistry } from "./providers.ts";
 
@@ -87,4 +88,34 @@ export async function expandMentions(text: string, registry: ContextProviderRegi
 
 function bound(text: string, maxChars: number): string {
   return text.length <= maxChars ? text : `${text.slice(0, Math.max(0, maxChars - 1))}…`;
+}
+
+/** `untyped`: the parts of the prompt the user did not type (pasted or piped); references only there stay text. */
+export function hasMentions(blocks: readonly PromptBlock[], untyped: readonly string[] = []): boolean {
+  return blocks.some((block) => {
+    if (block.type !== "text") return false;
+    const found = parseMentions(block.text, untyped);
+    return found.references.length > 0 || found.legacy.length > 0;
+  });
+}
+
+/** Expand the first text block that has references; the others stay as typed. */
+export async function expandBlocks(
+  blocks: readonly PromptBlock[],
+  providers: ContextProviderRegistry,
+  budgetChars: number,
+  untyped: readonly string[] = [],
+): Promise<readonly PromptBlock[]> {
+  const out: PromptBlock[] = [];
+  let done = false;
+  for (const block of blocks) {
+    if (done || block.type !== "text") {
+      out.push(block);
+      continue;
+    }
+    const expansion = await expandMentions(block.text, providers, budgetChars, untyped);
+    done = expansion.expanded;
+    out.push(expansion.expanded ? { ...block, text: expansion.text } : block);
+  }
+  return out;
 }

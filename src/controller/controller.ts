@@ -31,7 +31,7 @@ import { appendAdmission, compactRecord, promptRecord } from "./admission.ts";
 import { TargetConfigurator } from "./target-config.ts";
 import { startTitleGeneration } from "./titles.ts";
 import { BindingPool } from "./binding-pool.ts";
-import { expandBlocks, hasMentions } from "./mention-expansion.ts";
+import { expandBlocks, hasMentions } from "../context/mentions.ts";
 import type { ContextProviderRegistry } from "../context/providers.ts";
 import { canSteer, trySteer } from "./steer.ts";
 import { targetLabel } from "./context-delivery.ts";
