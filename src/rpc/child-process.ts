@@ -30,7 +30,8 @@ export interface ChildSpawnOptions {
   readonly cwd?: string;
   /** The child's complete environment. */
   readonly env: Readonly<Record<string, string | undefined>>;
-  readonly stdio?: readonly [IOType, IOType, IOType];
+  /** stdin, stdout, stderr, then any extra pipes (fd 3, 4, …). */
+  readonly stdio?: readonly IOType[];
 }
 
 export interface StopOptions {

@@ -5,7 +5,7 @@
  * without a process. Server-initiated requests carry ids that overlap numerically with ours;
  * they are told apart by the presence of `method` and kept in a separate table.
  */
-import { BatonError, describeError } from "../shared/errors.ts";
+import { BatonError, describeError, type BatonErrorCode } from "../shared/errors.ts";
 import { systemClock, type Clock, type TimerHandle } from "../shared/clock.ts";
 import { LineFramer, encodeJsonLine } from "../shared/jsonl.ts";
 import { silentLogger, type Logger } from "../shared/log.ts";
@@ -43,8 +43,25 @@ export class JsonRpcError extends Error {
 export interface JsonRpcPeerOptions {
   readonly transport: JsonRpcTransport;
   readonly onNotification?: (method: string, params: unknown) => void;
-  /** Answer a server-initiated request: the resolved value is the result, a throw becomes an error response. */
-  readonly onRequest?: (method: string, params: unknown, id: RpcId) => unknown;
+  /**
+   * Answer a server-initiated request: the resolved value is the result, a throw becomes an error response.
+   * `signal` aborts when the other side cancels the request (only with `cancelMethod`).
+   */
+  readonly onRequest?: (method: string, params: unknown, id: RpcId, signal: AbortSignal) => unknown;
+  /**
+   * LSP-style cancellation (`$/cancelRequest {id}`): when set, a request of ours that times out or is aborted
+   * is announced to the other side with this notification, and the same notification from the other side
+   * aborts the signal of the request it names (it never reaches `onNotification`).
+   */
+  readonly cancelMethod?: string;
+  /** Called for every line that is not a JSON-RPC message (non-JSON, non-object, malformed, over the byte cap). */
+  readonly onMalformed?: (problem: string) => void;
+  /** Byte cap per line (default: the framer's); longer lines are dropped and reported as malformed. */
+  readonly maxLineBytes?: number;
+  /** Add `"jsonrpc": "2.0"` to every message we send (Codex omits it; strict peers want it). */
+  readonly stampVersion?: boolean;
+  /** The BatonError code pending requests are rejected with when the connection closes (default harness_dead). */
+  readonly closedCode?: BatonErrorCode;
   /** Called once when the input ends, fails, or `close` is called. */
   readonly onClose?: (reason: string) => void;
   readonly log?: Logger;
@@ -57,6 +74,16 @@ export interface JsonRpcPeerOptions {
 export interface RequestOptions {
   /** Reject with BatonError("timeout") after this many ms; a late reply is then ignored. */
   readonly timeoutMs?: number;
+  /** Aborting rejects with BatonError("cancelled") (and announces the cancel, with `cancelMethod`). */
+  readonly signal?: AbortSignal;
+}
+
+/** A request of ours we gave up on (timeout or abort) and told the other side to cancel, still unanswered. */
+export interface AbandonedRequest {
+  readonly id: RpcId;
+  readonly method: string;
+  /** Clock time it was given up on. */
+  readonly since: number;
 }
 
 interface Pending {
@@ -64,6 +91,7 @@ interface Pending {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
   timer: TimerHandle | undefined;
+  detach: (() => void) | undefined;
 }
 
 const MAX_LOGGED_LINE = 300;
@@ -75,11 +103,13 @@ export class JsonRpcPeer {
   private readonly clock: Clock;
   private readonly name: string;
   private readonly pending = new Map<RpcId, Pending>();
-  /** Server-initiated requests still being answered (separate id space from `pending`). */
-  private readonly inbound = new Set<RpcId>();
+  /** Server-initiated requests still being answered (separate id space from `pending`), with their cancel. */
+  private readonly inbound = new Map<RpcId, AbortController>();
+  /** Requests we gave up on and asked the other side to cancel; removed when their late answer arrives. */
+  private readonly abandonedRequests = new Map<RpcId, AbandonedRequest>();
   private nextId = 1;
   private closedReason: string | undefined;
-  private readonly framer = new LineFramer();
+  private readonly framer: LineFramer;
   private started = false;
   private skippedLines = 0;
 
@@ -89,6 +119,10 @@ export class JsonRpcPeer {
     this.log = options.log ?? silentLogger;
     this.clock = options.clock ?? systemClock;
     this.name = options.name ?? "peer";
+    this.framer = new LineFramer({
+      ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
+      onOversize: (bytes) => this.malformed(`line of ${bytes} bytes over the ${options.maxLineBytes ?? "default"} byte cap dropped`),
+    });
   }
 
   get closed(): boolean {
@@ -104,6 +138,18 @@ export class JsonRpcPeer {
     return this.skippedLines;
   }
 
+  /** Requests of ours still outstanding (answered ones and abandoned ones excluded). */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /** The longest-abandoned request that the other side has still not answered, if any. */
+  oldestAbandoned(): AbandonedRequest | undefined {
+    let oldest: AbandonedRequest | undefined;
+    for (const entry of this.abandonedRequests.values()) if (oldest === undefined || entry.since < oldest.since) oldest = entry;
+    return oldest;
+  }
+
   /** Start reading. Resolves when the input has ended and the peer is closed. */
   start(): Promise<void> {
     if (this.started) throw new Error("JsonRpcPeer already started");
@@ -115,17 +161,26 @@ export class JsonRpcPeer {
     if (this.closedReason !== undefined) {
       return Promise.reject(this.closedError(method));
     }
+    if (options.signal?.aborted === true) return Promise.reject(new BatonError("cancelled", `${method} to ${this.name} was cancelled before it was sent`));
     const id = this.nextId++;
     return new Promise<unknown>((resolve, reject) => {
-      const entry: Pending = { method, resolve, reject, timer: undefined };
+      const entry: Pending = { method, resolve, reject, timer: undefined, detach: undefined };
       this.pending.set(id, entry);
       if (options.timeoutMs !== undefined) {
         const ms = options.timeoutMs;
         entry.timer = this.clock.setTimeout(() => {
           if (this.pending.get(id) !== entry) return;
-          this.pending.delete(id);
-          reject(new BatonError("timeout", `${this.name} did not answer ${method} within ${ms} ms`));
+          this.abandon(id, entry, new BatonError("timeout", `${this.name} did not answer ${method} within ${ms} ms`));
         }, ms);
+      }
+      const signal = options.signal;
+      if (signal !== undefined) {
+        const onAbort = (): void => {
+          if (this.pending.get(id) !== entry) return;
+          this.abandon(id, entry, new BatonError("cancelled", `${method} to ${this.name} was cancelled`));
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+        entry.detach = () => signal.removeEventListener("abort", onAbort);
       }
       const message = params === undefined ? { id, method } : { id, method, params };
       try {
@@ -135,6 +190,21 @@ export class JsonRpcPeer {
         reject(new BatonError("harness_dead", `could not send ${method} to ${this.name}: ${describeError(error)}`, { cause: error }));
       }
     });
+  }
+
+  /** Give up on a pending request: reject it, and with `cancelMethod` tell the other side and remember it. */
+  private abandon(id: RpcId, entry: Pending, error: BatonError): void {
+    this.settle(id);
+    const cancel = this.options.cancelMethod;
+    if (cancel !== undefined && this.closedReason === undefined) {
+      this.abandonedRequests.set(id, { id, method: entry.method, since: this.clock.now() });
+      try {
+        this.send({ method: cancel, params: { id } });
+      } catch (sendError) {
+        this.log.log("debug", `${this.name}: could not send ${cancel}`, { error: sendError });
+      }
+    }
+    entry.reject(error);
   }
 
   notify(method: string, params?: unknown): void {
@@ -150,6 +220,8 @@ export class JsonRpcPeer {
       this.settle(id);
       entry.reject(this.closedError(entry.method));
     }
+    this.abandonedRequests.clear();
+    for (const controller of this.inbound.values()) controller.abort();
     this.inbound.clear();
     try {
       this.transport.end();
@@ -164,19 +236,20 @@ export class JsonRpcPeer {
   }
 
   private closedError(method: string): BatonError {
-    return new BatonError("harness_dead", `${this.name} connection closed (${this.closedReason ?? "closed"}) before ${method} was answered`);
+    return new BatonError(this.options.closedCode ?? "harness_dead", `${this.name} connection closed (${this.closedReason ?? "closed"}) before ${method} was answered`);
   }
 
   private settle(id: RpcId): void {
     const entry = this.pending.get(id);
     if (entry === undefined) return;
     if (entry.timer !== undefined) this.clock.clearTimeout(entry.timer);
+    entry.detach?.();
     this.pending.delete(id);
   }
 
   private send(message: Record<string, unknown>): void {
     this.options.trace?.("out", message);
-    this.transport.write(encodeJsonLine(message));
+    this.transport.write(encodeJsonLine(this.options.stampVersion === true ? { jsonrpc: "2.0", ...message } : message));
   }
 
   private async readLoop(): Promise<void> {
@@ -227,9 +300,23 @@ export class JsonRpcPeer {
   private skip(what: string, line: string): void {
     this.skippedLines++;
     this.log.log("warn", `${this.name}: ${what}`, { attributes: { line: line.slice(0, MAX_LOGGED_LINE) } });
+    this.malformed(`${what}: ${line.slice(0, MAX_LOGGED_LINE)}`);
+  }
+
+  private malformed(problem: string): void {
+    try {
+      this.options.onMalformed?.(problem);
+    } catch (error) {
+      this.log.log("error", `${this.name}: malformed-line handler threw`, { error });
+    }
   }
 
   private handleNotification(method: string, params: unknown): void {
+    if (method === this.options.cancelMethod) {
+      const id = typeof params === "object" && params !== null ? (params as { id?: unknown }).id : undefined;
+      if (typeof id === "number" || typeof id === "string") this.inbound.get(id)?.abort();
+      return;
+    }
     try {
       this.options.onNotification?.(method, params);
     } catch (error) {
@@ -240,6 +327,7 @@ export class JsonRpcPeer {
   private handleResponse(id: RpcId, record: Record<string, unknown>): void {
     const entry = this.pending.get(id);
     if (entry === undefined) {
+      this.abandonedRequests.delete(id);
       this.log.log("debug", `${this.name}: late or unknown response ignored`, { attributes: { id } });
       return;
     }
@@ -256,10 +344,12 @@ export class JsonRpcPeer {
   }
 
   private handleRequest(method: string, params: unknown, id: RpcId): void {
-    this.inbound.add(id);
+    const controller = new AbortController();
+    this.inbound.set(id, controller);
     const handler = this.options.onRequest;
     const answer = (payload: Record<string, unknown>): void => {
-      if (!this.inbound.delete(id) || this.closedReason !== undefined) return;
+      if (this.inbound.get(id) !== controller || this.closedReason !== undefined) return;
+      this.inbound.delete(id);
       try {
         this.send({ id, ...payload });
       } catch (error) {
@@ -272,7 +362,7 @@ export class JsonRpcPeer {
     }
     let result: unknown;
     try {
-      result = handler(method, params, id);
+      result = handler(method, params, id, controller.signal);
     } catch (error) {
       answer({ error: { code: -32603, message: describeError(error) } });
       return;

@@ -19,11 +19,17 @@ export type BatonErrorCode =
   | "prompt_unsupported"
   | "contract_violation"
   | "timeout"
+  | "cancelled"
   | "not_pending"
   | "busy"
   | "native_unreadable"
   | "native_incomplete"
   | "native_diverged"
+  | "plugin_invalid"
+  | "plugin_not_found"
+  | "plugin_exists"
+  | "plugin_failed"
+  | "plugin_consent"
   | "internal";
 
 export class BatonError extends Error {

@@ -43,6 +43,14 @@ export class LineFramer {
       }
       const line = this.pending + piece;
       this.reset();
+      // A UTF-16 unit is at most 3 UTF-8 bytes, so only long lines need their bytes counted.
+      if (line.length * 3 > this.maxLineBytes) {
+        const bytes = Buffer.byteLength(line);
+        if (bytes > this.maxLineBytes) {
+          this.onOversize?.(bytes);
+          continue;
+        }
+      }
       lines.push(stripCr(line));
     }
     const rest = text.slice(start);

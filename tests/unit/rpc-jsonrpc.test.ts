@@ -261,4 +261,69 @@ describe("JsonRpcPeer", () => {
     await tick();
     expect(t.sent).toEqual([]);
   });
+
+  test("with cancelMethod, a timed-out request is announced, remembered until its late answer, and rejected", async () => {
+    const t = memoryTransport();
+    const clock = new ManualClock();
+    const peer = new JsonRpcPeer({ transport: t.transport, clock, name: "runner", cancelMethod: "$/cancelRequest" });
+    void peer.start();
+    const slow = peer.request("command/execute", { commandId: "sleep" }, { timeoutMs: 1000 });
+    clock.advance(1000);
+    expect(isBatonError(await slow.catch((e: unknown) => e), "timeout")).toBe(true);
+    expect(t.sent[1]).toEqual({ method: "$/cancelRequest", params: { id: 1 } });
+    expect(peer.oldestAbandoned()).toEqual({ id: 1, method: "command/execute", since: clock.now() });
+    expect(peer.pendingCount).toBe(0);
+    t.feed('{"id":1,"error":{"code":-32800,"message":"cancelled"}}\n');
+    await tick();
+    expect(peer.oldestAbandoned()).toBeUndefined();
+  });
+
+  test("an aborted request rejects with cancelled and announces the cancel", async () => {
+    const t = memoryTransport();
+    const peer = new JsonRpcPeer({ transport: t.transport, cancelMethod: "$/cancelRequest" });
+    void peer.start();
+    const controller = new AbortController();
+    const p = peer.request("x", {}, { signal: controller.signal });
+    controller.abort();
+    expect(isBatonError(await p.catch((e: unknown) => e), "cancelled")).toBe(true);
+    expect(t.sent).toEqual([{ id: 1, method: "x", params: {} }, { method: "$/cancelRequest", params: { id: 1 } }]);
+    await expect(peer.request("y", {}, { signal: controller.signal })).rejects.toThrow(/cancelled before it was sent/);
+  });
+
+  test("the other side's cancel aborts that request's handler signal; its answer is still sent", async () => {
+    const t = memoryTransport();
+    const got: string[] = [];
+    const peer = new JsonRpcPeer({
+      transport: t.transport,
+      cancelMethod: "$/cancelRequest",
+      onNotification: (m) => got.push(m),
+      onRequest: (_method, _params, _id, signal) =>
+        new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error("aborted by host")))),
+    });
+    void peer.start();
+    t.feed('{"id":5,"method":"slow"}\n');
+    await tick();
+    t.feed('{"method":"$/cancelRequest","params":{"id":5}}\n');
+    await tick();
+    await tick();
+    expect(got).toEqual([]);
+    expect(t.sent).toEqual([{ id: 5, error: { code: -32603, message: "aborted by host" } }]);
+  });
+
+  test("onMalformed hears garbage and over-long lines; stampVersion adds jsonrpc 2.0; closedCode names the failure", async () => {
+    const t = memoryTransport();
+    const problems: string[] = [];
+    const peer = new JsonRpcPeer({ transport: t.transport, onMalformed: (p) => problems.push(p), maxLineBytes: 64, stampVersion: true, closedCode: "plugin_failed" });
+    const done = peer.start();
+    const p = peer.request("a", undefined);
+    expect(t.sent[0]).toEqual({ jsonrpc: "2.0", id: 1, method: "a" });
+    t.feed(`hello\n{"method":"${"x".repeat(100)}"}\n`);
+    await tick();
+    expect(problems.length).toBe(2);
+    expect(problems.some((p) => p.includes("non-JSON line skipped: hello"))).toBe(true);
+    expect(problems.some((p) => p.includes("byte cap"))).toBe(true);
+    t.eof();
+    await done;
+    expect(isBatonError(await p.catch((e: unknown) => e), "plugin_failed")).toBe(true);
+  });
 });

@@ -27,6 +27,15 @@ describe("LineFramer", () => {
     expect(sizes[0]).toBeGreaterThan(10);
   });
 
+  test("a complete line over the byte cap inside one chunk is dropped too", () => {
+    const sizes: number[] = [];
+    const framer = new LineFramer({ maxLineBytes: 10, onOversize: (bytes) => sizes.push(bytes) });
+    expect(framer.push("short\n0123456789ABCDEF\nok\n")).toEqual(["short", "ok"]);
+    expect(sizes).toEqual([16]);
+    expect(framer.push("éééééé\n")).toEqual([]);
+    expect(sizes).toEqual([16, 12]);
+  });
+
   test("encodeJsonLine round-trips through the framer", () => {
     const framer = new LineFramer();
     expect(framer.push(encodeJsonLine({ x: "a\nb" }))).toEqual(['{"x":"a\\nb"}']);
