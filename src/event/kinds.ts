@@ -21,6 +21,26 @@ export const ATTEMPT_OUTCOMES = ["completed", "not_accepted", "failed", "cancell
 export const CONTEXT_TRANSPORTS = ["sync_context", "submit_side_channel", "prompt_prepend"] as const;
 export const TASK_STATUSES = ["in_progress", "completed", "failed", "stopped"] as const;
 export const RECONCILE_STATES = ["idle", "active", "waiting_approval", "waiting_input", "unknown"] as const;
+/** The plugin binding states that are facts in the ledger (the transient ones live only in the manager). */
+export const PLUGIN_BINDING_STATES = ["active", "failed", "closed"] as const;
+/**
+ * Why a binding failed (exit, hung, protocol, memory, activation, spawn) or closed (the rest). Unknown codes
+ * from a newer Baton are shown as they are; an unknown state is read as failed.
+ */
+export const PLUGIN_REASON_CODES = [
+  "exit",
+  "hung",
+  "protocol",
+  "memory",
+  "activation",
+  "spawn",
+  "disabled",
+  "removed",
+  "restart",
+  "reload",
+  "shutdown",
+  "recovery",
+] as const;
 
 const usageFields = {
   inputTokens: z.number().optional(),
@@ -246,6 +266,27 @@ export const EVENT_KINDS = {
       detail: z.string().optional(),
     }),
   },
+  _baton_plugin_binding_update: {
+    doc: "A plugin binding became active (with what it registered), failed (with why), or closed.",
+    payload: z.looseObject({
+      pluginInstanceId: z.string().regex(/^pi_[0-9A-Za-z]+$/),
+      pluginId: z.string().min(1),
+      packageVersion: z.string().min(1),
+      treeDigest: z.string().min(1),
+      state: z.enum(PLUGIN_BINDING_STATES),
+      reason: z.looseObject({ code: z.enum(PLUGIN_REASON_CODES), detail: z.string().optional() }).optional(),
+      registrations: z
+        .array(
+          z.looseObject({
+            type: z.string().min(1),
+            commandId: z.string().optional(),
+            name: z.string().optional(),
+            description: z.string().optional(),
+          }),
+        )
+        .optional(),
+    }),
+  },
   _baton_turn_summary: {
     doc: "One per turn: what the user asked, what the agent said and did, how it ended.",
     payload: z.looseObject({
@@ -278,6 +319,9 @@ export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 export type ContextTransport = (typeof CONTEXT_TRANSPORTS)[number];
 export type ReconcileState = (typeof RECONCILE_STATES)[number];
 export type TurnSummaryPayload = PayloadOf<"_baton_turn_summary">;
+export type PluginBindingState = (typeof PLUGIN_BINDING_STATES)[number];
+export type PluginReasonCode = (typeof PLUGIN_REASON_CODES)[number];
+export type PluginBindingPayload = PayloadOf<"_baton_plugin_binding_update">;
 
 export function isEventKind(kind: string): kind is EventKind {
   return Object.hasOwn(EVENT_KINDS, kind);

@@ -15,6 +15,7 @@ import { reduceContextReceipt, reduceContextSnapshot } from "./context.ts";
 import { reduceInteractionOpened, reduceInteractionResolved } from "./interactions.ts";
 import { reduceFullMessage, reduceMessageChunk, reduceUserMessage } from "./messages.ts";
 import { reduceError, reduceNotice, reduceStallCleared, reduceStallNotice } from "./notices.ts";
+import { reducePluginBinding } from "./plugins.ts";
 import { reducePlanImplementationStarted, reducePlanUpdate, reduceProposedPlan } from "./plans.ts";
 import { reduceApprovalReview } from "./reviews.ts";
 import { initialState, type ProjectionState } from "./state.ts";
@@ -85,6 +86,8 @@ function reduceKnown(state: ProjectionState, event: KnownEvent): ProjectionState
       return reduceAttemptUpdate(state, event);
     case "_baton_turn_summary":
       return reduceTurnSummary(state, event);
+    case "_baton_plugin_binding_update":
+      return reducePluginBinding(state, event);
     default:
       return assertNever(event, "event kind");
   }

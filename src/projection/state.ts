@@ -6,7 +6,7 @@
  */
 import type { ContentBlock } from "../event/content.ts";
 import type { InteractionDraft, InteractionResolution, Requester } from "../event/interaction-types.ts";
-import type { AttemptOutcome, AttemptPhase, LaunchSnapshot, PayloadOf } from "../event/kinds.ts";
+import type { AttemptOutcome, AttemptPhase, LaunchSnapshot, PayloadOf, PluginBindingState } from "../event/kinds.ts";
 import type { StopReason } from "../event/stop-reasons.ts";
 import { emptyList, type PagedList } from "./paged-list.ts";
 import { emptyTable, type Table } from "./table.ts";
@@ -15,7 +15,7 @@ import { emptyTable, type Table } from "./table.ts";
  * Bump whenever the state shape or the meaning of a field changes: checkpoints written under another
  * version are discarded and the ledger is replayed.
  */
-export const PROJECTION_VERSION = "projection-2";
+export const PROJECTION_VERSION = "projection-3";
 
 export type SessionRunState = "idle" | "running" | "requires_action";
 export type TurnRole = "driven" | "observed";
@@ -266,6 +266,27 @@ export type TurnSummaryEntry = PayloadOf<"_baton_turn_summary"> & {
   readonly harnessTargetId: string | null;
 };
 
+export interface PluginCommandItem {
+  readonly commandId: string;
+  readonly name: string;
+  readonly description: string;
+}
+
+/** The last known state of one plugin instance's binding in this session. */
+export interface PluginBindingItem {
+  readonly pluginInstanceId: string;
+  readonly pluginId: string;
+  readonly packageVersion: string;
+  readonly treeDigest: string;
+  readonly state: PluginBindingState;
+  /** Why it failed or closed; `code` is open for forward compatibility. */
+  readonly reason: { readonly code: string; readonly detail: string | null } | null;
+  /** What an active binding registered (empty otherwise). */
+  readonly commands: readonly PluginCommandItem[];
+  readonly seq: number;
+  readonly ts: string;
+}
+
 export interface ProjectionState {
   readonly batonSessionId: string | null;
   /** Seq of the last event that changed the projection (no-op and unknown events leave it). */
@@ -301,6 +322,8 @@ export interface ProjectionState {
   readonly turnSummaries: readonly TurnSummaryEntry[];
   /** turnId → index in `turnSummaries`. */
   readonly summaryIndex: Table<number>;
+  /** pluginInstanceId → its binding in this session. */
+  readonly plugins: Readonly<Record<string, PluginBindingItem>>;
 }
 
 export const ZERO_USAGE: UsageTotals = {
@@ -341,5 +364,6 @@ export function initialState(batonSessionId?: string): ProjectionState {
     attemptAnomalies: [],
     turnSummaries: [],
     summaryIndex: emptyTable(),
+    plugins: {},
   };
 }

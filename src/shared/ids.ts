@@ -2,6 +2,7 @@
  * Prefixed, branded ULIDs. Every Baton object id is minted here and nowhere else.
  * Shape: `<prefix>_<26 Crockford base32 chars>` (10 time chars + 16 random).
  */
+import { createHash } from "node:crypto";
 import { monotonicFactory } from "ulid";
 
 export const ID_PREFIXES = {
@@ -18,6 +19,7 @@ export const ID_PREFIXES = {
   review: "arv",
   handle: "hs",
   picker: "pk",
+  pluginInstance: "pi",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -37,6 +39,7 @@ export type EpochId = Branded<string, "EpochId">;
 export type ReviewId = Branded<string, "ReviewId">;
 export type HandleId = Branded<string, "HandleId">;
 export type PickerId = Branded<string, "PickerId">;
+export type PluginInstanceId = Branded<string, "PluginInstanceId">;
 
 export interface IdTypes {
   event: EventId;
@@ -52,6 +55,7 @@ export interface IdTypes {
   review: ReviewId;
   handle: HandleId;
   picker: PickerId;
+  pluginInstance: PluginInstanceId;
 }
 
 /** The id port: production mints ULIDs; tests pass a seeded source. */
@@ -100,4 +104,12 @@ export function sessionIdPrefix(typed: string): string | undefined {
   if (!hasPrefix && body.length === 0) return undefined;
   if (body.length > ULID_LENGTH || !CROCKFORD_BODY.test(body)) return undefined;
   return `bs_${body}`;
+}
+
+/**
+ * The one id that is derived, not minted (PLG-02): a plugin instance configured globally as
+ * `<pluginId>@<marketplace>` has `pi_` + the first 16 hex chars of sha256(key), the same in every session.
+ */
+export function pluginInstanceIdFor(key: string): PluginInstanceId {
+  return `${ID_PREFIXES.pluginInstance}_${createHash("sha256").update(key).digest("hex").slice(0, 16)}` as PluginInstanceId;
 }

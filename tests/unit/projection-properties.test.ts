@@ -127,6 +127,17 @@ const PAYLOADS: { [K in EventKind]: fc.Arbitrary<PayloadOf<K>> } = {
   _baton_turn_summary: fc
     .record({ turnId, toolCalls: fc.constant<PayloadOf<"_baton_turn_summary">["toolCalls"]>([]), agentText: opt(fc.constantFrom("did it")) })
     .map(defined),
+  _baton_plugin_binding_update: fc
+    .record({
+      pluginInstanceId: fc.constantFrom("pi_0123456789abcdef", "pi_fedcba9876543210"),
+      pluginId: fc.constant("acme/hello"),
+      packageVersion: fc.constantFrom("0.1.0", "0.2.0"),
+      treeDigest: fc.constant("sha512-x"),
+      state: fc.constantFrom("active", "failed", "closed"),
+      reason: opt(fc.constantFrom({ code: "exit" as const, detail: "exit code 1" }, { code: "disabled" as const })),
+      registrations: opt(fc.constant(null).map(() => [{ type: "command", commandId: "hello", name: "hello", description: "Say hello" }])),
+    })
+    .map(defined),
 };
 
 /** Kinds whose immediate re-delivery must be inert (upserts, first-write-wins, snapshots, closes). */

@@ -10,6 +10,7 @@ import {
   listToArray,
   reduce,
   replay,
+  selectPluginCommands,
   tableGet,
   type ProjectionState,
 } from "../../src/projection/index.ts";
@@ -419,6 +420,64 @@ const CASES: CaseTable = {
         expect(tableGet(before.turnData, "t_1")).toBeDefined();
         expect(s.turnSummaries).toEqual([{ turnId: "t_1", stopReason: "end_turn", userText: "hi", toolCalls: [], seq: 4, harnessTargetId: "codex" }]);
         expect(tableGet(s.turnData, "t_1")).toBeUndefined();
+      },
+    },
+  ],
+  _baton_plugin_binding_update: [
+    {
+      name: "an active binding is projected with the commands it registered",
+      when: (f) =>
+        f.make("_baton_plugin_binding_update", {
+          pluginInstanceId: "pi_0123456789abcdef",
+          pluginId: "acme/hello",
+          packageVersion: "0.1.0",
+          treeDigest: "sha512-abc",
+          state: "active",
+          registrations: [{ type: "command", commandId: "hello", name: "hello", description: "Say hello" }, { type: "controller" }],
+        }),
+      then: (s) => {
+        expect(s.plugins["pi_0123456789abcdef"]).toMatchObject({ pluginId: "acme/hello", state: "active", reason: null, commands: [{ commandId: "hello", name: "hello", description: "Say hello" }] });
+        expect(selectPluginCommands(s)).toEqual([{ pluginInstanceId: "pi_0123456789abcdef", pluginId: "acme/hello", command: { commandId: "hello", name: "hello", description: "Say hello" } }]);
+      },
+    },
+    {
+      name: "a failure replaces it with its reason and withdraws its commands",
+      given: (f) => [
+        f.make("_baton_plugin_binding_update", {
+          pluginInstanceId: "pi_0123456789abcdef",
+          pluginId: "acme/hello",
+          packageVersion: "0.1.0",
+          treeDigest: "sha512-abc",
+          state: "active",
+          registrations: [{ type: "command", commandId: "hello", name: "hello" }],
+        }),
+      ],
+      when: (f) =>
+        f.make("_baton_plugin_binding_update", {
+          pluginInstanceId: "pi_0123456789abcdef",
+          pluginId: "acme/hello",
+          packageVersion: "0.1.0",
+          treeDigest: "sha512-abc",
+          state: "failed",
+          reason: { code: "exit", detail: "exit code 3" },
+        }),
+      then: (s) => {
+        expect(s.plugins["pi_0123456789abcdef"]).toMatchObject({ state: "failed", reason: { code: "exit", detail: "exit code 3" }, commands: [] });
+        expect(selectPluginCommands(s)).toEqual([]);
+      },
+    },
+    {
+      name: "an unknown state from a newer Baton reads as failed, never active",
+      when: (f) =>
+        f.make("_baton_plugin_binding_update", {
+          pluginInstanceId: "pi_0123456789abcdef",
+          pluginId: "acme/hello",
+          packageVersion: "0.1.0",
+          treeDigest: "sha512-abc",
+          state: "hibernating" as never,
+        }),
+      then: (s) => {
+        expect(s.plugins["pi_0123456789abcdef"]).toMatchObject({ state: "failed", reason: { code: "unknown" } });
       },
     },
   ],
