@@ -37,6 +37,7 @@ export const PLUGIN_REASON_CODES = [
   "disabled",
   "removed",
   "restart",
+  "update",
   "reload",
   "shutdown",
   "recovery",

@@ -96,6 +96,12 @@ interface Pending {
 
 const MAX_LOGGED_LINE = 300;
 
+/** A handler's throw as an error response: a JsonRpcError keeps its code and data, anything else is -32603. */
+function errorPayload(error: unknown): Record<string, unknown> {
+  if (error instanceof JsonRpcError) return { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) };
+  return { code: -32603, message: describeError(error) };
+}
+
 export class JsonRpcPeer {
   private readonly transport: JsonRpcTransport;
   private readonly options: JsonRpcPeerOptions;
@@ -364,12 +370,12 @@ export class JsonRpcPeer {
     try {
       result = handler(method, params, id, controller.signal);
     } catch (error) {
-      answer({ error: { code: -32603, message: describeError(error) } });
+      answer({ error: errorPayload(error) });
       return;
     }
     Promise.resolve(result).then(
       (value) => answer({ result: value ?? null }),
-      (error: unknown) => answer({ error: { code: -32603, message: describeError(error) } }),
+      (error: unknown) => answer({ error: errorPayload(error) }),
     );
   }
 }

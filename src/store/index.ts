@@ -1,6 +1,7 @@
 /** The store's public surface. Low-level helpers (line framing, file utilities) stay internal. */
 export * from "./checkpoint.ts";
 export { DIR_MODE, FILE_MODE } from "./files.ts";
+export * from "./file-lock.ts";
 export * from "./fork.ts";
 export * from "./ledger.ts";
 export { readLedgerFile, scanLedger, type LedgerProblem, type LedgerProblemKind, type LedgerScan, type LocatedEvent } from "./ledger-read.ts";

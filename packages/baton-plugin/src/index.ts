@@ -1,0 +1,26 @@
+/** The Baton plugin SDK (the `baton-plugin` package): the authoring types, `definePlugin` and `exec`. */
+export { definePlugin } from "./define.ts";
+export {
+  configureExec,
+  createExec,
+  exec,
+  ExecRefused,
+  EXEC_DEFAULT_OUTPUT_BYTES,
+  EXEC_DEFAULT_TIMEOUT_MS,
+  EXEC_MAX_OUTPUT_BYTES,
+  EXEC_MAX_TIMEOUT_MS,
+} from "./exec.ts";
+export {
+  SDK_VERSION,
+  type ActivationContext,
+  type CommandInput,
+  type CommandRegistration,
+  type CommandResult,
+  type ExecFn,
+  type ExecOptions,
+  type ExecResult,
+  type JsonValue,
+  type LogAttributes,
+  type PluginLogger,
+  type PluginPackage,
+} from "./types.ts";

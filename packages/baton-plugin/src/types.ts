@@ -1,0 +1,90 @@
+/**
+ * What a Baton plugin author writes against (SDK 1). A plugin is a package whose entry default-exports a
+ * `PluginPackage`; Baton runs it in a runner process of its own and calls `activate` once per session.
+ * Nothing here can reach a harness, the session ledger or the UI: a plugin registers commands, logs,
+ * shows toasts and runs the programs its manifest declares. (Resources and controllers arrive in SDK 2.)
+ */
+
+/** The SDK version this package implements; the manifest's `sdk` must equal it. */
+export const SDK_VERSION = 1;
+
+export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+export interface PluginPackage {
+  /** `owner/name`, equal to the manifest's `pluginId`. */
+  readonly pluginId: string;
+  /** Equal to the manifest's `version`. */
+  readonly version: string;
+  /** Register everything here; registration is sealed once this resolves. */
+  activate(ctx: ActivationContext): void | Promise<void>;
+}
+
+export interface ActivationContext {
+  readonly instance: { readonly pluginInstanceId: string; readonly key: string; readonly config: JsonValue };
+  readonly session: { readonly batonSessionId: string; readonly cwd: string };
+  /** Private directories (mode 0700), created before `activate` runs. */
+  readonly dataDirs: { readonly global: string; readonly project: string; readonly session: string; readonly instance: string };
+  readonly logger: PluginLogger;
+  readonly toast: { show(toast: { readonly text: string; readonly tone?: "info" | "success" | "warning" | "error" }): void };
+  /** Runs a program the manifest declares under `permissions.exec`, always with a timeout and an output cap. */
+  readonly exec: ExecFn;
+  /** Aborted when the binding closes. */
+  readonly signal: AbortSignal;
+  registerCommand(command: CommandRegistration): void;
+  /** Runs when the binding closes, in reverse order of registration. */
+  onClose(cleanup: () => void | Promise<void>): void;
+}
+
+export interface LogAttributes {
+  readonly component?: string;
+  readonly error?: unknown;
+  readonly attributes?: Readonly<Record<string, JsonValue>>;
+}
+
+export interface PluginLogger {
+  debug(message: string, fields?: LogAttributes): void;
+  info(message: string, fields?: LogAttributes): void;
+  warn(message: string, fields?: LogAttributes): void;
+  error(message: string, fields?: LogAttributes): void;
+}
+
+export interface CommandInput {
+  /** What the user typed after `/<name> `. */
+  readonly argument: string;
+  /** Aborted when Baton gives up on the call (deadline) or the binding closes. */
+  readonly signal: AbortSignal;
+}
+
+/** What a command shows: a message in the transcript (authored by the plugin), or nothing. */
+export type CommandResult = { readonly kind: "message"; readonly text: string } | undefined | void;
+
+export interface CommandRegistration {
+  /** Lowercase letters, digits and hyphens; may not shadow a Baton command. Listed in the manifest too. */
+  readonly name: string;
+  readonly description: string;
+  execute(input: CommandInput): CommandResult | Promise<CommandResult>;
+}
+
+export interface ExecOptions {
+  readonly cwd?: string;
+  /** Default 60 s, at most 10 min. */
+  readonly timeoutMs?: number;
+  /** Bytes kept of stdout and of stderr each; default 1 MiB, at most 16 MiB. */
+  readonly maxOutputBytes?: number;
+  /** Added to the runner's (already scrubbed) environment. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly input?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface ExecResult {
+  readonly code: number | null;
+  readonly signal: string | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly timedOut: boolean;
+  /** True when output beyond `maxOutputBytes` was dropped. */
+  readonly truncated: boolean;
+}
+
+export type ExecFn = (program: string, args: readonly string[], options?: ExecOptions) => Promise<ExecResult>;

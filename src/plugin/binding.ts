@@ -1,0 +1,252 @@
+/**
+ * A Binding: one activation of a plugin instance in this session (plugins.md §3). States
+ * `pending → spawning → activating → active → closing → closed`, any stage → `failed(reason)`. Its
+ * registrations take effect only on `active` (atomically) and are withdrawn on failure or close; every
+ * transition to active/failed/closed is reported once to the manager, which records it in the ledger.
+ */
+import * as fs from "node:fs";
+import path from "node:path";
+import type { PluginReasonCode } from "../event/kinds.ts";
+import type { ChildStream } from "../rpc/process-handle.ts";
+import { BatonError, describeError } from "../shared/errors.ts";
+import type { Logger, LogLevel } from "../shared/log.ts";
+import type { LoadedInstall } from "./install/installed.ts";
+import { encodeName } from "./paths.ts";
+import { scrubEnvironment } from "./permissions.ts";
+import { PROTOCOL_VERSION, type CommandResultWire, type NotificationOf, type Registration, type RunnerNotification } from "./protocol.ts";
+import type { InstanceSettings } from "./settings.ts";
+import { RunnerSupervisor, type FailureCode, type SupervisorTimings } from "./supervisor.ts";
+
+export type BindingState = "pending" | "spawning" | "activating" | "active" | "closing" | "closed" | "failed";
+export type BindingReasonCode = FailureCode | "activation" | Exclude<PluginReasonCode, FailureCode | "activation">;
+
+export interface BindingReason {
+  readonly code: BindingReasonCode;
+  readonly detail?: string;
+}
+
+export interface BindingSession {
+  readonly batonSessionId: string;
+  readonly cwd: string;
+  /** The project's directory in the store and the session's directory (plugin data dirs go under both). */
+  readonly projectDir: string;
+  readonly sessionDir: string;
+}
+
+export interface BindingDeps {
+  readonly instance: InstanceSettings;
+  /** Undefined when the install could not be loaded: the binding is then failed from the start. */
+  readonly install: LoadedInstall | undefined;
+  readonly loadFailure?: BindingReason;
+  readonly session: BindingSession;
+  /** `$BATON_HOME/plugins` (global data dirs go under it). */
+  readonly pluginsRoot: string;
+  readonly runner: { readonly file: string; readonly args: readonly string[] };
+  /** The user's environment (scrubbed before it reaches the runner). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Baton's own command names: a plugin command may not shadow them. */
+  readonly reservedCommands: ReadonlySet<string>;
+  /** Records stamped with this plugin's provenance (session log and plugin log). */
+  readonly log: Logger;
+  readonly timings?: Partial<SupervisorTimings>;
+  /** active / failed / closed, once each. */
+  readonly onSettled: (binding: PluginBinding) => void;
+  readonly onToast: (binding: PluginBinding, text: string, tone: "info" | "success" | "warning" | "error") => void;
+}
+
+const STDOUT_LEVEL: Readonly<Record<ChildStream, LogLevel>> = { stdout: "debug", stderr: "warn" };
+
+export class PluginBinding {
+  private current: BindingState = "pending";
+  private why: BindingReason | undefined;
+  private supervisor: RunnerSupervisor | undefined;
+  private registered: readonly Registration[] = [];
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly deps: BindingDeps) {
+    if (deps.install === undefined) {
+      this.current = "failed";
+      this.why = deps.loadFailure ?? { code: "activation", detail: "the package could not be loaded" };
+    }
+  }
+
+  get state(): BindingState {
+    return this.current;
+  }
+
+  get reason(): BindingReason | undefined {
+    return this.why;
+  }
+
+  get instance(): InstanceSettings {
+    return this.deps.instance;
+  }
+
+  get treeDigest(): string {
+    return this.deps.install?.receipt.treeDigest ?? "unknown";
+  }
+
+  get pluginId(): string {
+    return this.deps.instance.pluginId;
+  }
+
+  get version(): string {
+    return this.deps.install?.receipt.version ?? this.deps.instance.version;
+  }
+
+  /** What an active binding registered (empty in every other state). */
+  get registrations(): readonly Registration[] {
+    return this.current === "active" ? this.registered : [];
+  }
+
+  get runnerPid(): number | undefined {
+    return this.supervisor?.pid;
+  }
+
+  get runnerRss(): number {
+    return this.supervisor?.rssBytes ?? 0;
+  }
+
+  /** Spawn, initialize, check registrations; resolves once active or failed (never rejects). */
+  async start(): Promise<void> {
+    const { instance, install, session } = this.deps;
+    if (this.current !== "pending" || install === undefined) return;
+    const manifest = install.checked.manifest;
+    this.current = "spawning";
+    let dataDirs: { global: string; project: string; session: string; instance: string };
+    try {
+      dataDirs = await this.dataDirs();
+    } catch (error) {
+      this.failWith({ code: "spawn", detail: `could not create its data directories: ${describeError(error)}` });
+      return;
+    }
+    if (this.closing !== undefined) return;
+    const env = {
+      ...scrubEnvironment(this.deps.env, manifest.permissions.env),
+      BATON_PLUGIN_ID: instance.pluginId,
+      BATON_PLUGIN_INSTANCE_ID: instance.pluginInstanceId,
+      BATON_PLUGIN_VERSION: install.receipt.version,
+    };
+    const supervisor = new RunnerSupervisor({
+      label: `plugin ${instance.pluginId}`,
+      command: this.deps.runner,
+      cwd: session.cwd,
+      env,
+      memoryMb: manifest.limits.memoryMb,
+      log: this.deps.log,
+      ...(this.deps.timings === undefined ? {} : { timings: this.deps.timings }),
+      onOutput: (stream, line) => this.deps.log.log(STDOUT_LEVEL[stream], line, { attributes: { stream } }),
+      onNotification: (method, params) => this.notification(method, params),
+      onRequest: (method) => Promise.reject(new BatonError("plugin_failed", `${method} is not available to plugins in this version of Baton`)),
+      onFailure: (failure) => this.failWith({ code: failure.code, detail: this.current === "activating" ? `during activation: ${failure.detail}` : failure.detail }),
+    });
+    this.supervisor = supervisor;
+    this.current = "activating";
+    let result;
+    try {
+      result = await supervisor.call("runner/initialize", {
+        protocolVersion: PROTOCOL_VERSION,
+        entry: { pluginId: instance.pluginId, version: install.receipt.version, path: install.checked.entryPath, packageRoot: install.checked.root },
+        instance: { pluginInstanceId: instance.pluginInstanceId, key: instance.key },
+        session: { batonSessionId: session.batonSessionId, cwd: session.cwd },
+        dataDirs,
+        config: instance.config,
+        permissions: manifest.permissions,
+      });
+    } catch (error) {
+      if (this.current === "activating") this.failWith({ code: "activation", detail: describeError(error) });
+      return;
+    }
+    if (this.current !== "activating") return;
+    const problem = this.checkRegistrations(result.registrations);
+    if (problem !== undefined) {
+      this.failWith({ code: "activation", detail: problem });
+      return;
+    }
+    this.registered = result.registrations;
+    this.current = "active";
+    this.deps.log.log("info", "plugin active", { attributes: { pid: supervisor.pid, registrations: result.registrations.length } });
+    this.deps.onSettled(this);
+  }
+
+  /** Run one of its commands (rejects unless active; a deadline cancels the call, the binding lives on). */
+  async execute(commandId: string, argument: string): Promise<CommandResultWire> {
+    const supervisor = this.supervisor;
+    if (this.current !== "active" || supervisor === undefined) throw new BatonError("plugin_failed", `${this.pluginId} is not active (${this.current})`);
+    if (!this.registered.some((r) => r.type === "command" && r.commandId === commandId)) throw new BatonError("usage", `${this.pluginId} has no command ${commandId}`);
+    return supervisor.call("command/execute", { commandId, argument });
+  }
+
+  /** Close (idempotent): withdraw registrations, stop the runner, report `closed` unless it had failed. */
+  close(reason: BindingReason): Promise<void> {
+    this.closing ??= this.shutdown(reason);
+    return this.closing;
+  }
+
+  private async shutdown(reason: BindingReason): Promise<void> {
+    const wasFailed = this.current === "failed";
+    const wasPending = this.current === "pending";
+    if (!wasFailed) this.current = "closing";
+    await this.supervisor?.close();
+    if (wasFailed) return;
+    this.current = "closed";
+    this.why = reason;
+    this.registered = [];
+    if (!wasPending) this.deps.onSettled(this);
+  }
+
+  private failWith(reason: BindingReason): void {
+    if (this.current === "failed" || this.current === "closed" || this.current === "closing") return;
+    this.current = "failed";
+    this.why = reason;
+    this.registered = [];
+    this.deps.log.log("error", `plugin stopped: ${reason.code}${reason.detail === undefined ? "" : ` (${reason.detail})`}`);
+    // A failure found by the binding (activation) still has to stop the runner; reaped in the background.
+    if (this.supervisor !== undefined && this.supervisor.failed === undefined) void this.supervisor.close();
+    this.deps.onSettled(this);
+  }
+
+  private checkRegistrations(registrations: readonly Registration[]): string | undefined {
+    const listed = (this.deps.install?.checked.manifest.contributes.commands ?? []).map((c) => c.name).sort();
+    const names = registrations.filter((r) => r.type === "command").map((r) => r.name);
+    const shadowing = names.filter((name) => this.deps.reservedCommands.has(name));
+    if (shadowing.length > 0) return `command ${shadowing.map((n) => `/${n}`).join(", ")} would shadow a Baton command; rename it`;
+    const registered = [...names].sort();
+    if (registered.join("\n") !== listed.join("\n")) {
+      return `it registered commands [${registered.join(", ")}] but its manifest lists [${listed.join(", ")}] under contributes.commands; they must be equal`;
+    }
+    return undefined;
+  }
+
+  private notification(method: RunnerNotification, params: unknown): void {
+    if (method === "log/write") {
+      const record = params as NotificationOf<"log/write">;
+      this.deps.log.log(record.level, record.message, {
+        ...(record.error === undefined ? {} : { error: record.error }),
+        attributes: { ...(record.attributes ?? {}), ...(record.component === undefined ? {} : { pluginComponent: record.component }) },
+      });
+      return;
+    }
+    if (method === "toast/show") {
+      const toast = params as NotificationOf<"toast/show">;
+      if (this.current === "active") this.deps.onToast(this, toast.text, toast.tone ?? "info");
+      return;
+    }
+    this.deps.log.log("warn", `${method} ignored (sources arrive with resources)`);
+  }
+
+  private async dataDirs(): Promise<{ global: string; project: string; session: string; instance: string }> {
+    const name = encodeName(this.deps.instance.pluginId);
+    const dirs = {
+      global: path.join(this.deps.pluginsRoot, name),
+      project: path.join(this.deps.session.projectDir, "plugins", name),
+      session: path.join(this.deps.session.sessionDir, "plugins", name),
+      instance: path.join(this.deps.session.sessionDir, "plugins", name, this.deps.instance.pluginInstanceId),
+    };
+    for (const dir of Object.values(dirs)) {
+      await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+      await fs.promises.chmod(dir, 0o700);
+    }
+    return dirs;
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * The closed host ⇄ runner method table (plugins.md §2): one row a method, with zod schemas for params and
+ * result and the deadline of each call. Both sides validate what they receive; an unknown method or
+ * invalid params from the runner is a protocol violation and fails the binding closed. Adding a method is
+ * one row. Rows marked "resources" are answered from the next issue on (their handlers are not wired yet).
+ */
+import { z } from "zod";
+
+export const PROTOCOL_VERSION = 1;
+/** LSP-style cancellation notification, both directions. */
+export const CANCEL_METHOD = "$/cancelRequest";
+/** JSON lines on fd 3/4 are capped at 4 MiB. */
+export const MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+const json = z.unknown();
+const record = z.record(z.string(), z.unknown());
+
+export const commandRegistration = z.strictObject({
+  type: z.literal("command"),
+  commandId: z.string().min(1),
+  name: z.string().min(1),
+  description: z.string(),
+});
+export const registrationSchema = z.discriminatedUnion("type", [commandRegistration]);
+export type Registration = z.infer<typeof registrationSchema>;
+
+export const permissionsWire = z.looseObject({
+  exec: z.array(z.string()),
+  env: z.array(z.string()),
+  network: z.boolean(),
+  fs: z.looseObject({ write: z.boolean() }),
+  resourceTypes: z.array(z.string()),
+});
+
+export const initializeParams = z.strictObject({
+  protocolVersion: z.literal(PROTOCOL_VERSION),
+  entry: z.strictObject({ pluginId: z.string(), version: z.string(), path: z.string(), packageRoot: z.string() }),
+  instance: z.strictObject({ pluginInstanceId: z.string(), key: z.string() }),
+  session: z.strictObject({ batonSessionId: z.string(), cwd: z.string() }),
+  dataDirs: z.strictObject({ global: z.string(), project: z.string(), session: z.string(), instance: z.string() }),
+  config: json,
+  permissions: permissionsWire,
+});
+export type InitializeParams = z.infer<typeof initializeParams>;
+
+export const commandResultSchema = z.union([z.strictObject({ kind: z.literal("message"), text: z.string().max(64 * 1024) }), z.strictObject({ kind: z.literal("none") })]);
+export type CommandResultWire = z.infer<typeof commandResultSchema>;
+
+interface Row<P extends z.ZodType, R extends z.ZodType> {
+  readonly params: P;
+  readonly result: R;
+  /** How long the caller waits before cancelling the call (the runner lives on). */
+  readonly deadlineMs: number;
+}
+
+function row<P extends z.ZodType, R extends z.ZodType>(params: P, result: R, deadlineMs: number): Row<P, R> {
+  return { params, result, deadlineMs };
+}
+
+/** Requests the host sends; the runner answers. */
+export const HOST_REQUESTS = {
+  "runner/initialize": row(initializeParams, z.strictObject({ sdk: z.number().int(), registrations: z.array(registrationSchema) }), 15_000),
+  "runner/ping": row(z.strictObject({}), z.strictObject({ rssBytes: z.number().nonnegative(), pendingCalls: z.number().int().nonnegative() }), 2_000),
+  "runner/shutdown": row(z.strictObject({}), z.strictObject({}), 2_000),
+  "command/execute": row(
+    z.strictObject({ commandId: z.string(), argument: z.string(), selectedValue: z.string().optional(), searchQuery: z.string().optional() }),
+    commandResultSchema,
+    30_000,
+  ),
+  // resources (next issue): controllers, Board, watches, context providers, sources
+  "controller/reconcile": row(z.looseObject({ controllerId: z.string(), resource: record, snapshot: record }), z.looseObject({ output: json.optional(), requeueAfterMs: z.number().optional() }), 30_000),
+  "controller/present": row(z.looseObject({ controllerId: z.string(), resource: record }), json, 2_000),
+  "watch/map": row(z.looseObject({ controllerId: z.string(), watchIndex: z.number().int(), event: z.string() }), z.looseObject({ requests: z.array(z.looseObject({ name: z.string() })) }), 5_000),
+  "context/search": row(z.looseObject({ providerKind: z.string(), query: z.string() }), z.array(record), 2_000),
+  "context/provide": row(z.looseObject({ providerKind: z.string(), id: z.string(), maxChars: z.number().int() }), z.looseObject({ text: z.string() }), 5_000),
+  "source/start": row(z.looseObject({ sourceRunId: z.string() }), z.strictObject({}), 30_000),
+  "source/stop": row(z.looseObject({ sourceRunId: z.string() }), z.strictObject({}), 2_000),
+} as const;
+
+/** Requests the runner sends; the host answers within 5 s (resources: next issue). */
+export const RUNNER_REQUESTS = {
+  "resource/get": row(z.looseObject({ apiVersion: z.string(), kind: z.string(), name: z.string() }), json, 5_000),
+  "resource/list": row(z.looseObject({ apiVersion: z.string(), kind: z.string() }), z.array(record), 5_000),
+  "resource/create": row(z.looseObject({ apiVersion: z.string(), kind: z.string() }), record, 5_000),
+  "resource/delete": row(z.looseObject({ apiVersion: z.string(), kind: z.string(), name: z.string() }), json, 5_000),
+  "resource/patchStatus": row(z.looseObject({ apiVersion: z.string(), kind: z.string(), name: z.string() }), record, 5_000),
+  "resource/patchMetadata": row(z.looseObject({ apiVersion: z.string(), kind: z.string(), name: z.string() }), record, 5_000),
+  "source/emit": row(z.looseObject({ sourceRunId: z.string(), resource: record }), json, 5_000),
+} as const;
+
+export const LOG_LEVELS_WIRE = ["debug", "info", "warn", "error"] as const;
+
+/** Notifications the runner sends. */
+export const RUNNER_NOTIFICATIONS = {
+  "log/write": z.strictObject({
+    level: z.enum(LOG_LEVELS_WIRE),
+    message: z.string(),
+    component: z.string().optional(),
+    error: z.looseObject({ name: z.string().optional(), message: z.string(), stack: z.string().optional() }).optional(),
+    attributes: record.optional(),
+  }),
+  "toast/show": z.strictObject({ text: z.string().min(1).max(500), tone: z.enum(["info", "success", "warning", "error"]).optional() }),
+  "source/error": z.looseObject({ sourceRunId: z.string(), error: z.looseObject({ message: z.string() }) }),
+} as const;
+
+export const cancelParams = z.strictObject({ id: z.union([z.number(), z.string()]) });
+
+export type HostMethod = keyof typeof HOST_REQUESTS;
+export type RunnerMethod = keyof typeof RUNNER_REQUESTS;
+export type RunnerNotification = keyof typeof RUNNER_NOTIFICATIONS;
+export type ParamsOf<M extends HostMethod> = z.input<(typeof HOST_REQUESTS)[M]["params"]>;
+export type ResultOf<M extends HostMethod> = z.infer<(typeof HOST_REQUESTS)[M]["result"]>;
+export type NotificationOf<N extends RunnerNotification> = z.infer<(typeof RUNNER_NOTIFICATIONS)[N]>;
+
+export function isHostMethod(method: string): method is HostMethod {
+  return Object.hasOwn(HOST_REQUESTS, method);
+}
+
+export function isRunnerMethod(method: string): method is RunnerMethod {
+  return Object.hasOwn(RUNNER_REQUESTS, method);
+}
+
+export function isRunnerNotification(method: string): method is RunnerNotification {
+  return Object.hasOwn(RUNNER_NOTIFICATIONS, method);
+}
+
+/** `params.entry.path: expected string` — the first problem, as one line. */
+export function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (issue === undefined) return "invalid";
+  return `${issue.path.length === 0 ? "" : `${issue.path.join(".")}: `}${issue.message}`;
+}

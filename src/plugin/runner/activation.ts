@@ -1,0 +1,117 @@
+/**
+ * Inside the runner: load the plugin's entry, check its default export against the manifest, build the
+ * activation context, collect registrations until `activate` resolves (then seal), and close in reverse.
+ */
+import { pathToFileURL } from "node:url";
+import {
+  configureExec,
+  createExec,
+  SDK_VERSION,
+  type ActivationContext,
+  type CommandRegistration,
+  type LogAttributes,
+  type PluginPackage,
+} from "../../../packages/baton-plugin/src/index.ts";
+import type { InitializeParams, Registration } from "../protocol.ts";
+
+export interface RunnerChannel {
+  log(level: "debug" | "info" | "warn" | "error", message: string, fields?: LogAttributes): void;
+  toast(text: string, tone?: "info" | "success" | "warning" | "error"): void;
+}
+
+export interface Activated {
+  readonly registrations: Registration[];
+  readonly commands: ReadonlyMap<string, CommandRegistration>;
+  /** Abort the binding's signal, then run cleanups in reverse order. */
+  close(): Promise<void>;
+}
+
+const COMMAND_NAME = /^[a-z0-9][a-z0-9-]*$/;
+
+function isPluginPackage(value: unknown): value is PluginPackage {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v["pluginId"] === "string" && typeof v["version"] === "string" && typeof v["activate"] === "function";
+}
+
+function serialize(error: unknown): { name?: string; message: string; stack?: string } {
+  if (error instanceof Error) return { name: error.name, message: error.message, ...(error.stack === undefined ? {} : { stack: error.stack }) };
+  return { message: String(error) };
+}
+
+export async function activate(params: InitializeParams, channel: RunnerChannel): Promise<Activated> {
+  const mod = (await import(pathToFileURL(params.entry.path).href)) as { default?: unknown };
+  const plugin = mod.default;
+  if (!isPluginPackage(plugin)) throw new Error(`${params.entry.path}: the default export is not a plugin (it needs pluginId, version and activate())`);
+  if (plugin.pluginId !== params.entry.pluginId) throw new Error(`the default export's pluginId '${plugin.pluginId}' differs from the manifest's '${params.entry.pluginId}'`);
+  if (plugin.version !== params.entry.version) throw new Error(`the default export's version '${plugin.version}' differs from the manifest's '${params.entry.version}'`);
+
+  const commands = new Map<string, CommandRegistration>();
+  const registrations: Registration[] = [];
+  const cleanups: (() => void | Promise<void>)[] = [];
+  const binding = new AbortController();
+  let sealed = false;
+  let closed = false;
+  const open = (what: string): void => {
+    if (closed) throw new Error(`${what} after the binding closed`);
+  };
+  const registering = (what: string): void => {
+    open(what);
+    if (sealed) throw new Error(`${what} after activate() resolved: registration is sealed`);
+  };
+  const exec = createExec(params.permissions.exec, process.env as Record<string, string>, params.session.cwd);
+  configureExec(exec);
+  const log = (level: "debug" | "info" | "warn" | "error") => (message: string, fields?: LogAttributes) => {
+    open("logger");
+    channel.log(level, message, fields?.error === undefined ? fields : { ...fields, error: serialize(fields.error) });
+  };
+  const ctx: ActivationContext = {
+    instance: { pluginInstanceId: params.instance.pluginInstanceId, key: params.instance.key, config: params.config as never },
+    session: params.session,
+    dataDirs: params.dataDirs,
+    logger: { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") },
+    toast: {
+      show(toast) {
+        open("toast.show");
+        channel.toast(toast.text, toast.tone);
+      },
+    },
+    exec,
+    signal: binding.signal,
+    registerCommand(command) {
+      registering("registerCommand");
+      if (typeof command?.name !== "string" || !COMMAND_NAME.test(command.name)) throw new Error(`command name '${String(command?.name)}' must be lowercase letters, digits and hyphens`);
+      if (commands.has(command.name)) throw new Error(`command '${command.name}' is registered twice`);
+      if (typeof command.execute !== "function") throw new Error(`command '${command.name}' has no execute()`);
+      commands.set(command.name, command);
+      registrations.push({ type: "command", commandId: command.name, name: command.name, description: String(command.description ?? "") });
+    },
+    onClose(cleanup) {
+      registering("onClose");
+      cleanups.push(cleanup);
+    },
+  };
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    binding.abort();
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (error) {
+        channel.log("warn", "a close handler threw", { error: serialize(error) });
+      }
+    }
+  };
+  try {
+    await plugin.activate(ctx);
+  } catch (error) {
+    // MGR-02: what was registered so far is withdrawn; cleanups still run.
+    await close();
+    throw error;
+  }
+  sealed = true;
+  return { registrations, commands, close };
+}
+
+export { SDK_VERSION };

@@ -1,0 +1,144 @@
+/**
+ * The runner: the child process that hosts one plugin binding (RUN-01). JSON-RPC over fd 3 (to the host)
+ * and fd 4 (from the host), so the plugin's own stdout cannot corrupt the protocol. It imports only the
+ * protocol table, the rpc peer, shared helpers and the SDK package. It never outlives Baton: when fd 4
+ * ends (the host is gone) or its parent changes, it kills its own process group, plugin children included.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { plugin as bunPlugin } from "bun";
+import { JsonRpcError, JsonRpcPeer } from "../../rpc/jsonrpc.ts";
+import { describeError } from "../../shared/errors.ts";
+import { CANCEL_METHOD, commandResultSchema, describeIssue, HOST_REQUESTS, initializeParams, isHostMethod, MAX_MESSAGE_BYTES, type CommandResultWire } from "../protocol.ts";
+import { activate, SDK_VERSION, type Activated } from "./activation.ts";
+
+const SDK_ENTRY = path.resolve(import.meta.dir, "../../../packages/baton-plugin/src/index.ts");
+const PARENT_POLL_MS = 1_000;
+const CLEANUP_LIMIT_MS = 1_500;
+
+// `import … from "baton-plugin"` in a plugin resolves to this runner's SDK (the same module instance).
+bunPlugin({
+  name: "baton-plugin-sdk",
+  setup(build) {
+    build.module("baton-plugin", () => ({ contents: `export * from ${JSON.stringify(SDK_ENTRY)};`, loader: "ts" }));
+  },
+});
+
+const output = fs.createWriteStream("", { fd: 3 });
+const input = fs.createReadStream("", { fd: 4 });
+output.on("error", () => exitGroup());
+input.on("error", () => exitGroup());
+
+let activated: Activated | undefined;
+let initializing = false;
+let inflight = 0;
+let exiting = false;
+
+/** Kill every process of this runner's group (the runner leads it), itself last. */
+function exitGroup(): void {
+  if (exiting) return;
+  exiting = true;
+  const done = activated?.close() ?? Promise.resolve();
+  const limit = new Promise((resolve) => setTimeout(resolve, CLEANUP_LIMIT_MS));
+  void Promise.race([done, limit]).finally(() => {
+    try {
+      process.kill(-process.pid, "SIGKILL");
+    } catch {
+      process.exit(1);
+    }
+  });
+}
+
+function invalid(method: string, message: string): JsonRpcError {
+  return new JsonRpcError(method, -32602, message);
+}
+
+async function dispatch(method: string, params: unknown, signal: AbortSignal): Promise<unknown> {
+  if (!isHostMethod(method)) throw new JsonRpcError(method, -32601, `unknown method ${method}`);
+  const parsed = HOST_REQUESTS[method].params.safeParse(params ?? {});
+  if (!parsed.success) throw invalid(method, `invalid params for ${method}: ${describeIssue(parsed.error)}`);
+  switch (method) {
+    case "runner/initialize": {
+      if (activated !== undefined || initializing) throw new JsonRpcError(method, -32600, "already initialized");
+      initializing = true;
+      const init = initializeParams.parse(params);
+      try {
+        activated = await activate(init, {
+          log: (level, message, fields) => peer.notify("log/write", { level, message, ...(fields ?? {}) }),
+          toast: (text, tone) => peer.notify("toast/show", { text, ...(tone === undefined ? {} : { tone }) }),
+        });
+      } catch (error) {
+        const e = error instanceof Error ? error : new Error(String(error));
+        throw new JsonRpcError(method, -32000, describeError(error), { name: e.name, stack: e.stack });
+      } finally {
+        initializing = false;
+      }
+      return { sdk: SDK_VERSION, registrations: activated.registrations };
+    }
+    case "runner/ping":
+      return { rssBytes: process.memoryUsage.rss(), pendingCalls: inflight };
+    case "runner/shutdown":
+      await activated?.close();
+      setImmediate(() => output.end(() => process.exit(0)));
+      return {};
+    case "command/execute": {
+      const { commandId, argument } = HOST_REQUESTS["command/execute"].params.parse(params);
+      const command = activated?.commands.get(commandId);
+      if (command === undefined) throw new JsonRpcError(method, -32602, `no command ${commandId}`);
+      let result: unknown;
+      try {
+        result = await command.execute({ argument, signal });
+      } catch (error) {
+        const e = error instanceof Error ? error : new Error(String(error));
+        throw new JsonRpcError(method, -32000, describeError(error), { name: e.name, stack: e.stack });
+      }
+      const wire: CommandResultWire = result === undefined || result === null ? { kind: "none" } : (result as CommandResultWire);
+      const checked = commandResultSchema.safeParse(wire);
+      if (!checked.success) throw new JsonRpcError(method, -32000, `command ${commandId} returned an invalid result: ${describeIssue(checked.error)}`);
+      return checked.data;
+    }
+    default:
+      throw new JsonRpcError(method, -32601, `${method} is not supported by this runner (SDK ${SDK_VERSION})`);
+  }
+}
+
+const peer = new JsonRpcPeer({
+  transport: {
+    input,
+    write: (line) => {
+      output.write(line);
+    },
+    end: () => output.end(),
+  },
+  name: "host",
+  cancelMethod: CANCEL_METHOD,
+  maxLineBytes: MAX_MESSAGE_BYTES,
+  stampVersion: true,
+  onRequest: async (method, params, _id, signal) => {
+    inflight++;
+    try {
+      return await dispatch(method, params, signal);
+    } finally {
+      inflight--;
+    }
+  },
+  // The host closing fd 4 means Baton is gone (or gave up on us): nothing may outlive it.
+  onClose: () => exitGroup(),
+});
+void peer.start();
+
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) exitGroup();
+}, PARENT_POLL_MS).unref();
+
+process.on("uncaughtException", (error) => {
+  try {
+    peer.notify("log/write", { level: "error", message: `uncaught exception: ${describeError(error)}`, error: { message: describeError(error), ...(error.stack === undefined ? {} : { stack: error.stack }) } });
+  } finally {
+    setImmediate(() => process.exit(70));
+  }
+});
+process.on("unhandledRejection", (reason) => {
+  peer.notify("log/write", { level: "error", message: `unhandled rejection: ${describeError(reason)}` });
+});
