@@ -11,6 +11,7 @@ import { runTuiCommand } from "./commands/tui.ts";
 import { runFork, runResume } from "./commands/fork-resume.ts";
 import { runLogs } from "./commands/logs.ts";
 import { withResolvedHome } from "./app-context.ts";
+import { runPlugins } from "./commands/plugins.ts";
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number> | number;
 
@@ -23,6 +24,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   fork: runFork,
   resume: runResume,
   logs: runLogs,
+  plugins: runPlugins,
   tui: runTuiCommand,
   help: (_argv, io) => runHelp(io),
   version: (_argv, io) => runVersion(io),

@@ -51,7 +51,12 @@ export interface OpenedSession {
   /** `@<kind>:<id>` providers of this session (the built-in `session` kind; plugins later). */
   readonly contextProviders: ContextProviderRegistry;
   meta(): SessionMeta;
-  /** Shutdown order: close harnesses (terminals) → checkpoint → flush log → close ledger → release lock. */
+  /**
+   * Run `closer` during close, after the harnesses and before the session is flushed (the plugin bindings:
+   * their last facts still reach the ledger). Closers run in reverse order of registration.
+   */
+  addCloser(closer: () => Promise<void>): void;
+  /** Shutdown order: close harnesses (terminals) → closers (plugin runners) → checkpoint → flush log → close ledger → release lock. */
   close(): Promise<void>;
 }
 
@@ -198,6 +203,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       void writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch(() => undefined);
     }
     const sessionLog = log;
+    const closers: (() => Promise<void>)[] = [];
     return {
       ref,
       ledger,
@@ -211,11 +217,15 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       meta: () => store.readMeta(ref),
       // Every caller waits for the same close: a signal's shutdown and the command's own `finally` race.
       close: () => (closing ??= closeOnce()),
+      addCloser: (closer) => void closers.push(closer),
     };
     async function closeOnce(): Promise<void> {
       closed = true;
       try {
         await controller.shutdown();
+        for (const closer of closers.reverse()) {
+          await closer().catch((error: unknown) => sessionLog.log("error", "closing a session part failed", { error }));
+        }
         if (lastSummaryTs !== undefined && !controller.storage.failure) {
           try {
             store.touch(ref, lastSummaryTs);

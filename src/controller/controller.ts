@@ -6,7 +6,7 @@
 import type { AnyEvent, EventDraft } from "../event/envelope.ts";
 import { readStopReason } from "../event/stop-reasons.ts";
 import type { PromptBlock } from "../event/content.ts";
-import type { InteractionResolution } from "../event/interaction-types.ts";
+import type { InteractionDraft, InteractionResolution } from "../event/interaction-types.ts";
 import { HarnessRegistry } from "../harness/registry.ts";
 import { InputQueue, type QueuedView } from "../input/queue.ts";
 import type { SubmitOutcome } from "../input/input.ts";
@@ -93,7 +93,7 @@ export class Controller {
       append: this.pipeline.append,
       ledger: this.pipeline,
       ids: options.ids,
-      onOpened: (pending) => this.stall.pause(pending.turnId),
+      onOpened: (pending) => pending.turnId !== undefined && this.stall.pause(pending.turnId),
     });
     this.finalizer = new TurnFinalizer({
       append: this.pipeline.append,
@@ -251,12 +251,14 @@ export class Controller {
     const pending = this.broker.pending().find((item) => item.interactionId === interactionId);
     await this.broker.resolve(interactionId, resolution);
     // Esc on a pending permission cancels it and interrupts the turn (no dangling requires_action).
-    if (pending && resolution.outcome === "cancelled" && resolution.reason === "user" && this.driven?.turnId === pending.turnId) {
-      this.interrupt();
-    } else if (pending) {
-      this.stall.resume(pending.turnId);
-    }
+    if (pending?.turnId === undefined) return;
+    if (resolution.outcome === "cancelled" && resolution.reason === "user" && this.driven?.turnId === pending.turnId) this.interrupt();
+    else this.stall.resume(pending.turnId);
   }
+
+  /** Ask the user a question of Baton's own, outside any turn (plugin consent); resolves with the answer. */
+  askUser = (draft: InteractionDraft, signal?: AbortSignal): Promise<InteractionResolution> =>
+    this.accepting ? this.broker.requestFromBaton(draft, signal) : Promise.resolve({ outcome: "cancelled", reason: "turn" });
 
   /** Resolves once no driven turn runs and the queue is empty. */
   whenIdle(): Promise<void> {

@@ -9,8 +9,9 @@ import type { IdSource, InteractionId, TurnId } from "../shared/ids.ts";
 
 export interface PendingInteraction {
   readonly interactionId: InteractionId;
-  readonly turnId: TurnId;
-  readonly targetId: string;
+  /** Undefined for a question Baton itself asks outside any turn (e.g. plugin consent). */
+  readonly turnId: TurnId | undefined;
+  readonly targetId: string | undefined;
   readonly draft: InteractionDraft;
 }
 
@@ -80,6 +81,24 @@ export class InteractionBroker {
     return promise;
   }
 
+  /**
+   * Baton's own question outside any turn (e.g. consent to enable a plugin): requester and source `baton`,
+   * no turn, so it blocks nothing; a dead process leaves it to recovery (cancelled on reopen).
+   */
+  requestFromBaton(draft: InteractionDraft, signal?: AbortSignal): Promise<InteractionResolution> {
+    const interactionId = this.deps.ids.mint("interaction");
+    this.deps.append({ kind: "interaction.opened", payload: { interactionId, requester: { type: "baton" }, draft }, source: { type: "baton" } });
+    const pending: PendingInteraction = { interactionId, turnId: undefined, targetId: undefined, draft };
+    const promise = new Promise<InteractionResolution>((resolve) => {
+      const onAbort = (): void => void this.resolveQuietly(interactionId, { outcome: "cancelled", reason: "requester" });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiters.set(interactionId, { pending, settle: resolve, cleanup: () => signal?.removeEventListener("abort", onAbort) });
+      if (signal?.aborted === true) onAbort();
+    });
+    this.deps.onOpened?.(pending);
+    return promise;
+  }
+
   /** The user side: answer a pending card. Throws `not_pending` (writing nothing) for a stale id. */
   async resolve(interactionId: string, resolution: InteractionResolution): Promise<void> {
     const waiter = this.waiters.get(interactionId);
@@ -91,8 +110,8 @@ export class InteractionBroker {
         kind: "interaction.resolved",
         payload: { interactionId, resolution },
         source: { type: "user" },
-        turnId: waiter.pending.turnId,
-        harnessTargetId: waiter.pending.targetId,
+        ...(waiter.pending.turnId === undefined ? {} : { turnId: waiter.pending.turnId }),
+        ...(waiter.pending.targetId === undefined ? {} : { harnessTargetId: waiter.pending.targetId }),
       });
       // The resolution is on disk before the harness acts on it.
       await this.deps.ledger.sync();

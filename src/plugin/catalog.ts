@@ -73,7 +73,8 @@ export class PluginCatalog {
 
   /** Install from a registered marketplace (`acme/hello[@v]`), a directory, or a `.tgz`. */
   async install(spec: string, options: { readonly marketplace?: string; readonly signal?: AbortSignal } = {}): Promise<InstallResult> {
-    const looksLikePath = spec.startsWith(".") || spec.startsWith("/") || spec.endsWith(".tgz") || spec.includes(path.sep + path.sep);
+    // `owner/name` is an id; a directory is given as a path (`./hello`, `/abs/hello`), a tarball ends in .tgz.
+    const looksLikePath = path.isAbsolute(spec) || spec.startsWith(".") || spec.endsWith(".tgz");
     if (looksLikePath || !PLUGIN_ID.test(spec.split("@")[0] ?? "")) {
       return this.installFrom(path.resolve(spec), LOCAL_MARKETPLACE, undefined, options.signal);
     }

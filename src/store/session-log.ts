@@ -312,7 +312,11 @@ export function createSessionLog(options: SessionLogOptions): SessionLog {
 
 /** Every readable record of a session's log, oldest first (`session.log.1` then `session.log`). */
 export function readLogRecords(sessionDir: string): LogRecord[] {
-  const file = path.join(sessionDir, SESSION_LOG_FILE);
+  return readLogFile(path.join(sessionDir, SESSION_LOG_FILE));
+}
+
+/** Every readable record of a rotated NDJSON log (`<file>.1` then `<file>`), oldest first. */
+export function readLogFile(file: string): LogRecord[] {
   const records: LogRecord[] = [];
   for (const candidate of [`${file}.1`, file]) {
     let text: string;

@@ -12,6 +12,7 @@ export const BATON_COMMANDS: readonly ChatCommand[] = [
   { name: "sessions", description: "Switch to another session of this project (idle only)" },
   { name: "new", description: "Start a new session in this directory (idle only)" },
   { name: "status", description: "Show session, agent, model, cwd and tokens" },
+  { name: "plugins", description: "List plugins; enable, disable or restart one (/plugins restart <id>)" },
   { name: "exit", description: "Exit Baton", aliases: ["quit"] },
 ];
 
@@ -33,4 +34,9 @@ export function targetCommands(registry: HarnessRegistry): ChatCommand[] {
 
 export function allCommands(registry: HarnessRegistry): ChatCommand[] {
   return [...targetCommands(registry), ...BATON_COMMANDS];
+}
+
+/** Every name and alias Baton's own commands and targets use: a plugin command may not take one. */
+export function reservedCommandNames(registry: HarnessRegistry): Set<string> {
+  return new Set(allCommands(registry).flatMap((c) => [c.name, ...(c.aliases ?? [])]));
 }

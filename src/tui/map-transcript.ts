@@ -152,7 +152,7 @@ export function mapEntry(state: ProjectionState, entry: TranscriptEntry, lookOf:
       return [{ kind: "error", id: e.id, message: e.message, ...(e.code === null ? {} : { code: e.code }) }];
     }
     case "interaction": {
-      const mapped = mapResolvedInteraction(entry.item, lookOf(entry.item.harnessTargetId));
+      const mapped = mapResolvedInteraction(entry.item, lookOf(entry.item.requester.type === "baton" ? "baton" : entry.item.harnessTargetId));
       return mapped === undefined ? [] : [mapped];
     }
     default:

@@ -17,6 +17,37 @@ export interface TuiSession {
   title(): string;
   /** `@` completion (TUI-14): candidates grouped by reference kind, inserted as `@<kind>:<id>`. */
   mentions?(query: string): Promise<readonly MentionGroup[]>;
+  /** This session's plugins (absent where plugins do not run). */
+  readonly plugins?: TuiPlugins;
+}
+
+/** One installed plugin as `/plugins` lists it; binding states come from the projection. */
+export interface PluginListing {
+  readonly pluginId: string;
+  readonly marketplace: string;
+  readonly version: string;
+  readonly enabled: boolean;
+  readonly pluginInstanceId: string | undefined;
+  /** Why it cannot be used (a damaged install or plugin.yaml), if anything. */
+  readonly problem: string | undefined;
+}
+
+export type PluginTone = "info" | "success" | "warning" | "error";
+
+/** What the TUI may do with plugins: the app implements it over the session's Plugin Manager. */
+export interface TuiPlugins {
+  list(): Promise<readonly PluginListing[]>;
+  /** Enable (the consent card appears in the dock when consent is needed) and activate. */
+  enable(pluginId: string): Promise<void>;
+  disable(pluginId: string): Promise<void>;
+  restart(pluginId: string): Promise<void>;
+  /** Run a command of an active binding; resolves with the message it shows, if any. */
+  execute(pluginInstanceId: string, commandId: string, argument: string): Promise<string | undefined>;
+  /**
+   * Toasts about plugins: their own `toast.show` ("<id>: <text>") and "Plugin <id> stopped: <reason>" when a
+   * binding fails (a view of the ledger fact). Returns the unsubscribe function.
+   */
+  onToast(listener: (text: string, tone: PluginTone, ms?: number) => void): () => void;
 }
 
 export interface SessionListing {

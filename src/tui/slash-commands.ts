@@ -6,6 +6,7 @@ import { canCompact } from "../harness/capabilities.ts";
 import { selectFooter, tableValues, type ProjectionState, type ProposedPlanItem } from "../projection/index.ts";
 import { describeError } from "../shared/errors.ts";
 import { modelLabel } from "./map-activity.ts";
+import { findPluginCommand, runPluginCommand, runPluginsCommand } from "./plugins-view.ts";
 import type { TuiHost } from "./tui-host.ts";
 
 export const IMPLEMENT_PLAN_TEXT = "Implement the plan.";
@@ -56,9 +57,18 @@ export async function runCommand(host: TuiHost, name: string, args: string): Pro
     case "exit":
       host.exit();
       return;
-    default:
+    case "plugins":
+      await runPluginsCommand(host, args);
+      return;
+    default: {
+      const plugin = findPluginCommand(host.controller.state, name);
+      if (plugin !== undefined) {
+        await runPluginCommand(host, plugin, args);
+        return;
+      }
       // A command registered for completion but unknown here: send it as typed.
       host.send(target, args === "" ? `/${name}` : `/${name} ${args}`);
+    }
   }
 }
 

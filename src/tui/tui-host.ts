@@ -132,9 +132,7 @@ export class TuiHost {
   }
 
   /** A driven or observed turn runs, or inputs wait. */
-  isBusy(): boolean {
-    return this.controller.busy || Object.keys(this.controller.state.activeTurns).length > 0;
-  }
+  readonly isBusy = (): boolean => this.controller.busy || Object.keys(this.controller.state.activeTurns).length > 0;
 
   readonly handle = (intent: ChatIntent): void => {
     if (this.exiting) return;
@@ -359,6 +357,7 @@ export class TuiHost {
         if (notice.level === "error") this.addLocal({ kind: "error", message: notice.text }); // stays on the timeline
         this.toast(notice.text, notice.level);
       }),
+      session.plugins?.onToast((text, tone, ms) => this.toast(text, tone, ms)) ?? (() => undefined),
     );
     if (session.recovered) this.toast("Recovered an interrupted turn from a previous baton run", "warning");
     this.refreshTitle();

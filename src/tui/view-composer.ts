@@ -6,11 +6,12 @@
 import type { Controller } from "../controller/controller.ts";
 import { reportsApprovalRoute } from "../harness/capabilities.ts";
 import { selectActivity, selectFooter, selectPendingInteractions, selectTargetPlan, type InteractionItem, type ProjectionState } from "../projection/index.ts";
-import type { ActivityItem, ChatStatePatch, DraftInjection, InteractionCard, PickerState, QueuedInput, Toast } from "../../packages/chat-tui/src/index.ts";
+import type { ActivityItem, ChatCommand, ChatStatePatch, DraftInjection, InteractionCard, PickerState, QueuedInput, Toast } from "../../packages/chat-tui/src/index.ts";
 import { terminalSafeDeep } from "../shared/terminal-text.ts";
 import type { ConfigControl } from "./config-control.ts";
 import { mapActivity } from "./map-activity.ts";
 import { mapInteraction } from "./map-cards.ts";
+import { pluginCompletions } from "./plugins-view.ts";
 import type { LocalItem, LookFn, TimelineOutput } from "./map-transcript.ts";
 import { createTimelineMapper, type DirtyRef, type TimelineMapper } from "./timeline-mapper.ts";
 import { footerTexts, headerFor, keepArray, mapQueued, placeholderFor, shallowSame } from "./view-states.ts";
@@ -47,6 +48,8 @@ export class ViewComposer {
   private cardsFrom: readonly InteractionItem[] | undefined;
   private queued: readonly QueuedInput[] = [];
   private activity: readonly ActivityItem[] = [];
+  private pluginCommands: readonly ChatCommand[] = [];
+  private pluginsFrom: ProjectionState["plugins"] | undefined;
   private header: { id: string; value: ReturnType<typeof headerFor> } | undefined;
 
   constructor(private readonly deps: ComposerDeps) {
@@ -74,7 +77,7 @@ export class ViewComposer {
     const pending = selectPendingInteractions(state);
     if (pending !== this.cardsFrom) {
       this.cardsFrom = pending;
-      this.cards = pending.map((item) => mapInteraction(item, lookOf(item.harnessTargetId)));
+      this.cards = pending.map((item) => mapInteraction(item, lookOf(item.requester.type === "baton" ? "baton" : item.harnessTargetId)));
     }
     const queued = view.controller.queued();
     this.queued = keepArray(this.queued, mapQueued(queued, lookOf), shallowSame);
@@ -92,6 +95,10 @@ export class ViewComposer {
     );
     if (this.header?.id !== view.sessionId) this.header = { id: view.sessionId, value: headerFor(view.sessionId, this.deps.targetIds) };
     const plan = selectTargetPlan(state, view.target);
+    if (state.plugins !== this.pluginsFrom) {
+      this.pluginsFrom = state.plugins;
+      this.pluginCommands = keepArray(this.pluginCommands, pluginCompletions(state), shallowSame);
+    }
     // Terminal-safe text only (#11.11): timeline items are made safe as they are mapped (one walk per changed
     // item), the rest here; unchanged parts keep their identity.
     return {
@@ -107,6 +114,7 @@ export class ViewComposer {
         interactions: this.cards,
         placeholder: placeholderFor(look.label, view.busy, queued.length),
         history: view.history,
+        ...(this.pluginCommands.length === 0 ? {} : { commands: this.pluginCommands }),
         ...(view.picker === undefined ? {} : { picker: view.picker }),
         ...(settings.mode === "plan" ? { mode: "plan mode" } : {}),
         ...(view.draft === undefined ? {} : { draft: view.draft }),

@@ -233,6 +233,8 @@ export interface ComposerState {
   /** Submitted inputs, oldest first, for ↑/↓ recall. */
   readonly history?: readonly string[];
   readonly draft?: DraftInjection;
+  /** Commands registered at run time (plugins), completed and dispatched like the static ones. */
+  readonly commands?: readonly ChatCommand[];
 }
 
 export interface ActivityItem {

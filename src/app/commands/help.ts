@@ -48,6 +48,11 @@ Commands:
   baton export <bs_id> [--format md|json]
       The session's transcript as Markdown (default) or its projection as JSON.
         baton export bs_01J… > transcript.md
+  baton plugins marketplace add <dir> | install <owner/name>[@v] | <dir> | <file.tgz> | --bundled
+  baton plugins enable | disable | remove | restart | logs <owner/name> | list
+      Plugins: long-running loops beside your agents, each in a runner process of its own.
+      Enabling shows what a plugin may do and asks first; a plugin is NOT sandboxed.
+        baton plugins marketplace add ./examples/marketplace && baton plugins install example/hello
   baton doctor
       Check BATON_HOME, the config (and where each value came from), the harness executables
       and every session's ledger. Exit 1 if a problem was found.

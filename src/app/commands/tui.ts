@@ -1,8 +1,8 @@
 /**
  * `baton [tui] [--cwd DIR] [-c | -s ID] [--agent TARGET]`: the terminal UI. Startup order (TUI-01): config,
  * store, session (lock + recovery) before the renderer takes the terminal, so every error up to then prints
- * as plain text. Exit order (PROC-02): stop intents → close the session (harnesses, checkpoint, log, lock) →
- * destroy the renderer → print how to resume and fork.
+ * as plain text. Exit order (PROC-02): stop intents → close the session (harnesses, then plugin bindings and
+ * their runners, then checkpoint, log, lock) → destroy the renderer → print how to resume and fork.
  */
 import fs from "node:fs";
 import { tokenPrefix } from "../../context/providers.ts";
@@ -10,7 +10,8 @@ import type { HarnessTarget } from "../../harness/definition.ts";
 import type { HarnessRegistry } from "../../harness/registry.ts";
 import { displayTitle, targetsOf } from "../../store/index.ts";
 import { describeError } from "../../shared/errors.ts";
-import { sanitizeTitle, startTui, titleSequence, TuiHost, type SessionSwitcher, type StartedTui, type TuiSession } from "../../tui/index.ts";
+import { reservedCommandNames, sanitizeTitle, startTui, titleSequence, TuiHost, type SessionSwitcher, type StartedTui, type TuiSession } from "../../tui/index.ts";
+import { sessionPlugins } from "../plugins.ts";
 import { createAppContext, openSessionIn, type AppContext } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import { exitHints } from "../exit-hints.ts";
@@ -47,7 +48,11 @@ function defaultTarget(registry: HarnessRegistry, defaultAgent: string): Harness
 async function open(ctx: AppContext, choice: SessionChoice): Promise<OpenTuiSession> {
   const opened = await openSessionIn(ctx, choice);
   const r = opened.recovery;
+  // Plugins start in the background (MGR-01); their runners close after the harnesses, before the flush.
+  const plugins = sessionPlugins(ctx, opened, reservedCommandNames(ctx.registry));
+  void plugins.manager.start().catch((error: unknown) => opened.log.log("error", "plugins could not start", { error }));
   return {
+    plugins,
     opened,
     sessionId: opened.ref.batonSessionId,
     cwd: opened.ref.meta.cwd,

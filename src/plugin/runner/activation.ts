@@ -91,17 +91,22 @@ export async function activate(params: InitializeParams, channel: RunnerChannel)
       cleanups.push(cleanup);
     },
   };
-  const close = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
-    binding.abort();
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        channel.log("warn", "a close handler threw", { error: serialize(error) });
+  let closing: Promise<void> | undefined;
+  // Cleanups may still log; the logger and toast refuse only once every cleanup ran.
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      sealed = true;
+      binding.abort();
+      for (const cleanup of cleanups.reverse()) {
+        try {
+          await cleanup();
+        } catch (error) {
+          channel.log("warn", "a close handler threw", { error: serialize(error) });
+        }
       }
-    }
+      closed = true;
+    })();
+    return closing;
   };
   try {
     await plugin.activate(ctx);

@@ -133,7 +133,10 @@ export const Composer = memo(function Composer(props: ComposerProps): ReactNode 
     replaceDraft(draft.text);
   }, [state.draft, emit, replaceDraft]);
 
-  const raw = useCompletion(snap.before, props.commands, props.onMentionQuery);
+  // Commands registered at run time (e.g. by plugins) follow the static ones.
+  const extra = state.commands;
+  const commands = useMemo(() => (extra === undefined || extra.length === 0 ? props.commands : [...props.commands, ...extra]), [props.commands, extra]);
+  const raw = useCompletion(snap.before, commands, props.onMentionQuery);
   const completion: Completion | null = raw !== null && raw.token !== dismissed ? raw : null;
   const selected =
     completion !== null && selection.token === completion.token
@@ -154,7 +157,7 @@ export const Composer = memo(function Composer(props: ComposerProps): ReactNode 
     if (el === null) return;
     const value = el.plainText.trimEnd();
     if (value.trim() === "") return;
-    const command = value.startsWith("/") ? resolveCommand(props.commands, value) : null;
+    const command = value.startsWith("/") ? resolveCommand(commands, value) : null;
     resetNav();
     el.setText("");
     const parts = pasted.current;
