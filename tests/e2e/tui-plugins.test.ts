@@ -21,6 +21,18 @@ afterEach(() => {
   if (base) rmSync(base, { recursive: true, force: true });
 });
 
+/**
+ * Type a whole command name, wait until completion offers it (the composer has caught up with the keys),
+ * then its argument and Enter — so a space never accepts a candidate for a half-typed name.
+ */
+async function command(t: Tmux, name: string, offered: string, argument: string): Promise<void> {
+  t.type(name);
+  await t.waitFor(offered, 15_000);
+  t.type(` ${argument}`);
+  await t.waitFor(`${name} ${argument}`);
+  t.keys("Enter");
+}
+
 test("/plugins lists states, enables with consent, runs a plugin command, toasts a failure, restarts it; /exit leaves no runner", async () => {
   base = tempDir("baton-tui-plugins-");
   const cwd = path.join(base, "project");
@@ -37,10 +49,7 @@ test("/plugins lists states, enables with consent, runs a plugin command, toasts
   await t.waitFor(/baton · session bs_\w+/, 15_000);
 
   // The fixture was enabled before: it starts with the session, then its commands complete.
-  t.type("/ech");
-  await t.waitFor("echo (baton-test/fixture)", 15_000);
-  t.type("o first");
-  t.keys("Enter");
+  await command(t, "/echo", "echo (baton-test/fixture)", "first");
   await t.waitFor(/● baton-test\/fixture\s+first/, 15_000);
   t.type("/plugins");
   t.keys("Enter");
@@ -60,15 +69,11 @@ test("/plugins lists states, enables with consent, runs a plugin command, toasts
   t.keys("1");
   await t.waitFor("Plugin example/hello active", 15_000);
 
-  t.type("/hel");
-  await t.waitFor("Say hello (add a name) (example/hello)");
-  t.type("lo tmux");
-  t.keys("Enter");
+  await command(t, "/hello", "Say hello (add a name) (example/hello)", "tmux");
   await t.waitFor("Hello, tmux! (greeting #1", 15_000);
 
   // A binding that fails shows the toast; /plugins shows why and restarts it.
-  t.type("/exit-runner 3");
-  t.keys("Enter");
+  await command(t, "/exit-runner", "exit-runner (baton-test/fixture)", "3");
   await t.waitFor(/Plugin baton-test\/fixture stopped: exit/, 15_000);
   t.type("/plugins");
   t.keys("Enter");
@@ -78,8 +83,7 @@ test("/plugins lists states, enables with consent, runs a plugin command, toasts
   await t.waitFor("Restart it");
   t.keys("Enter");
   await t.waitFor("Plugin baton-test/fixture active", 15_000);
-  t.type("/echo still works");
-  t.keys("Enter");
+  await command(t, "/echo", "echo (baton-test/fixture)", "still works");
   await t.waitFor("still works", 15_000);
 
   t.type("/exit");
