@@ -4,6 +4,7 @@
  */
 import type { TurnSummaryPayload } from "../event/kinds.ts";
 import { fenceBlock } from "../shared/context-markers.ts";
+import { outcomeOfStopReason } from "../event/stop-reasons.ts";
 
 export interface SummaryRecord {
   readonly seq: number;
@@ -37,7 +38,7 @@ export function assembleCatchUp(request: CatchUpRequest): CatchUp | undefined {
   const candidates = request.summaries.filter((record) => record.seq > request.sinceSeq);
   if (candidates.length === 0) return undefined;
   const throughSeq = candidates[candidates.length - 1]?.seq ?? request.sinceSeq;
-  const wanted = request.fresh ? candidates : candidates.filter((record) => record.targetId !== request.targetId);
+  const wanted = (request.fresh ? candidates : candidates.filter((record) => record.targetId !== request.targetId)).filter((record) => isConversation(record.summary));
   if (wanted.length === 0) return undefined;
 
   const header = request.fresh
@@ -64,6 +65,14 @@ export function assembleCatchUp(request: CatchUpRequest): CatchUp | undefined {
   const omittedLine = omitted > 0 ? [`(${omitted} earlier turn${omitted === 1 ? "" : "s"} omitted for length)`] : [];
   const text = [header, ...omittedLine, ...blocks].join("\n\n");
   return { text, afterSeq: request.sinceSeq, throughSeq, turns: blocks.length, omitted };
+}
+
+/**
+ * A turn that failed before the agent said or did anything is not part of the conversation (#12.9): its prompt
+ * is never relayed, so a prompt that made one agent's API fail does not reach that agent or another one again.
+ */
+function isConversation(summary: TurnSummaryPayload): boolean {
+  return outcomeOfStopReason(summary.stopReason) !== "failed" || (summary.agentText ?? "") !== "" || summary.toolCalls.length > 0;
 }
 
 /** One turn as text within `room` characters, or undefined when even a minimal form does not fit. */

@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { CodexAdapter } from "../../src/harness/codex/adapter.ts";
 import { resolveInstalledCodex } from "../../src/harness/codex/executable.ts";
+import { DROPPED_TURN_NOTICE } from "../../src/harness/codex/failed-turns.ts";
 import type { HarnessHandle, PromptInput, ResumeState } from "../../src/harness/contract.ts";
 import { systemClock } from "../../src/shared/clock.ts";
 import { isBatonError } from "../../src/shared/errors.ts";
@@ -338,6 +339,39 @@ describe.skipIf(CODEX_BIN === undefined)("codex adapter against the real codex a
     await Bun.sleep(500);
     const error = await h.adapter.syncContext(h.handle, [{ type: "text", text: "history" }]).catch((e: unknown) => e);
     expect(isBatonError(error, "harness_dead")).toBe(true);
+  });
+
+  test("a failed turn is taken out of the thread (#12.9): no later request carries its prompt, also after a resume", async () => {
+    await mock.script([
+      { kind: "text", text: "Noted: kiwi." },
+      { kind: "http_error", status: 500, body: JSON.stringify({ error: { message: "the API chokes on this prompt", type: "server_error" } }) },
+      { kind: "text", text: "Hello again." },
+      { kind: "text", text: "Resumed." },
+    ]);
+    const h = await start();
+    expect(await runTurn(h, prompt("remember: kiwi"))).toBe("end_turn");
+    const failed = prompt("C500 POISON");
+    expect(await runTurn(h, failed)).toBe("failed");
+    expect(h.sink.of("_baton_notice", failed.turnId).map((d) => d.payload.title)).toContain(DROPPED_TURN_NOTICE);
+    // The pending revert is published (a restarted Baton would still do it) until it is done.
+    const atFailure = h.sink.identities.find((identity) => typeof identity.resumeState.data["revertBefore"] === "string");
+    expect(atFailure).toBeDefined();
+
+    expect(await runTurn(h, prompt("hello again"))).toBe("end_turn");
+    const after = inputMessages((await mock.requests()).at(-1)!).map((m) => m.text);
+    expect(after.some((text) => text.includes("POISON"))).toBe(false);
+    expect(after).toContain("remember: kiwi");
+    expect(after.at(-1)).toBe("hello again");
+    expect(h.sink.identities.at(-1)?.resumeState.data).toEqual({ threadId: h.sink.identities[0]?.harnessSessionId });
+
+    // A Baton that restarts with the revert still recorded: Codex says the turn is gone, nothing is lost or warned about.
+    await h.adapter.close(h.handle);
+    open.splice(open.findIndex((entry) => entry.handle === h.handle), 1);
+    const resumed = await start({ reuseHome: h.home, resumeState: atFailure!.resumeState });
+    const next = prompt("still there?");
+    expect(await runTurn(resumed, next)).toBe("end_turn");
+    expect(inputMessages((await mock.requests()).at(-1)!).some((m) => m.text.includes("POISON"))).toBe(false);
+    expect(resumed.sink.of("_baton_notice", next.turnId)).toHaveLength(0);
   });
 
   test("a completed turn without output gets the empty-turn notice", async () => {

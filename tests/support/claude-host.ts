@@ -50,9 +50,15 @@ export class ClaudeHost {
     },
   };
 
+  /** Reasons the adapter gave for starting a fresh native session (BindingSink.markFresh). */
+  readonly fresh: string[] = [];
+
   readonly binding: BindingSink = {
     publishIdentity: (identity) => {
       this.identities.push(identity);
+    },
+    markFresh: (reason) => {
+      this.fresh.push(reason);
     },
   };
 

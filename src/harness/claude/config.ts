@@ -114,3 +114,34 @@ export async function applyConfigToQuery(
     applied.mode = toBatonMode(response?.mode ?? desired.mode);
   }
 }
+
+/** What the user wants (`desired`) and what the running Claude Code has (`applied`), for one session. */
+export class ClaudeConfigTracker {
+  readonly desired: ClaudeConfigState;
+  applied: ClaudeConfigState;
+
+  constructor(open: { readonly model?: string | undefined; readonly effort?: string | undefined; readonly mode?: string | undefined }) {
+    this.desired = { model: open.model && open.model !== "default" ? open.model : undefined, effort: parseEffort(open.effort), mode: toBatonMode(open.mode) };
+    this.applied = { ...this.desired };
+  }
+
+  set(id: ConfigId, value: string): void {
+    updateConfigState(this.desired, id, value);
+  }
+
+  apply(query: Query, trace?: (direction: "in" | "out", message: unknown) => void): Promise<void> {
+    return applyConfigToQuery(query, this.desired, this.applied, trace);
+  }
+
+  /** A new Claude Code process starts with what is desired. */
+  restarted(): void {
+    this.applied = { ...this.desired };
+  }
+
+  /** Claude Code reported its permission mode: a mode the user did not change follows it. */
+  reported(mode: string): void {
+    const reported = toBatonMode(mode);
+    if (this.desired.mode === this.applied.mode) this.desired.mode = reported;
+    this.applied.mode = reported;
+  }
+}

@@ -3,7 +3,7 @@
  * after the process died), its prompt channel, and the binding of SDK output to Baton turns.
  */
 import { randomUUID } from "node:crypto";
-import type { Options, Query, SDKControlInitializeResponse, SDKMessage, SDKResultMessage, SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
+import type { Options, Query, SDKControlInitializeResponse, SDKMessage, SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
 import type { query as sdkQuery } from "@anthropic-ai/claude-agent-sdk";
 import type { BindingSink, EventSink, HarnessHandle, HarnessOpenOptions, PromptInput, SendTurnResult } from "../contract.ts";
 import type { SessionConfigOption } from "../capabilities.ts";
@@ -13,11 +13,13 @@ import type { TurnId } from "../../shared/ids.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
 import { PromptChannel } from "./channel.ts";
 import { ClaudeProcesses } from "./process.ts";
-import { applyConfigToQuery, buildConfigOptions, parseEffort, toBatonMode, updateConfigState, type ClaudeConfigState, type ConfigId } from "./config.ts";
+import { buildConfigOptions, ClaudeConfigTracker, type ConfigId } from "./config.ts";
 import { adapterDraft } from "./drafts.ts";
 import { ClaudeMapper, commandNamesDraft } from "./mapper.ts";
 import { buildRunOptions, type ClaudeSessionSettings } from "./options.ts";
-import { errorCodeOf, errorTextOf, isAborted, isUnretryable, terminalOf, unretryableMessage } from "./terminal.ts";
+import { ClaudeContinuity } from "./rewind.ts";
+import { endRun, endsWithin, IGNORED_TYPES, isMissingConversation, isMissingResumePoint, NO_CONVERSATION, userMessage, type QueryRun } from "./run.ts";
+import { errorCodeOf, errorTextOf, isAborted, isUnretryable, terminalOf, unknownStopNotice, unretryableMessage } from "./terminal.ts";
 import { TurnBook, type ClaudeTurn } from "./turns.ts";
 
 export type ClaudeTrace = (direction: "in" | "out", message: unknown) => void;
@@ -33,47 +35,33 @@ export interface ClaudeSessionDeps {
   readonly onInitialization?: ((init: SDKControlInitializeResponse) => void) | undefined;
 }
 
-interface QueryRun {
-  readonly query: Query;
-  readonly channel: PromptChannel;
-  readonly resumeId: string | undefined;
-  initSeen: boolean;
-  closing: boolean;
-  /** Messages pushed before the first system/init, re-sent if a resume turns out to be impossible. */
-  unconfirmed: SDKUserMessage[];
-  startingTurn: TurnId | undefined;
-  done: Promise<void>;
-}
-
-const IGNORED_TYPES = new Set(["command_lifecycle", "rate_limit_event", "tool_progress", "tool_use_summary", "prompt_suggestion", "auth_status", "thinking_tokens"]);
-const NO_CONVERSATION = /No conversation found with session ID/;
-
 export class ClaudeSession {
   private run: QueryRun | undefined;
   private readonly turns = new TurnBook();
   private readonly mapper: ClaudeMapper;
-  private sessionId: string | undefined;
-  private publishedId: string | undefined;
+  private readonly native: ClaudeContinuity;
   private activeModel: string | undefined;
   private commandsKey: string | undefined;
   private initInfo: SDKControlInitializeResponse | undefined;
   private closed = false;
   private readonly warned = new Set<string>();
-  readonly desired: ClaudeConfigState;
-  private applied: ClaudeConfigState;
+  private readonly config: ClaudeConfigTracker;
   private readonly processes = new ClaudeProcesses((text) => this.log("debug", `claude stderr: ${text}`));
 
   constructor(private readonly deps: ClaudeSessionDeps) {
     const { open } = deps;
-    const resumeId = open.resumeState?.version === 1 ? open.resumeState.data["sessionId"] : undefined;
-    if (typeof resumeId === "string" && resumeId.length > 0 && !resumeId.startsWith("hs_")) this.sessionId = resumeId;
+    this.native = new ClaudeContinuity(
+      {
+        binding: deps.binding,
+        env: open.env,
+        cwd: open.cwd,
+        notice: (turnId, title) => this.emit(adapterDraft("_baton_notice", { level: "info", title }, { turnId })),
+        warn: (message, error) => this.log("warn", message, error),
+      },
+      open.resumeState,
+    );
     this.mapper = new ClaudeMapper(open.cwd);
-    this.desired = {
-      model: open.model && open.model !== "default" ? open.model : undefined,
-      effort: parseEffort(open.effort),
-      mode: toBatonMode(open.mode),
-    };
-    this.applied = { ...this.desired };
+    this.config = new ClaudeConfigTracker(open);
   }
 
   get handle(): HarnessHandle {
@@ -81,7 +69,7 @@ export class ClaudeSession {
   }
 
   get nativeSessionId(): string | undefined {
-    return this.sessionId;
+    return this.native.sessionId;
   }
 
   isBusy(): boolean {
@@ -90,7 +78,7 @@ export class ClaudeSession {
 
   /** `probed` models (from a session-less probe) serve until this session's own init arrives. */
   configOptions(probed?: Parameters<typeof buildConfigOptions>[1]): SessionConfigOption[] {
-    return buildConfigOptions(this.desired, this.initInfo?.models ?? probed, this.activeModel);
+    return buildConfigOptions(this.config.desired, this.initInfo?.models ?? probed, this.activeModel);
   }
 
   /** True once a query runs (or ran): its own initialization tells the models, no probe needed. */
@@ -130,8 +118,15 @@ export class ClaudeSession {
 
   private async startTurn(turnId: TurnId, content: string | { type: "text"; text: string }[]): Promise<SendTurnResult> {
     const observed = this.turns.active();
-    if (observed?.role === "observed") this.finish(observed, "end_turn");
-    if (this.run && !this.run.channel.closed) await this.applyConfig(this.run);
+    if (observed?.role === "observed") {
+      this.native.kept();
+      this.finish(observed, "end_turn");
+    }
+    // After a failed prompt the idle process goes; the next run resumes where the conversation was good.
+    const stale = this.native.leaveBehind() ? this.run : undefined;
+    this.run = stale ? undefined : this.run;
+    if (stale) await endRun(stale, () => this.processes.stop({ eofGraceMs: 1_000, termGraceMs: 1_000 }));
+    if (this.run && !this.run.channel.closed) await this.config.apply(this.run.query, this.deps.trace);
     const turn = this.turns.begin(turnId, "driven");
     const run = this.ensureRun(turn.turnId);
     this.push(run, turn, content);
@@ -166,39 +161,28 @@ export class ClaudeSession {
     if (!run) return;
     run.closing = true;
     run.channel.end();
-    if (active) run.query.close();
-    else {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const grace = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 3_000)));
-      const ended = await Promise.race([run.done.then(() => true), grace]);
-      clearTimeout(timer);
-      if (!ended) run.query.close();
-    }
+    if (active || !(await endsWithin(run.done, 3_000))) run.query.close();
     this.run = undefined;
     await this.processes.stop({ eofGraceMs: active ? 0 : 1_000, termGraceMs: 1_000 });
   }
 
   /** `/compact` as a control turn (CLA-10). */
   async compact(turnId: TurnId): Promise<SendTurnResult> {
-    if (this.sessionId === undefined) throw new BatonError("usage", "Claude has no conversation to compact yet");
+    if (this.native.sessionId === undefined) throw new BatonError("usage", "Claude has no conversation to compact yet");
     if (this.turns.active()?.role === "driven") return { accepted: false, effective: "rejected", reason: "Claude is busy" };
     if (this.closed) return { accepted: false, effective: "rejected", reason: "the Claude session is closed" };
     return this.startTurn(turnId, "/compact");
   }
 
   async setConfig(id: ConfigId, value: string): Promise<void> {
-    updateConfigState(this.desired, id, value);
-    if (this.run && !this.run.channel.closed && !this.turns.active()) await this.applyConfig(this.run);
+    this.config.set(id, value);
+    if (this.run && !this.run.channel.closed && !this.turns.active()) await this.config.apply(this.run.query, this.deps.trace);
     this.emit(adapterDraft("config_option_update", { options: this.configOptions() }));
-  }
-
-  private async applyConfig(run: QueryRun): Promise<void> {
-    await applyConfigToQuery(run.query, this.desired, this.applied, this.deps.trace);
   }
 
   private push(run: QueryRun, turn: ClaudeTurn, content: string | { type: "text"; text: string }[]): void {
     const uuid = randomUUID();
-    const message: SDKUserMessage = { type: "user", message: { role: "user", content }, parent_tool_use_id: null, uuid: uuid as SDKUserMessage["uuid"] & string };
+    const message = userMessage(content, uuid);
     this.turns.attach(turn, uuid);
     if (!run.initSeen) run.unconfirmed.push(message);
     this.deps.trace?.("out", message);
@@ -209,6 +193,12 @@ export class ClaudeSession {
     if (!this.turns.finalize(turn)) return;
     const native = typeof nativeStopReason === "string" ? { nativeStopReason } : {};
     this.emit(adapterDraft("state_update", { state: "idle", stopReason, ...native }, { turnId: turn.turnId }));
+  }
+
+  /** The API refused the turn: it ends failed and its prompt is left behind (#12.9). */
+  private finishFailed(turn: ClaudeTurn): void {
+    this.native.failed(turn.turnId, turn.prompt);
+    this.finish(turn, "failed");
   }
 
   private fail(turn: ClaudeTurn, message: string, code: string | undefined, raw?: unknown, retryable = true): void {
@@ -228,21 +218,21 @@ export class ClaudeSession {
 
   private ensureRun(turnId: TurnId): QueryRun {
     if (this.run && !this.run.channel.closed) return this.run;
-    return this.startRun(this.sessionId, turnId);
+    return this.startRun(this.native.nextRun(), turnId);
   }
 
-  private startRun(resumeId: string | undefined, turnId: TurnId | undefined): QueryRun {
+  private startRun(resumed: QueryRun["resumed"], turnId: TurnId | undefined): QueryRun {
     const channel = new PromptChannel();
-    const options = this.buildOptions(resumeId);
+    const options = this.buildOptions(resumed);
     let query: Query;
     try {
       query = this.deps.queryFn({ prompt: channel, options });
     } catch (error) {
       throw new BatonError("harness_start_failed", `could not start Claude Code: ${describeError(error)}`, { cause: error });
     }
-    const run: QueryRun = { query, channel, resumeId, initSeen: false, closing: false, unconfirmed: [], startingTurn: turnId, done: Promise.resolve() };
+    const run: QueryRun = { query, channel, resumed, initSeen: false, closing: false, unconfirmed: [], startingTurn: turnId, done: Promise.resolve() };
     this.run = run;
-    this.applied = { ...this.desired };
+    this.config.restarted();
     if (turnId !== undefined) this.emit(adapterDraft("_baton_run_status", { phase: "starting", title: "Starting Claude Code…" }, { turnId }));
     query.initializationResult().then(
       (init) => {
@@ -255,20 +245,20 @@ export class ClaudeSession {
     return run;
   }
 
-  private buildOptions(resumeId: string | undefined): Options {
+  private buildOptions(resumed: QueryRun["resumed"]): Options {
     return buildRunOptions({
       open: this.deps.open,
       settings: this.deps.settings,
-      desired: this.desired,
+      desired: this.config.desired,
       permissions: {
         turnFor: () => this.turnForActivity().turnId,
-        sessionId: () => this.sessionId,
-        mode: () => this.applied.mode,
+        sessionId: () => this.native.sessionId,
+        mode: () => this.config.applied.mode,
         planOf: (id) => this.mapper.planOf(id),
         onDeclined: (id) => this.mapper.markDeclined(id),
       },
       spawn: this.processes.spawn,
-      ...(resumeId === undefined ? {} : { resume: { sessionId: resumeId } }),
+      resume: resumed,
     });
   }
 
@@ -282,16 +272,23 @@ export class ClaudeSession {
       if (run === this.run && !run.closing && !this.closed) this.died(run, undefined);
     } catch (error) {
       if (run !== this.run || run.closing || this.closed) return;
-      if (!run.initSeen && run.resumeId !== undefined && NO_CONVERSATION.test(describeError(error))) {
-        this.log("warn", `Claude session ${run.resumeId} is gone; starting a new one`);
-        this.sessionId = undefined;
-        const next = this.startRun(undefined, run.startingTurn);
-        for (const message of run.unconfirmed) next.channel.push(message);
-        next.unconfirmed = [...run.unconfirmed];
+      if (!run.initSeen && run.resumed !== undefined && NO_CONVERSATION.test(describeError(error))) {
+        this.log("warn", `Claude session ${run.resumed.sessionId} is gone; starting a new one`);
+        this.native.sessionId = undefined;
+        this.restart(run, undefined);
         return;
       }
       this.died(run, error);
     }
+  }
+
+  /** Start the run again (resuming `resumeId`, or fresh) with the messages the old one never confirmed. */
+  private restart(run: QueryRun, resumed: QueryRun["resumed"]): void {
+    run.closing = true;
+    run.channel.end();
+    const next = this.startRun(resumed, run.startingTurn);
+    for (const message of run.unconfirmed) next.channel.push(message);
+    next.unconfirmed = [...run.unconfirmed];
   }
 
   private died(run: QueryRun, error: unknown): void {
@@ -311,16 +308,18 @@ export class ClaudeSession {
     switch (message.type) {
       case "system":
         if (message.subtype === "init") return this.onInit(run, message);
-        if (message.subtype === "status" && message.permissionMode !== undefined) this.onModeReported(message.permissionMode);
+        if (message.subtype === "status" && message.permissionMode !== undefined) this.config.reported(message.permissionMode);
         if (message.subtype === "api_retry" && isUnretryable(message.error_status)) return this.stopUnretryable(run, message.error_status, String(message.error), message);
         for (const draft of this.mapper.system(message, this.turns.active()?.turnId)) this.emit(draft);
         return;
       case "stream_event":
         return this.emitAll(this.mapper.stream(message, this.turnForActivity().turnId));
       case "assistant":
+        if (message.parent_tool_use_id === null) this.native.see(message.uuid);
         return this.emitAll(this.mapper.assistant(message, this.turnForActivity().turnId));
       case "user":
         if ((message as { isReplay?: unknown }).isReplay === true) return;
+        if (message.parent_tool_use_id === null) this.native.see(message.uuid);
         return this.emitAll(this.mapper.user(message, this.turnForActivity().turnId));
       case "result":
         return this.onResult(run, message);
@@ -342,14 +341,9 @@ export class ClaudeSession {
       run.unconfirmed = [];
       if (run.startingTurn !== undefined) this.emit(adapterDraft("_baton_run_status", { phase: null }, { turnId: run.startingTurn }));
     }
-    const id = message.session_id;
-    this.sessionId = id;
-    if (id !== this.publishedId) {
-      this.publishedId = id;
-      this.deps.binding.publishIdentity({ harnessSessionId: id, resumeState: { version: 1, data: { sessionId: id } }, fresh: run.resumeId !== id });
-    }
+    this.native.initialized(message.session_id, run.resumed);
     this.activeModel = message.model;
-    this.onModeReported(message.permissionMode);
+    this.config.reported(message.permissionMode);
     const key = message.slash_commands.join("\n");
     if (key !== this.commandsKey) {
       this.commandsKey = key;
@@ -366,15 +360,14 @@ export class ClaudeSession {
     void this.interrupt(run);
   }
 
-  private onModeReported(mode: string): void {
-    const reported = toBatonMode(mode);
-    if (this.desired.mode === this.applied.mode) this.desired.mode = reported;
-    this.applied.mode = reported;
-  }
-
   private onResult(run: QueryRun, result: SDKResultMessage): void {
     const uuids = result.user_message_uuids ?? (result.user_message_uuid !== undefined ? [result.user_message_uuid] : []);
-    if (!run.initSeen && result.is_error && result.subtype !== "success" && result.errors.some((e) => NO_CONVERSATION.test(e))) return;
+    if (isMissingConversation(run, result)) return;
+    if (isMissingResumePoint(run, result) && run.resumed !== undefined) {
+      // The failed prompt may be seen again: resuming the whole session is all that is left.
+      this.log("warn", `cannot resume Claude session ${run.resumed.sessionId} at ${run.resumed.at ?? ""}; resuming it whole`);
+      return this.restart(run, { sessionId: run.resumed.sessionId, at: undefined });
+    }
     const turn = this.turns.ownerOf(uuids);
     if (!turn) {
       this.log("debug", `ignoring a stale Claude result (${uuids.join(", ") || "no uuids"})`);
@@ -382,18 +375,22 @@ export class ClaudeSession {
     }
     const settled = this.turns.settle(turn, uuids);
     this.emitAll(this.mapper.usage(result, turn.turnId, this.activeModel));
-    if (isAborted(result) || turn.cancelRequested) return this.finish(turn, turn.failed && !turn.cancelRequested ? "failed" : "cancelled"); // stopped by stopUnretryable
+    if (isAborted(result) || turn.cancelRequested) {
+      const failed = turn.failed && !turn.cancelRequested; // stopped by stopUnretryable: its prompt is left behind too
+      if (failed) return this.finishFailed(turn);
+      this.native.kept();
+      return this.finish(turn, "cancelled");
+    }
     if (result.is_error) {
       this.fail(turn, errorTextOf(result), errorCodeOf(result), result, !isUnretryable(result.subtype === "success" ? result.api_error_status : undefined));
       turn.failed = true;
     }
     if (!settled) return;
-    if (turn.failed) return this.finish(turn, "failed");
+    if (turn.failed) return this.finishFailed(turn);
+    this.native.kept();
     const terminal = terminalOf(result);
-    if (terminal.unknown !== undefined) {
-      const title = `Claude Code ended the turn with stop reason '${terminal.unknown}', which Baton does not know; the turn counts as failed`;
-      this.emit(adapterDraft("_baton_notice", { level: "warning", title }, { turnId: turn.turnId, raw: result }));
-    }
+    const unknown = unknownStopNotice(terminal, turn.turnId, result);
+    if (unknown !== undefined) this.emit(unknown);
     this.finish(turn, terminal.stopReason, result.subtype === "success" ? result.stop_reason : undefined);
   }
 }

@@ -1,6 +1,9 @@
 /** How a Claude `result` ends a Baton turn (CLA-06): stop reason, error text and code. */
 import type { SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
+import type { AdapterDraft } from "../../event/envelope.ts";
 import type { StopReason } from "../../event/stop-reasons.ts";
+import type { TurnId } from "../../shared/ids.ts";
+import { adapterDraft } from "./drafts.ts";
 
 export function isAborted(result: SDKResultMessage): boolean {
   return result.terminal_reason === "aborted_streaming" || result.terminal_reason === "aborted_tools";
@@ -62,4 +65,11 @@ export function isUnretryable(status: number | null | undefined): status is numb
 
 export function unretryableMessage(status: number, category: string): string {
   return `Claude API error ${status} (${category}), not retried: ${UNRETRYABLE_HINTS[status] ?? "retrying cannot fix it"}`;
+}
+
+/** A warning on the turn when Claude ended it with a stop reason Baton does not know (the turn counts as failed). */
+export function unknownStopNotice(terminal: ClaudeTerminal, turnId: TurnId, raw: unknown): AdapterDraft | undefined {
+  if (terminal.unknown === undefined) return undefined;
+  const title = `Claude Code ended the turn with stop reason '${terminal.unknown}', which Baton does not know; the turn counts as failed`;
+  return adapterDraft("_baton_notice", { level: "warning", title }, { turnId, raw });
 }

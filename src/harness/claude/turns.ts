@@ -13,6 +13,8 @@ export interface ClaudeTurn {
   readonly role: TurnRole;
   /** uuids pushed for this turn and not yet answered by a result. */
   readonly pending: Set<string>;
+  /** The uuid of the first message pushed for it (its prompt). */
+  prompt: string | undefined;
   cancelRequested: boolean;
   finalized: boolean;
   /** A result of this turn already reported an error (a steer's result may still follow). */
@@ -29,12 +31,13 @@ export class TurnBook {
   }
 
   begin(turnId: TurnId, role: TurnRole): ClaudeTurn {
-    const turn: ClaudeTurn = { turnId, role, pending: new Set(), cancelRequested: false, finalized: false, failed: false };
+    const turn: ClaudeTurn = { turnId, role, pending: new Set(), prompt: undefined, cancelRequested: false, finalized: false, failed: false };
     this.current = turn;
     return turn;
   }
 
   attach(turn: ClaudeTurn, uuid: string): void {
+    turn.prompt ??= uuid;
     turn.pending.add(uuid);
     this.byUuid.set(uuid, turn);
   }

@@ -23,6 +23,7 @@ import { generateStructuredWithCodex } from "./textgen.ts";
 import { probeCodexModels } from "./model-probe.ts";
 import { CodexTurn } from "./turn.ts";
 import { RECONCILE_TIMEOUT_MS, SETUP_TIMEOUT_MS } from "./wire.ts";
+import { leaveFailedTurnsBehind, trackFailedTurns } from "./failed-turns.ts";
 import type { ExecutableReport } from "../definition.ts";
 import type { AdapterDraft } from "../../event/envelope.ts";
 import type { ThreadStartParams } from "./protocol/v2/ThreadStartParams";
@@ -146,7 +147,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
       session.reasoningEffort = response.reasoningEffort;
       session.approvalsReviewer = response.approvalsReviewer;
       session.status = response.thread.status;
-      binding.publishIdentity({ harnessSessionId: session.threadId, resumeState: { version: RESUME_STATE_VERSION, data: { threadId: session.threadId } }, fresh });
+      trackFailedTurns(session, binding, { version: RESUME_STATE_VERSION, fresh, stored: options.resumeState }, log);
     } catch (error) {
       await session.shutdown();
       throw this.startupError(error, session.deps.process, report);
@@ -246,6 +247,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
     }
     const active = session.active;
     if (active !== undefined && !active.finished) return session.steer(input);
+    await leaveFailedTurnsBehind(session, input.turnId);
     return session.startTurn(input, { summary: "auto", ...this.config.turnParams(session) });
   }
 
@@ -272,6 +274,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
     const session = this.session(handle);
     if (session.dead) throw new BatonError("harness_dead", `Codex app-server is not running (${session.deadReason ?? "dead"})`);
     if (session.active !== undefined && !session.active.finished) return { accepted: false, effective: "rejected", reason: "a turn is running" };
+    await leaveFailedTurnsBehind(session, turnId);
     const turn = new CodexTurn(turnId, "control");
     turn.visible = true;
     session.active = turn;

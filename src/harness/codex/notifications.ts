@@ -5,6 +5,7 @@
  */
 import type { PayloadOf } from "../../event/kinds.ts";
 import { normalizeStopReason } from "../normalize.ts";
+import { DROPPED_TURN_NOTICE } from "./failed-turns.ts";
 import { isVisible, itemCompletedParts, itemStartedParts, part, toolIdentity } from "./items.ts";
 import type { CodexSession } from "./session.ts";
 import type { NotificationMethod, NotificationParams } from "./wire.ts";
@@ -66,6 +67,10 @@ export function createNotificationTable(session: CodexSession): NotificationTabl
       const stopReason = normalizeStopReason(p.turn.status, { completed: "end_turn", interrupted: "cancelled" });
       if (stopReason === "failed" && !turn.errorShown) {
         session.emitError(turn, p.turn.error?.message ?? turn.fatalError ?? `Codex turn ended with status ${String(p.turn.status)}`, codeOf(p.turn.error?.codexErrorInfo), false, p);
+      }
+      if (stopReason === "failed" && turn.role === "driven" && session.failedTurns !== undefined) {
+        session.emit(turn, part("_baton_notice", { level: "info", title: DROPPED_TURN_NOTICE }));
+        session.failedTurns.drop(p.turn.id);
       }
       session.finish(turn, stopReason, p);
     },

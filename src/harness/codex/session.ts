@@ -18,6 +18,7 @@ import { createNotificationTable, type NotificationTable } from "./notifications
 import { describeExit, type CodexProcess, type ExitInfo } from "./process.ts";
 import { handleServerRequest } from "./requests.ts";
 import { CodexTurn } from "./turn.ts";
+import type { FailedTurns } from "./failed-turns.ts";
 import { CONTROL_TIMEOUT_MS, type ClientMethod, type ClientMethods } from "./wire.ts";
 import type { ThreadStatus } from "./protocol/v2/ThreadStatus";
 import type { TokenUsageBreakdown } from "./protocol/v2/TokenUsageBreakdown";
@@ -78,6 +79,8 @@ export class CodexSession {
   active: CodexTurn | undefined;
   lastTurnId: TurnId | undefined;
   usageBaseline: TokenUsageBreakdown | undefined;
+  /** Failed driven turns to take out of the thread before the next turn (set once the thread is known). */
+  failedTurns: FailedTurns | undefined;
   readonly finishedNative = new Set<string>();
   readonly pendingRequests = new Map<string, AbortController>();
   /** fileChange item id → its changes (with Codex's diffs), for the approval card. */
