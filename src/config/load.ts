@@ -2,7 +2,7 @@
  * Load config.yaml: defaults when absent, BATON_* env over the file, unknown keys warned,
  * malformed YAML or a bad value reported with file, line and key — never silently replaced by defaults.
  */
-import { readFileSync } from "node:fs";
+import fs from "node:fs";
 import path from "node:path";
 import { LineCounter, isMap, isScalar, parseDocument, type Document } from "yaml";
 import { BatonError, describeError } from "../shared/errors.ts";
@@ -48,7 +48,7 @@ export function loadConfig(batonHome: string, env: Readonly<Record<string, strin
   const file = configPath(batonHome);
   let source: string | undefined;
   try {
-    source = readFileSync(file, "utf8");
+    source = fs.readFileSync(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") {
       throw new BatonError("config_invalid", `${file}: cannot read: ${(error as Error).message}`);

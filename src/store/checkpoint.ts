@@ -9,7 +9,7 @@
  * state line is parsed), then the state JSON. Written in the background (sliced serialization,
  * temp + rename, 0600).
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import * as path from "node:path";
 import type { AnyEvent } from "../event/envelope.ts";
 import { describeError } from "../shared/errors.ts";

@@ -1,5 +1,5 @@
 /** Small filesystem helpers for the store: private modes, atomic replace, errno checks. */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import * as path from "node:path";
 import { randomBytes } from "node:crypto";
 import { checkDiskWrite, type WriteSite } from "./disk-faults.ts";

@@ -4,7 +4,7 @@
  * re-minted (parentEventId links are remapped) and scope re-stamped to the child. The child's meta
  * records `forkedFrom`; naming it is the caller's job.
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import type { AnyEvent } from "../event/envelope.ts";
 import { BatonError } from "../shared/errors.ts";
 import type { BatonSessionId } from "../shared/ids.ts";

@@ -1,5 +1,5 @@
 /** Ledger line serialization, I/O error mapping and the torn-tail sidecar. */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import { ENVELOPE_VERSION, validatePayload, type AnyEvent } from "../event/envelope.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import { checkDiskWrite } from "./disk-faults.ts";

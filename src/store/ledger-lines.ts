@@ -5,7 +5,7 @@
  * gives true byte offsets for checkpoints. (Measured against `LineFramer`, which works on decoded
  * strings and cannot report byte offsets without re-encoding: see bench/ledger.ts.)
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;

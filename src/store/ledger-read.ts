@@ -3,7 +3,7 @@
  * ignored); a corrupt complete line is a hard `ledger_corrupt` error naming file and line.
  * `scanLedger` is the doctor's variant: it never throws and reports every problem it finds.
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import { decodeEnvelope, validatePayload, type AnyEvent } from "../event/envelope.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import { closeQuietly } from "./files.ts";

@@ -15,7 +15,7 @@
  *   the last line on disk, and every later append throws that same error. Nothing after it is written half
  *   or out of order; reopening (once there is space) continues from the last complete line.
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import type { AdapterDraft, AnyEvent, EventDraft, EventSource, KnownEvent } from "../event/envelope.ts";
 import type { Clock } from "../shared/clock.ts";
 import { BatonError } from "../shared/errors.ts";

@@ -9,7 +9,7 @@
  * lock). Filesystems without hard links fall back to O_EXCL. Takeover runs under a short-lived
  * `lock.takeover` guard so two processes cannot both replace the same stale lock.
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import * as os from "node:os";
 import { randomBytes } from "node:crypto";
 import { BatonError, describeError } from "../shared/errors.ts";

@@ -4,7 +4,7 @@
  * The hash makes two directories with the same basename distinct; project.json makes a hash
  * collision (or a moved tree) visible instead of silently mixing sessions.
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import * as path from "node:path";
 import { createHash } from "node:crypto";
 import { BatonError } from "../shared/errors.ts";

@@ -4,7 +4,7 @@
  * the queue is capped (dropped entries are counted and reported later), the file is 0600 and
  * rotates to one `.1`. Logging never throws into, or blocks, the caller.
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import * as path from "node:path";
 import type { Clock } from "../shared/clock.ts";
 import { levelRank, type LogFields, type Logger, type LogLevel } from "../shared/log.ts";

@@ -2,7 +2,7 @@
  * Session directories: `projects/<key>/sessions/<bs_id>/{session.jsonl, meta.json, session.log, lock}`.
  * Create, find (exact id or unique prefix, across all projects) and list (STO-02).
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import * as path from "node:path";
 import type { Clock } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";

@@ -146,6 +146,21 @@ describe("architecture", () => {
     expect(offenders).toEqual([]);
   });
 
+  // tests/tui/sync-io-guard.ts wraps the functions of the `node:fs` default export to catch synchronous
+  // I/O on key paths (PROC-01); a namespace or named import binds a copy it cannot see.
+  test("src/ imports node:fs only as its default export", () => {
+    const offenders: string[] = [];
+    for (const file of sourceFiles) {
+      const rel = path.relative(root, file);
+      readFileSync(file, "utf8")
+        .split("\n")
+        .forEach((line, index) => {
+          if (/^\s*import\s+(\*\s+as\s+\w+|\{[^}]*\}|\w+\s*,\s*\{[^}]*\})\s+from\s+["'](node:)?fs(\/promises)?["']/.test(line)) offenders.push(`${rel}:${index + 1}: ${line.trim()}`);
+        });
+    }
+    expect(offenders).toEqual([]);
+  });
+
   test("no harness names in the core", () => {
     const core = ["store", "projection", "controller", "tui", "event", "input", "context"];
     const offenders: string[] = [];

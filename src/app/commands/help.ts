@@ -1,11 +1,11 @@
 /** `baton help` and `baton --version`. */
-import { readFileSync } from "node:fs";
+import fs from "node:fs";
 import path from "node:path";
 import type { CliIo } from "../io.ts";
 
 export function packageVersion(): string {
   const file = path.resolve(import.meta.dir, "../../../package.json");
-  return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
+  return (JSON.parse(fs.readFileSync(file, "utf8")) as { version: string }).version;
 }
 
 export const HELP = `baton — one terminal workspace for Codex and Claude Code, with a session you own.
