@@ -127,7 +127,7 @@ async function benchSize(n: number): Promise<SizeResult> {
 
   const host = new TuiHost({
     session: { sessionId: session.ref.batonSessionId, cwd: home.cwd, controller: session.controller, recovered: false, title: () => displayTitle(session.meta()) },
-    sessions: { list: () => [], open: () => Promise.reject(new Error("not in the bench")), close: async () => undefined },
+    sessions: { list: async () => [], open: () => Promise.reject(new Error("not in the bench")), close: async () => undefined },
     registry: new HarnessRegistry(definitions),
     initialTarget: "fake",
     showThoughts: true,

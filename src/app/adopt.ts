@@ -3,7 +3,7 @@
  * turns of that target, bound to the native session so the next turn resumes it. Everything runs under the
  * cross-process `$BATON_HOME/native-session.lock`; updating an existing owner also takes its session lock.
  *
- * - First time: a new session under the invoking cwd with every native turn, then (last, atomically) meta:
+ * - First time: a new session in the native session's cwd (else the invoking one) with every native turn, then (last, atomically) meta:
  *   description, `adoptedFrom {session, importedThrough}` and the binding (resume state, new epoch, syncedSeq).
  * - Again: the owner is the session whose `adoptedFrom` (legacy: whose binding) names the native session;
  *   the recorded boundary must still be a prefix and the turns Baton ran since must be there; then only the
@@ -120,10 +120,24 @@ function withBinding(ctx: AppContext, meta: SessionMeta, candidate: NativeCandid
   };
 }
 
+/**
+ * NAT-06: the adopted session lives where the native session ran (its agents run there on resume), or
+ * in the invoking directory when the native session does not say or its directory is gone.
+ */
+export function adoptionCwd(ctx: Pick<AppContext, "cwd">, history: Pick<NativeHistory, "session">): string {
+  const native = history.session.cwd;
+  if (native === undefined || !path.isAbsolute(native)) return ctx.cwd;
+  try {
+    return fs.statSync(native).isDirectory() ? native : ctx.cwd;
+  } catch {
+    return ctx.cwd;
+  }
+}
+
 async function createOwner(ctx: AppContext, candidate: NativeCandidate, history: NativeHistory): Promise<Omit<AdoptionResult, "nativeRef">> {
   const label = candidate.session.title ?? candidate.session.preview ?? history.harnessSessionId;
   const ref = ctx.store.createSession({
-    cwd: ctx.cwd,
+    cwd: adoptionCwd(ctx, history),
     description: `import: ${candidate.definition.label} ${label}`,
     ...(candidate.session.title === undefined ? {} : { title: candidate.session.title }),
   });

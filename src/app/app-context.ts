@@ -75,12 +75,24 @@ export function createAppContext(io: CliIo, options: { cwd?: string; home?: stri
       ...(config.textgenModels ? { textgenModels: config.textgenModels } : {}),
     },
     childEnv,
-    preferences: createPreferences(home),
+    preferences: loadedPreferences(home, io),
   };
 }
 
+/** Read once here, at startup; changes are written behind (no key press waits for the disk). */
+function loadedPreferences(home: string, io: CliIo): Preferences {
+  const preferences = createPreferences(home, (error) => io.stderr.write(`baton: could not save a preference: ${error instanceof Error ? error.message : String(error)}\n`));
+  preferences.load();
+  return preferences;
+}
+
 /** Open a session with everything the context knows (config, registry, preferences). */
-export function openSessionIn(ctx: AppContext, choice: SessionChoice, settings: Partial<ControllerSettings> = {}): Promise<OpenedSession> {
+export function openSessionIn(
+  ctx: AppContext,
+  choice: SessionChoice,
+  settings: Partial<ControllerSettings> = {},
+  verifyCheckpoint: "sync" | "deferred" = "sync",
+): Promise<OpenedSession> {
   return openSession({
     store: ctx.store,
     registry: ctx.registry,
@@ -92,5 +104,6 @@ export function openSessionIn(ctx: AppContext, choice: SessionChoice, settings: 
     settings: { ...ctx.settings, ...settings },
     logLevel: ctx.loaded.config.logLevel as LogLevel,
     preferences: ctx.preferences,
+    verifyCheckpoint,
   });
 }

@@ -5,13 +5,14 @@
  */
 import { Controller } from "../controller/controller.ts";
 import { diskFaultFrom, failpointFrom } from "./failpoints.ts";
+import { createHistoryCheck } from "./history-check.ts";
 import { ContextProviderRegistry } from "../context/providers.ts";
 import { createSessionProvider } from "../context/session-provider.ts";
 import type { ControllerSettings, MetaPort, PreferencesPort } from "../controller/ports.ts";
 import type { RecoveryReport } from "../controller/recovery.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
-import { initialState, PROJECTION_VERSION, reduce, type ProjectionState } from "../projection/index.ts";
-import { createNativeTrace, faultingLedgerIo, loadState, nodeLedgerIo, noteLedgerWrite, noteLedgerWritten, removeSessionDir, setDiskFaults, writeCheckpoint, type NativeTrace, type LedgerIo, type Ledger, type ListQuery, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
+import { initialState, storedProjectionFold, type ProjectionState } from "../projection/index.ts";
+import { createMetaCache, createNativeTrace, faultingLedgerIo, loadState, touched, nodeLedgerIo, noteLedgerWrite, noteLedgerWritten, removeSessionDir, setDiskFaults, writeCheckpoint, type NativeTrace, type LedgerIo, type Ledger, type ListQuery, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
 import { BatonError } from "../shared/errors.ts";
 import path from "node:path";
 import { resolveCwd } from "../store/index.ts";
@@ -37,6 +38,11 @@ export interface OpenSessionOptions {
   readonly preferences?: PreferencesPort;
   /** The ledger's syscalls (tests inject ENOSPC). */
   readonly ledgerIo?: LedgerIo;
+  /**
+   * When a checkpoint's ledger digest is checked: `sync` (default) before the session is handed over;
+   * `deferred` — the TUI — by `verifyHistory()` after the first frame (see history-check.ts).
+   */
+  readonly verifyCheckpoint?: "sync" | "deferred";
 }
 
 export interface OpenedSession {
@@ -56,15 +62,16 @@ export interface OpenedSession {
    * their last facts still reach the ledger). Closers run in reverse order of registration.
    */
   addCloser(closer: () => Promise<void>): void;
+  /**
+   * Check the checkpoint this session was opened from against the ledger (deferred opens; resolves at
+   * once otherwise). On a mismatch the projection is rebuilt from the whole ledger once no turn runs.
+   */
+  verifyHistory(): Promise<void>;
   /** Shutdown order: close harnesses (terminals) → closers (plugin runners) → checkpoint → flush log → close ledger → release lock. */
   close(): Promise<void>;
 }
 
-export const projectionFold: StateFold<ProjectionState> = {
-  version: PROJECTION_VERSION,
-  initial: () => initialState(),
-  fold: reduce,
-};
+export const projectionFold: StateFold<ProjectionState> = storedProjectionFold;
 
 /**
  * Pick the session to open without touching it. `continue` takes the latest session of the enclosing
@@ -125,11 +132,19 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     ledger = store.openLedger(ref, { io: faultingLedgerIo(options.ledgerIo ?? nodeLedgerIo) });
     // A torn last line (a crash, a full disk) is moved aside now, before anything else is written; the user is told.
     const tornTail = ledger.repairTornTail();
-    const loaded = loadState(ledger, { ...projectionFold, initial: () => initialState(ref.batonSessionId) });
+    const fold: StateFold<ProjectionState> = { ...projectionFold, initial: () => initialState(ref.batonSessionId) };
+    const loaded = loadState(ledger, fold, { verify: options.verifyCheckpoint ?? "sync" });
+    let controllerRef: Controller | undefined;
+    // meta.json lives in memory while the session is open and is written behind (PROC-01: no key press
+    // waits for it); a failed write is a storage failure like any other (the session stops recording).
+    const metaCache = createMetaCache(ref.paths.dir, store.readMeta(ref), (error) => {
+      log?.log("error", "could not write the session's meta.json", { error });
+      controllerRef?.storage.note(error);
+    });
     const meta: MetaPort = {
-      read: () => store.readMeta(ref),
+      read: () => metaCache.read(),
       update: (change) => {
-        store.updateMeta(ref, change);
+        metaCache.update(change);
       },
     };
     const openLedgerRef = ledger;
@@ -146,6 +161,18 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       }
       const writer = trace;
       return (direction: "in" | "out", message: unknown) => writer.trace(direction, message);
+    };
+    const history = createHistoryCheck({ loaded, ledger, fold, controller: () => controllerRef!, log, closed: () => closed });
+    // A checkpoint is written from the live state only once the one it started from is known to match,
+    // and never from a projection that holds events a stopped ledger does not.
+    const checkpointSoon = (): void => {
+      void history.writable.then((ok) => {
+        if (!ok || closed || openLedgerRef.writeFailure) return;
+        return writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).then(
+          () => undefined,
+          (error: unknown) => log?.log("warn", "could not write a checkpoint", { error }),
+        );
+      });
     };
     const contextProviders = new ContextProviderRegistry();
     contextProviders.register(createSessionProvider(store, ref.batonSessionId));
@@ -176,6 +203,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       stateDir: path.join(store.home, "state"),
       ...(options.preferences ? { preferences: options.preferences } : {}),
     });
+    controllerRef = controller;
     const recovery = controller.recover(tornTail);
     if (recovery.turnsClosed > 0 || recovery.attemptsSettled > 0 || recovery.interactionsCancelled > 0 || tornTail) {
       log.log("warn", "recovered a session left open by a process that died", { attributes: { ...recovery } });
@@ -188,20 +216,11 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       lastSummaryTs = event.ts;
       setImmediate(() => {
         if (closed || openLedgerRef.writeFailure) return;
-        try {
-          store.touch(ref, event.ts);
-        } catch (error) {
-          log?.log("warn", "could not update meta.updatedAt", { error });
-          controller.storage.note(error);
-        }
-        void writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch((error) =>
-          log?.log("warn", "could not write a checkpoint", { error }),
-        );
+        metaCache.update((current) => touched(current, event.ts));
+        checkpointSoon();
       });
     });
-    if (!loaded.fromCheckpoint && loaded.replayed > 0) {
-      void writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch(() => undefined);
-    }
+    if (!loaded.fromCheckpoint && loaded.replayed > 0) checkpointSoon();
     const sessionLog = log;
     const closers: (() => Promise<void>)[] = [];
     return {
@@ -214,7 +233,8 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       recovery,
       created,
       contextProviders,
-      meta: () => store.readMeta(ref),
+      meta: () => metaCache.read(),
+      verifyHistory: () => history.verify(),
       // Every caller waits for the same close: a signal's shutdown and the command's own `finally` race.
       close: () => (closing ??= closeOnce()),
       addCloser: (closer) => void closers.push(closer),
@@ -226,19 +246,18 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
         for (const closer of closers.reverse()) {
           await closer().catch((error: unknown) => sessionLog.log("error", "closing a session part failed", { error }));
         }
-        if (lastSummaryTs !== undefined && !controller.storage.failure) {
-          try {
-            store.touch(ref, lastSummaryTs);
-          } catch (error) {
-            sessionLog.log("warn", "could not update meta.updatedAt", { error });
-            controller.storage.note(error);
-          }
-        }
+        if (lastSummaryTs !== undefined && !controller.storage.failure) metaCache.update((current) => touched(current, lastSummaryTs!));
+        await metaCache.flush().catch((error: unknown) => {
+          sessionLog.log("warn", "could not write meta.json at close", { error });
+          controller.storage.note(error);
+        });
+        await options.preferences?.flush?.();
         await openLedgerRef.sync().catch(() => undefined);
+        await history.verify().catch(() => undefined);
         // A stopped ledger's projection may hold events the disk does not: no checkpoint of it.
-        if (openLedgerRef.lastSeq > 0 && !openLedgerRef.writeFailure) {
+        if (openLedgerRef.lastSeq > 0 && !openLedgerRef.writeFailure && (await history.writable)) {
           await writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch(() => false);
-        }
+        } else history.discardIfStale();
         await Promise.all([...traces.values()].map((trace) => trace.close()));
         sessionLog.log("info", "Session closed");
         await sessionLog.close();

@@ -18,19 +18,52 @@ export interface Preferences {
   get(kind: PreferenceKind, targetId: string): string | undefined;
   /** `default` clears the target's preference. */
   set(kind: PreferenceKind, targetId: string, value: string): void;
+  /** Read both files now (startup), so later reads are memory only. */
+  load(): void;
+  /** Resolves when every change so far is on disk. */
+  flush(): Promise<void>;
 }
 
-export function createPreferences(batonHome: string): Preferences {
+/**
+ * Each file is read once, on first use (the app warms them at startup with `load()`), and kept in
+ * memory; a change updates memory at once and is written behind, one write at a time (PROC-01: the
+ * `/model` key press does no file I/O).
+ */
+export function createPreferences(batonHome: string, onWriteError: (error: unknown) => void = () => undefined): Preferences {
   const dir = path.join(batonHome, "state");
+  const cache = new Map<PreferenceKind, Record<string, unknown>>();
+  let writing: Promise<void> = Promise.resolve();
   const read = (kind: PreferenceKind): Record<string, unknown> => {
+    const hit = cache.get(kind);
+    if (hit !== undefined) return hit;
+    let whole: Record<string, unknown> = {};
     try {
       const value = JSON.parse(fs.readFileSync(path.join(dir, FILES[kind].file), "utf8")) as unknown;
-      return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) whole = value as Record<string, unknown>;
     } catch {
-      return {};
+      // missing or corrupt: empty (rewritten whole by the next change)
     }
+    cache.set(kind, whole);
+    return whole;
+  };
+  const write = (kind: PreferenceKind, whole: Record<string, unknown>): void => {
+    const target = path.join(dir, FILES[kind].file);
+    writing = writing.then(async () => {
+      try {
+        if (cache.get(kind) !== whole) return; // a newer change will write
+        await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+        const temp = `${target}.${process.pid}.tmp`;
+        await fs.promises.writeFile(temp, `${JSON.stringify(whole, null, 2)}\n`, { mode: 0o600 });
+        await fs.promises.rename(temp, target);
+      } catch (error) {
+        onWriteError(error);
+      }
+    });
   };
   return {
+    load() {
+      for (const kind of Object.keys(FILES) as PreferenceKind[]) read(kind);
+    },
     get(kind, targetId) {
       const table = read(kind)[FILES[kind].key];
       const value = typeof table === "object" && table !== null ? (table as Record<string, unknown>)[targetId] : undefined;
@@ -42,11 +75,10 @@ export function createPreferences(batonHome: string): Preferences {
       const table = { ...((typeof whole[key] === "object" && whole[key] !== null ? whole[key] : {}) as Record<string, string>) };
       if (value === "default") delete table[targetId];
       else table[targetId] = value;
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const target = path.join(dir, FILES[kind].file);
-      const temp = `${target}.${process.pid}.tmp`;
-      fs.writeFileSync(temp, `${JSON.stringify({ ...whole, [key]: table }, null, 2)}\n`, { mode: 0o600 });
-      fs.renameSync(temp, target);
+      const next = { ...whole, [key]: table };
+      cache.set(kind, next);
+      write(kind, next);
     },
+    flush: () => writing,
   };
 }

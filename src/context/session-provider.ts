@@ -2,19 +2,21 @@
  * The built-in `session` ContextProvider: other Baton sessions, found by id prefix or title substring,
  * provided as their newest turn summaries within the budget (the current session is excluded).
  */
-import { initialState, PROJECTION_VERSION, reduce, type ProjectionState, type TurnSummaryEntry } from "../projection/index.ts";
+import { initialState, storedProjectionFold, type ProjectionState, type TurnSummaryEntry } from "../projection/index.ts";
 import { displayTitle, loadState, type SessionRef, type SessionStore } from "../store/index.ts";
 import { sessionIdPrefix } from "../shared/ids.ts";
 import type { ContextCandidate, ContextProvider } from "./providers.ts";
 
 export function createSessionProvider(store: SessionStore, currentSessionId: string): ContextProvider {
-  const candidates = (): SessionRef[] => store.listSessions({ all: true }).sessions.filter((ref) => ref.batonSessionId !== currentSessionId);
+  // Asynchronous reads: `search` runs as the user types `@` (PROC-01).
+  const candidates = async (): Promise<SessionRef[]> =>
+    (await store.listSessionsAsync({ all: true })).sessions.filter((ref) => ref.batonSessionId !== currentSessionId);
   return {
     kind: "session",
     async search(query, { limit }) {
       const wanted = query.trim().toLowerCase();
       const out: ContextCandidate[] = [];
-      for (const ref of candidates()) {
+      for (const ref of await candidates()) {
         const title = displayTitle(ref.meta);
         const id = ref.batonSessionId.toLowerCase();
         if (wanted && !id.startsWith(wanted) && !id.slice(3).startsWith(wanted) && !title.toLowerCase().includes(wanted)) continue;
@@ -27,7 +29,7 @@ export function createSessionProvider(store: SessionStore, currentSessionId: str
       // Only a session id (or a prefix of one) names a session; anything else resolves to nothing.
       const prefix = sessionIdPrefix(id);
       if (prefix === undefined || prefix === "bs_") return undefined;
-      const all = candidates();
+      const all = await candidates();
       const ref = all.find((candidate) => candidate.batonSessionId === prefix) ?? all.find((candidate) => candidate.batonSessionId.startsWith(prefix));
       if (!ref) return undefined;
       return buildSessionContext(ref, summariesOf(store, ref), maxChars);
@@ -38,7 +40,7 @@ export function createSessionProvider(store: SessionStore, currentSessionId: str
 function summariesOf(store: SessionStore, ref: SessionRef): readonly TurnSummaryEntry[] {
   const ledger = store.openLedger(ref, { readOnly: true });
   try {
-    const loaded = loadState<ProjectionState>(ledger, { version: PROJECTION_VERSION, initial: () => initialState(ref.batonSessionId), fold: reduce });
+    const loaded = loadState<ProjectionState>(ledger, { ...storedProjectionFold, initial: () => initialState(ref.batonSessionId) });
     return loaded.state.turnSummaries;
   } finally {
     void ledger.close();

@@ -158,6 +158,17 @@ export class Controller {
     return recoverOnOpen(() => this.pipeline.state, this.pipeline.append, this.options.clock, tornTail);
   }
 
+  /**
+   * Replace the projection with a full replay of the ledger (the checkpoint it was opened from turned
+   * out stale), then close what the true history left open. Only when no driven turn runs and nothing
+   * waits: returns undefined otherwise (call again after `whenIdle()`).
+   */
+  rebase(state: ProjectionState): RecoveryReport | undefined {
+    if (this.busy) return undefined;
+    this.pipeline.reset(state);
+    return this.recover();
+  }
+
   /** True while a driven turn runs or inputs wait. */
   get busy(): boolean {
     return this.driven !== undefined || this.queue.length > 0;

@@ -37,6 +37,11 @@ export class SessionPipeline<S> {
     return event;
   };
 
+  /** Replace the state with `state`, a fold of the same ledger (a full replay that replaces a stale checkpoint). */
+  reset(state: S): void {
+    this.current = state;
+  }
+
   sync(): Promise<void> {
     return this.ledger.sync();
   }

@@ -24,6 +24,8 @@ export interface MetaPort {
 export interface PreferencesPort {
   get(kind: "model" | "effort", targetId: string): string | undefined;
   set(kind: "model" | "effort", targetId: string, value: string): void;
+  /** Resolves when every change so far is stored (the session's close waits for it). */
+  flush?(): Promise<void>;
 }
 
 export interface ControllerSettings {

@@ -1,9 +1,12 @@
 /** The event envelope (inventory §3.1), drafts, and decoding of stored lines. */
 import type { BatonSessionId, EventId, TurnId } from "../shared/ids.ts";
+import { FAST_CHECKS } from "./fast-checks.ts";
 import { EVENT_KINDS, isEventKind, type EventKind, type PayloadOf } from "./kinds.ts";
 import { isStopReason } from "./stop-reasons.ts";
 
 export const ENVELOPE_VERSION = 3;
+/** The envelope versions this Baton reads: exactly the one it writes (older layouts are not migrated). */
+export const READABLE_ENVELOPE_VERSIONS: readonly number[] = [ENVELOPE_VERSION];
 
 export type EventSource =
   | { readonly type: "baton" }
@@ -92,8 +95,9 @@ export type DecodeResult = { readonly ok: true; readonly event: AnyEvent } | { r
 export function decodeEnvelope(value: unknown): DecodeResult {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return { ok: false, reason: "not an object" };
   const record = value as Record<string, unknown>;
-  if (typeof record["v"] !== "number") return { ok: false, reason: "missing envelope version 'v'" };
-  if (record["v"] > ENVELOPE_VERSION) return { ok: false, reason: `envelope version ${String(record["v"])} is newer than this Baton (${ENVELOPE_VERSION})` };
+  const v = record["v"];
+  if (typeof v !== "number") return { ok: false, reason: "missing envelope version 'v'" };
+  if (v !== ENVELOPE_VERSION) return { ok: false, reason: unreadableVersion(v) };
   if (typeof record["eventId"] !== "string") return { ok: false, reason: "missing 'eventId'" };
   if (typeof record["seq"] !== "number" || !Number.isInteger(record["seq"])) return { ok: false, reason: "missing integer 'seq'" };
   if (typeof record["kind"] !== "string") return { ok: false, reason: "missing 'kind'" };
@@ -121,31 +125,11 @@ function upgradeStopReason(record: Record<string, unknown>): Record<string, unkn
   return { ...record, payload: { ...payload, stopReason: "unknown", nativeStopReason } };
 }
 
-/**
- * Hand-written checks for the streamed kinds (most of a ledger): the same rules as their schemas, without
- * the schema machinery's allocations on the hottest path. A property test keeps them equal to the schemas.
- */
-const FAST_CHECKS: Readonly<Record<string, (payload: unknown) => boolean>> = {
-  agent_message_chunk: isChunk("messageId"),
-  agent_thought_chunk: isChunk("messageId"),
-  user_message_chunk: isChunk("messageId"),
-  tool_call_content_chunk: isChunk("toolCallId"),
-};
-
-function isChunk(idField: string): (payload: unknown) => boolean {
-  return (payload) => {
-    if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return false;
-    const id = (payload as Record<string, unknown>)[idField];
-    const content = (payload as Record<string, unknown>)["content"];
-    return (
-      typeof id === "string" &&
-      id.length > 0 &&
-      typeof content === "object" &&
-      content !== null &&
-      !Array.isArray(content) &&
-      typeof (content as Record<string, unknown>)["type"] === "string"
-    );
-  };
+function unreadableVersion(v: number): string {
+  const readable = `this Baton reads envelope version ${READABLE_ENVELOPE_VERSIONS.join(", ")} only`;
+  if (Number.isInteger(v) && v > ENVELOPE_VERSION) return `envelope version ${v} was written by a newer Baton; ${readable} (upgrade Baton to open it)`;
+  if (Number.isInteger(v) && v > 0) return `envelope version ${v} was written by an older Baton; ${readable}`;
+  return `envelope version ${String(v)} is not a version; ${readable}`;
 }
 
 /** Full payload validation of a known kind; unknown kinds pass (they are kept, not interpreted). */

@@ -3,7 +3,7 @@ export { checkAttemptTransition, type AttemptTransitionVerdict } from "./attempt
 export { displayUserText, stripInjectedContext } from "./display-text.ts";
 export { errorIdOf, noticeIdOf } from "./notices.ts";
 export { emptyList, listAt, listSlice, listToArray, PAGE_SIZE, type PagedList } from "./paged-list.ts";
-export { reduce, replay } from "./reduce.ts";
+export { checkStoredState, reduce, reduceStored, replay, storedProjectionFold } from "./reduce.ts";
 export { selectPluginCommands } from "./plugins.ts";
 export {
   createTranscriptSelector,

@@ -10,7 +10,8 @@
  */
 import { isKnownEvent, type AnyEvent, type KnownEvent } from "../event/envelope.ts";
 import { assertNever } from "../shared/assert.ts";
-import { reduceAttemptUpdate } from "./attempts.ts";
+import { BatonError } from "../shared/errors.ts";
+import { checkAttemptTransition, reduceAttemptUpdate } from "./attempts.ts";
 import { reduceContextReceipt, reduceContextSnapshot } from "./context.ts";
 import { reduceInteractionOpened, reduceInteractionResolved } from "./interactions.ts";
 import { reduceFullMessage, reduceMessageChunk, reduceUserMessage } from "./messages.ts";
@@ -18,7 +19,7 @@ import { reduceError, reduceNotice, reduceStallCleared, reduceStallNotice } from
 import { reducePluginBinding } from "./plugins.ts";
 import { reducePlanImplementationStarted, reducePlanUpdate, reduceProposedPlan } from "./plans.ts";
 import { reduceApprovalReview } from "./reviews.ts";
-import { initialState, type ProjectionState } from "./state.ts";
+import { initialState, PROJECTION_VERSION, type ProjectionState } from "./state.ts";
 import { reduceTurnSummary } from "./summary.ts";
 import { reduceAvailableCommands, reduceConfigOptions, reduceContextUsage } from "./targets.ts";
 import { reduceTaskUpdate } from "./tasks.ts";
@@ -107,3 +108,37 @@ export function replay(events: Iterable<AnyEvent>, from: ProjectionState = initi
   for (const event of events) state = reduce(state, event);
   return state;
 }
+
+/**
+ * The fold for a stored ledger (open, export, doctor, checkpoints): `reduce`, except that an event the
+ * transition guards refuse (ATT-05: e.g. `accepted` before `prepared`) is an error rather than an
+ * anomaly noted and ignored — a ledger that breaks the state machine does not open. The live pipeline
+ * keeps `reduce`: the controller checks each transition before appending.
+ */
+export function reduceStored(state: ProjectionState, event: AnyEvent): ProjectionState {
+  const next = reduce(state, event);
+  if (next.attemptAnomalies !== state.attemptAnomalies) {
+    const anomaly = next.attemptAnomalies.at(-1);
+    if (anomaly !== undefined) {
+      const verdict = checkAttemptTransition(anomaly.from, anomaly.to);
+      const reason = verdict.ok ? "transition not allowed" : verdict.reason;
+      throw new BatonError("ledger_corrupt", `delivery attempt ${anomaly.attemptId}: ${reason}`);
+    }
+  }
+  return next;
+}
+
+/** A checkpointed state must not carry anomalies a full replay would refuse. */
+export function checkStoredState(state: ProjectionState): ProjectionState {
+  const anomaly = state.attemptAnomalies[0];
+  if (anomaly !== undefined) throw new BatonError("ledger_corrupt", `the state records a refused attempt transition of ${anomaly.attemptId} (seq ${anomaly.seq})`);
+  return state;
+}
+
+/** How a stored ledger folds into the projection (the store's `StateFold` shape: checkpoints, open, export). */
+export const storedProjectionFold = {
+  version: PROJECTION_VERSION,
+  initial: (): ProjectionState => initialState(),
+  fold: reduceStored,
+  decode: (value: unknown): ProjectionState => checkStoredState(value as ProjectionState),
+};

@@ -1,9 +1,10 @@
 /**
  * Checkpoints: a cached fold of the ledger up to a byte offset, so opening a long session replays
  * only the tail. The ledger stays the single truth: a checkpoint is used only when it provably
- * matches the ledger (same fold version, same session, and the line ending at its byte offset has
- * its seq and eventId); anything else — missing, stale, corrupt, other version — falls back to a
- * full replay, never an error.
+ * matches the ledger — same fold version, same session, the line ending at its byte offset has its
+ * seq and eventId, and the digest of every 1 MiB block before that offset still matches the file
+ * (`ledger-digest.ts`); anything else — missing, stale, edited, corrupt, other version — falls back
+ * to a full replay, never an error.
  *
  * File `checkpoint.jsonl` beside the ledger, two lines: a small header (validated before the large
  * state line is parsed), then the state JSON. Written in the background (sliced serialization,
@@ -12,13 +13,16 @@
 import fs from "node:fs";
 import * as path from "node:path";
 import type { AnyEvent } from "../event/envelope.ts";
-import { describeError } from "../shared/errors.ts";
-import { isErrno, writeFileAtomic } from "./files.ts";
+import { BatonError, describeError } from "../shared/errors.ts";
+import { closeQuietly, isErrno, writeFileAtomic } from "./files.ts";
 import type { Ledger, LedgerPosition } from "./ledger.ts";
+import { lineNumberAt } from "./ledger-lines.ts";
+import { LedgerLineError, type LocatedEvent } from "./ledger-read.ts";
+import { digestPrefix, digestShapeProblem, fullBlocksOf, verifyPrefix, verifyPrefixSync, type PrefixDigest } from "./ledger-digest.ts";
 import { stringifyPieces } from "./sliced-json.ts";
 
 export const CHECKPOINT_FILE = "checkpoint.jsonl";
-const FORMAT = "baton-checkpoint/1";
+const FORMAT = "baton-checkpoint/2";
 
 /** How a consumer folds events into its state. Bump `version` whenever the state shape or fold changes. */
 export interface StateFold<S> {
@@ -40,6 +44,23 @@ export interface LoadedState<S> {
   readonly position: LedgerPosition;
   /** Why an existing checkpoint was not used. */
   readonly checkpointProblem?: string;
+  /**
+   * Present when the state came from a checkpoint whose ledger digest is still unchecked (`verify:
+   * "deferred"`): resolves undefined when the ledger prefix matches, else the problem. Until it
+   * resolves, do not write a new checkpoint from this state. Memoized.
+   */
+  readonly verifyCheckpoint?: () => Promise<string | undefined>;
+}
+
+export interface LoadOptions {
+  /**
+   * When to check the checkpoint's ledger digest (it reads the whole prefix): `sync` (default) before
+   * the checkpoint is used — for commands that read everything anyway; `deferred` — the interactive
+   * open, which checks after its first frame and replays fully on a mismatch.
+   */
+  readonly verify?: "sync" | "deferred";
+  /** False: ignore any checkpoint and replay the whole ledger. */
+  readonly useCheckpoint?: boolean;
 }
 
 interface CheckpointHeader {
@@ -49,39 +70,83 @@ interface CheckpointHeader {
   readonly seq: number;
   readonly byteOffset: number;
   readonly eventId: string;
+  readonly digest: PrefixDigest;
 }
 
 export function checkpointPathFor(ledgerPath: string): string {
   return path.join(path.dirname(ledgerPath), CHECKPOINT_FILE);
 }
 
-type Restored<S> = { readonly state: S; readonly byteOffset: number } | { readonly problem: string | undefined };
+type Restored<S> = { readonly state: S; readonly header: CheckpointHeader } | { readonly problem: string | undefined };
+
+/** Digests of full ledger blocks known to match the file, per open ledger (a later checkpoint reuses them). */
+const knownBlocks = new WeakMap<object, readonly string[]>();
 
 /** Fold the ledger into a state, starting from a valid checkpoint when there is one. */
-export function loadState<S>(ledger: Ledger, fold: StateFold<S>): LoadedState<S> {
-  const restored = restoreCheckpoint(ledger, fold);
-  let state: S;
-  let from: number;
-  let problem: string | undefined;
-  if ("state" in restored) {
-    state = restored.state;
-    from = restored.byteOffset;
-  } else {
-    state = fold.initial();
-    from = 0;
-    problem = restored.problem;
+export function loadState<S>(ledger: Ledger, fold: StateFold<S>, options: LoadOptions = {}): LoadedState<S> {
+  const deferred = options.verify === "deferred";
+  const restored: Restored<S> = options.useCheckpoint === false ? { problem: undefined } : restoreCheckpoint(ledger, fold, deferred);
+  if (!("state" in restored)) {
+    const full = replay(ledger, fold, fold.initial(), 0, 0);
+    return restored.problem === undefined ? full : { ...full, checkpointProblem: restored.problem };
   }
-  const position = ledger.position;
-  let replayed = 0;
-  for (const located of ledger.readEvents({ fromOffset: from, toOffset: position.byteOffset })) {
-    state = fold.fold(state, located.event);
-    replayed++;
+  const { header } = restored;
+  const loaded = replay(ledger, fold, restored.state, header.byteOffset, header.seq);
+  const file = checkpointPathFor(ledger.path);
+  if (!deferred) {
+    knownBlocks.set(ledger, fullBlocksOf(header.digest, header.byteOffset));
+    return loaded;
   }
-  const result = { state, fromCheckpoint: "state" in restored, replayed, position };
-  return problem === undefined ? result : { ...result, checkpointProblem: problem };
+  let verdict: Promise<string | undefined> | undefined;
+  const verifyCheckpoint = (): Promise<string | undefined> => {
+    verdict ??= verifyPrefix(ledger.path, header.byteOffset, header.digest).then(
+      (check) => {
+        if (!check.ok) return `${file} is stale: ${check.reason}`;
+        knownBlocks.set(ledger, fullBlocksOf(header.digest, header.byteOffset));
+        return undefined;
+      },
+      (error: unknown) => `${file} could not be checked against the ledger: ${describeError(error)}`,
+    );
+    return verdict;
+  };
+  return { ...loaded, verifyCheckpoint };
 }
 
-function restoreCheckpoint<S>(ledger: Ledger, fold: StateFold<S>): Restored<S> {
+/** Fold the events after `from` (whose preceding event is `afterSeq`) onto `state`. */
+function replay<S>(ledger: Ledger, fold: StateFold<S>, initial: S, from: number, afterSeq: number): LoadedState<S> {
+  const position = ledger.position;
+  let state = initial;
+  let replayed = 0;
+  for (const located of ledger.readEvents({ fromOffset: from, toOffset: position.byteOffset, afterSeq })) {
+    try {
+      state = fold.fold(state, located.event);
+    } catch (error) {
+      throw foldError(ledger, located, error);
+    }
+    replayed++;
+  }
+  return { state, fromCheckpoint: from > 0, replayed, position };
+}
+
+/** A fold that refuses an event (or breaks on it) fails the load naming the line, like a corrupt line. */
+function foldError(ledger: Ledger, located: LocatedEvent, error: unknown): BatonError {
+  return new LedgerLineError(ledger.path, located.line ?? lineNumberOf(ledger.path, located.start), describeError(error), error);
+}
+
+function lineNumberOf(file: string, offset: number): number | string {
+  try {
+    const fd = fs.openSync(file, "r");
+    try {
+      return lineNumberAt(fd, offset);
+    } finally {
+      closeQuietly(fd);
+    }
+  } catch {
+    return `byte ${offset}`;
+  }
+}
+
+function restoreCheckpoint<S>(ledger: Ledger, fold: StateFold<S>, deferDigest: boolean): Restored<S> {
   const file = checkpointPathFor(ledger.path);
   let buffer: Buffer;
   try {
@@ -94,13 +159,23 @@ function restoreCheckpoint<S>(ledger: Ledger, fold: StateFold<S>): Restored<S> {
     if (headerEnd === -1 || buffer[buffer.byteLength - 1] !== 0x0a) return { problem: `${file} is truncated` };
     const header = parseHeader(buffer.toString("utf8", 0, headerEnd));
     if (typeof header === "string") return { problem: `${file}: ${header}` };
-    const mismatch = checkAgainstLedger(header, ledger, fold.version);
+    const mismatch = checkAgainstLedger(header, ledger, fold.version) ?? (deferDigest ? undefined : checkDigest(ledger.path, header));
     if (mismatch !== undefined) return { problem: `${file} is stale: ${mismatch}` };
     const parsed: unknown = JSON.parse(buffer.toString("utf8", headerEnd + 1, buffer.byteLength - 1));
     const state = fold.decode ? fold.decode(parsed) : (parsed as S);
-    return { state, byteOffset: header.byteOffset };
+    return { state, header };
   } catch (error) {
     return { problem: `${file} is unusable: ${describeError(error)}` };
+  }
+}
+
+function checkDigest(ledgerPath: string, header: CheckpointHeader): string | undefined {
+  const fd = fs.openSync(ledgerPath, "r");
+  try {
+    const check = verifyPrefixSync(fd, header.byteOffset, header.digest);
+    return check.ok ? undefined : check.reason;
+  } finally {
+    closeQuietly(fd);
   }
 }
 
@@ -116,6 +191,8 @@ function parseHeader(text: string): CheckpointHeader | string {
   ) {
     return "malformed header";
   }
+  const digestProblem = digestShapeProblem(value.digest, value.byteOffset as number);
+  if (digestProblem !== undefined) return `malformed header: ${digestProblem}`;
   return value as CheckpointHeader;
 }
 
@@ -156,6 +233,9 @@ export function writeCheckpoint<S>(
   const payload = fold.encode ? fold.encode(state) : state;
   const result = entry.chain.then(async () => {
     if (entry.newestSeq !== position.seq) return false; // a newer checkpoint was requested meanwhile
+    // Only the blocks after those already known are read and hashed.
+    const digest = await digestPrefix(ledger.path, position.byteOffset, knownBlocks.get(ledger) ?? []);
+    knownBlocks.set(ledger, fullBlocksOf(digest, position.byteOffset));
     const header: CheckpointHeader = {
       format: FORMAT,
       version: fold.version,
@@ -163,6 +243,7 @@ export function writeCheckpoint<S>(
       seq: position.seq,
       byteOffset: position.byteOffset,
       eventId,
+      digest,
     };
     const body = await stringifyPieces(payload);
     if (body === undefined) return false;

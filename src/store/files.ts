@@ -97,6 +97,34 @@ export function writeAllSync(fd: number, bytes: Uint8Array): void {
   }
 }
 
+/** `writeFileAtomicSync` off the event loop: temp, fsync, rename, directory fsync. Throws the raw error. */
+export async function writeFileDurable(target: string, data: string, site: WriteSite): Promise<void> {
+  const temp = tempPathFor(target);
+  let handle: fs.promises.FileHandle | undefined;
+  try {
+    handle = await fs.promises.open(temp, "wx", FILE_MODE);
+    checkDiskWrite(site, temp);
+    await handle.writeFile(data);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await fs.promises.rename(temp, target);
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    await fs.promises.unlink(temp).catch(() => undefined);
+    throw error;
+  }
+  let dir: fs.promises.FileHandle | undefined;
+  try {
+    dir = await fs.promises.open(path.dirname(target), "r");
+    await dir.sync();
+  } catch {
+    // Some platforms cannot fsync a directory; the rename is still atomic.
+  } finally {
+    await dir?.close().catch(() => undefined);
+  }
+}
+
 export function syncDirQuietly(dir: string): void {
   let fd: number | undefined;
   try {

@@ -2,7 +2,7 @@
  * Fork as storage: a new session under the *invoking* cwd's project holding a copy of the source's
  * events with seq ≤ throughSeq. Object ids (turnId, messageId, …) and seq are kept; eventIds are
  * re-minted (parentEventId links are remapped) and scope re-stamped to the child. The child's meta
- * records `forkedFrom`; naming it is the caller's job.
+ * records `forkedFrom` and each target's model/effort/mode; naming it is the caller's job.
  */
 import fs from "node:fs";
 import type { AnyEvent } from "../event/envelope.ts";
@@ -11,7 +11,7 @@ import type { BatonSessionId } from "../shared/ids.ts";
 import { closeQuietly, isoTime, writeAllSync } from "./files.ts";
 import { findTail } from "./ledger-lines.ts";
 import { readEventsFromFd } from "./ledger-read.ts";
-import { writeMeta, type SessionMeta } from "./meta.ts";
+import { writeMeta, type HarnessSessionMeta, type SessionMeta } from "./meta.ts";
 import { createSessionDir, findSession, type SessionRef, type StoreContext } from "./sessions.ts";
 import { writeError } from "./write-errors.ts";
 
@@ -37,14 +37,14 @@ export function forkSession(ctx: StoreContext, sourceId: string, throughSeq: num
       throw new BatonError("usage", `cannot fork ${source.batonSessionId} through seq ${throughSeq}: its last event is seq ${lastSeq}`);
     }
     reserved = createSessionDir(ctx, options.cwd);
-    copyPrefix(ctx, sourceFd, source.paths.ledger, goodEnd, throughSeq, reserved.paths.ledger, reserved.id);
+    copyPrefix(ctx, sourceFd, source.paths.ledger, goodEnd, throughSeq, reserved.paths.ledger, reserved.id, source.batonSessionId);
     const meta: SessionMeta = {
       batonSessionId: reserved.id,
       ...(options.title === undefined ? {} : { title: options.title }),
       ...(source.meta.preview === undefined ? {} : { preview: source.meta.preview }),
       cwd: reserved.cwd,
       createdAt: isoTime(ctx.clock.now()),
-      harnessSessions: {},
+      harnessSessions: chosenConfig(source.meta),
       forkedFrom: { batonSessionId: source.batonSessionId, throughSeq },
     };
     writeMeta(reserved.paths.dir, meta);
@@ -55,6 +55,24 @@ export function forkSession(ctx: StoreContext, sourceId: string, throughSeq: num
   } finally {
     closeQuietly(sourceFd);
   }
+}
+
+/**
+ * NAT-09: each target keeps only what the user chose for it — model, effort, mode — never the native
+ * binding, launch snapshot, epoch or sync point: the child's first turn starts a fresh native session.
+ */
+function chosenConfig(meta: SessionMeta): Record<string, HarnessSessionMeta> {
+  const out: Record<string, HarnessSessionMeta> = {};
+  for (const [targetId, entry] of Object.entries(meta.harnessSessions)) {
+    out[targetId] = {
+      harnessTargetId: entry.harnessTargetId,
+      harness: entry.harness,
+      ...(entry.model === undefined ? {} : { model: entry.model }),
+      ...(entry.effort === undefined ? {} : { effort: entry.effort }),
+      ...(entry.mode === undefined ? {} : { mode: entry.mode }),
+    };
+  }
+  return out;
 }
 
 function readLastSeq(fd: number, file: string, start: number, end: number): number {
@@ -70,6 +88,7 @@ function copyPrefix(
   throughSeq: number,
   targetPath: string,
   targetId: BatonSessionId,
+  sourceId: BatonSessionId,
 ): void {
   const targetFd = fs.openSync(targetPath, "a");
   try {
@@ -84,7 +103,7 @@ function copyPrefix(
       batchBytes = 0;
     };
     if (throughSeq > 0) {
-      for (const { event } of readEventsFromFd(sourceFd, sourcePath, 0, goodEnd, 1)) {
+      for (const { event } of readEventsFromFd(sourceFd, sourcePath, 0, goodEnd, 1, { batonSessionId: sourceId })) {
         if (event.seq > throughSeq) break;
         const eventId = ctx.ids.mint("event");
         remapped.set(event.eventId, eventId);

@@ -325,15 +325,15 @@ export class Ledger {
 
   /**
    * Events of complete lines from `fromOffset` (a line boundary, default 0) up to the current end.
-   * Synchronous generator; a corrupt line throws `ledger_corrupt` with its path and line number.
+   * Synchronous generator; a line that is not a valid event of this session after `afterSeq` throws `ledger_corrupt` (path:line).
    */
-  readEvents(options: { readonly fromOffset?: number; readonly toOffset?: number; readonly firstLine?: number } = {}): Generator<LocatedEvent> {
+  readEvents(options: { readonly fromOffset?: number; readonly toOffset?: number; readonly firstLine?: number; readonly afterSeq?: number } = {}): Generator<LocatedEvent> {
     this.assertOpen();
     this.flushQuietly();
     const from = options.fromOffset ?? 0;
     const to = Math.min(options.toOffset ?? this.end, this.end);
     const firstLine = options.firstLine ?? (from === 0 ? 1 : undefined);
-    return readEventsFromFd(this.fd, this.path, from, to, firstLine);
+    return readEventsFromFd(this.fd, this.path, from, to, firstLine, { batonSessionId: this.batonSessionId, afterSeq: options.afterSeq ?? 0 });
   }
 
   /** The line ending exactly at `offset`, decoded; undefined when `offset` is not a line end. */

@@ -163,12 +163,29 @@ export function withHarnessSession(meta: SessionMeta, entry: HarnessSessionMeta)
 
 /** Bump `updatedAt` (e.g. after a turn summary was appended). Never moves it backwards. */
 export function touchMeta(sessionDir: string, updatedAt: string): SessionMeta {
-  return updateMeta(sessionDir, (meta) =>
-    meta.updatedAt !== undefined && meta.updatedAt >= updatedAt ? meta : { ...meta, updatedAt },
-  );
+  return updateMeta(sessionDir, (meta) => touched(meta, updatedAt));
+}
+
+/** The meta with `updatedAt` bumped to `updatedAt` (the same object when it is not newer). */
+export function touched(meta: SessionMeta, updatedAt: string): SessionMeta {
+  return meta.updatedAt !== undefined && meta.updatedAt >= updatedAt ? meta : { ...meta, updatedAt };
 }
 
 /** The sort key used by listings: updatedAt, else createdAt. */
 export function activityTime(meta: SessionMeta): string {
   return meta.updatedAt ?? meta.createdAt;
+}
+
+/**
+ * What in meta.json says the session has history (so an empty or missing ledger means it was lost),
+ * or undefined when nothing does: a bound native session, an import, a fork of a non-empty prefix,
+ * or activity recorded after a turn.
+ */
+export function recordedHistory(meta: SessionMeta): string | undefined {
+  const bound = Object.values(meta.harnessSessions).filter((entry) => entry.harnessSessionId !== undefined);
+  if (bound.length > 0) return `meta.json names native sessions (${bound.map((entry) => `${entry.harnessTargetId}: ${entry.harnessSessionId}`).join(", ")})`;
+  if (meta.adoptedFrom) return `meta.json records an import of ${meta.adoptedFrom.session.harness} session ${meta.adoptedFrom.session.identity.id}`;
+  if (meta.forkedFrom && meta.forkedFrom.throughSeq > 0) return `meta.json records a fork of ${meta.forkedFrom.batonSessionId} through seq ${meta.forkedFrom.throughSeq}`;
+  if (meta.updatedAt !== undefined) return `meta.json records activity at ${meta.updatedAt}`;
+  return undefined;
 }

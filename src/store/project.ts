@@ -147,6 +147,34 @@ export function enclosingProject(home: string, cwd: string, limit: AncestorLimit
   }
 }
 
+/** `enclosingProject` with asynchronous reads (the TUI's `/sessions`); the same answer. */
+export async function enclosingProjectAsync(home: string, cwd: string, limit: AncestorLimit = {}): Promise<EnclosingProject> {
+  const from = await realpathOrUsage(cwd);
+  const userHome = limit.userHome === undefined ? undefined : await fs.promises.realpath(path.resolve(limit.userHome)).catch(() => path.resolve(limit.userHome!));
+  // Parents of a resolved directory are resolved: each ancestor's project is keyed without another realpath.
+  const projectAt = (dir: string): ProjectInfo => ({ cwd: dir, key: projectKey(dir), dir: path.join(projectsRoot(home), projectKey(dir)) });
+  let dir = from;
+  for (;;) {
+    const project = projectAt(dir);
+    const sessions = await fs.promises.readdir(path.join(project.dir, "sessions"), { withFileTypes: true }).catch(() => []);
+    if (sessions.some((entry) => entry.isDirectory())) return { ...project, from, stoppedAt: dir };
+    const parent = path.dirname(dir);
+    const atHome = userHome !== undefined && isInside(userHome, parent);
+    const git = await fs.promises.stat(path.join(dir, ".git")).then(() => true, () => false);
+    if (git || parent === dir || atHome) return { ...projectAt(from), from, stoppedAt: dir };
+    dir = parent;
+  }
+}
+
+/** `resolveCwd` with an asynchronous realpath. */
+export async function realpathOrUsage(cwd: string): Promise<string> {
+  try {
+    return await fs.promises.realpath(path.resolve(cwd));
+  } catch (error) {
+    throw new BatonError("usage", `working directory ${cwd} does not exist or cannot be read`, { cause: error });
+  }
+}
+
 /** True when `inner` is `outer` or below it. */
 function isInside(inner: string, outer: string): boolean {
   return inner === outer || inner.startsWith(outer.endsWith(path.sep) ? outer : `${outer}${path.sep}`);

@@ -10,9 +10,9 @@ import { isBatonSessionId, sessionIdPrefix, type BatonSessionId, type IdSource }
 import type { Logger } from "../shared/log.ts";
 import { CHECKPOINT_FILE } from "./checkpoint.ts";
 import { checkDiskWrite } from "./disk-faults.ts";
-import { FILE_MODE, ensureDir, isoTime, listDirs } from "./files.ts";
-import { activityTime, readMeta, writeMeta, type SessionMeta } from "./meta.ts";
-import { enclosingProject, ensureProject, listProjectDirs, locateProject, resolveCwd, type AncestorLimit } from "./project.ts";
+import { FILE_MODE, ensureDir, isErrno, isoTime, listDirs } from "./files.ts";
+import { activityTime, parseMeta, readMeta, writeMeta, type SessionMeta } from "./meta.ts";
+import { enclosingProject, enclosingProjectAsync, ensureProject, listProjectDirs, locateProject, projectKey, projectsRoot, realpathOrUsage, resolveCwd, type AncestorLimit } from "./project.ts";
 import { writeError } from "./write-errors.ts";
 
 export const LEDGER_FILE = "session.jsonl";
@@ -222,6 +222,64 @@ export function listSessions(ctx: StoreContext, query: ListQuery): SessionListin
   }
   sessions.sort((a, b) => compareDesc(activityTime(a.meta), activityTime(b.meta)) || compareDesc(a.batonSessionId, b.batonSessionId));
   return { sessions, problems, ...(project === undefined ? {} : { project }) };
+}
+
+/**
+ * `listSessions` without blocking the event loop (the TUI's `/sessions`): the same result, read
+ * with asynchronous directory listings and file reads.
+ */
+export async function listSessionsAsync(ctx: StoreContext, query: ListQuery): Promise<SessionListing> {
+  const problems: StoreProblem[] = [];
+  let projectDirs: string[];
+  let cwd: string | undefined;
+  let project: { readonly cwd: string; readonly from: string } | undefined;
+  if ("cwd" in query) {
+    let found: { readonly cwd: string; readonly dir: string; readonly from: string };
+    if (query.ancestors === undefined) {
+      const real = await realpathOrUsage(query.cwd);
+      found = { cwd: real, dir: path.join(projectsRoot(ctx.home), projectKey(real)), from: real };
+    } else {
+      found = await enclosingProjectAsync(ctx.home, query.cwd, query.ancestors);
+    }
+    projectDirs = [found.dir];
+    cwd = found.cwd;
+    project = { cwd: found.cwd, from: found.from };
+  } else {
+    projectDirs = (await dirsIn(projectsRoot(ctx.home))).map((name) => path.join(projectsRoot(ctx.home), name));
+  }
+  const found = await Promise.all(
+    projectDirs.map(async (projectDir) =>
+      Promise.all(
+        (await dirsIn(sessionsDir(projectDir))).map(async (id): Promise<SessionRef | StoreProblem> => {
+          const paths = sessionPaths(path.join(sessionsDir(projectDir), id));
+          try {
+            const meta = parseMeta(await fs.promises.readFile(paths.meta, "utf8"), paths.meta);
+            if (meta.batonSessionId !== id) throw new BatonError("meta_invalid", `${paths.meta} names ${meta.batonSessionId}, but its directory is ${id}`);
+            return { batonSessionId: meta.batonSessionId, projectDir, paths, meta };
+          } catch (error) {
+            const message = isErrno(error, "ENOENT") ? `no meta.json in ${paths.dir}` : describeError(error);
+            return { path: paths.dir, message };
+          }
+        }),
+      ),
+    ),
+  );
+  const sessions: SessionRef[] = [];
+  for (const entry of found.flat()) {
+    if ("message" in entry) problems.push(entry);
+    else if (cwd === undefined || entry.meta.cwd === cwd) sessions.push(entry);
+  }
+  sessions.sort((a, b) => compareDesc(activityTime(a.meta), activityTime(b.meta)) || compareDesc(a.batonSessionId, b.batonSessionId));
+  return { sessions, problems, ...(project === undefined ? {} : { project }) };
+}
+
+async function dirsIn(dir: string): Promise<string[]> {
+  try {
+    return (await fs.promises.readdir(dir, { withFileTypes: true })).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  } catch (error) {
+    if (isErrno(error, "ENOENT") || isErrno(error, "ENOTDIR")) return [];
+    throw error;
+  }
 }
 
 function compareDesc(a: string, b: string): number {

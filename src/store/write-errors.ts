@@ -3,7 +3,7 @@
  * tried to write and how much space is left there. Every write site of the store maps its errors here so
  * the user gets one sentence, never a stack trace.
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import * as path from "node:path";
 import { BatonError, describeError } from "../shared/errors.ts";
 import { errnoCode } from "./files.ts";

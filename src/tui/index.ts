@@ -17,4 +17,5 @@ export { sanitizeTitle, titleSequence } from "./terminal-title.ts";
 export { TuiHost, type TuiHostOptions } from "./tui-host.ts";
 export { pluginStoppedToast } from "./plugins-view.ts";
 export { footerTexts, headerFor, placeholderFor, shortCwd } from "./view-states.ts";
-export { pickSession, type PickableSession } from "./pick-session.tsx";
+export { pickSession } from "./pick-session.tsx";
+export { sessionPickerItem, shortTime } from "./session-rows.ts";

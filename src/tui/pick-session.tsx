@@ -5,16 +5,13 @@
  */
 import { createRoot } from "@opentui/react";
 import { ChatApp, createChatStore, type ChatIntent, type PickerItem } from "../../packages/chat-tui/src/index.ts";
+import type { SessionListing } from "./session-port.ts";
+import { sessionPickerItem } from "./session-rows.ts";
 import { createBatonRenderer } from "./start-tui.tsx";
 
-export interface PickableSession {
-  readonly id: string;
-  readonly title: string;
-  readonly detail: string;
-}
-
-export async function pickSession(title: string, sessions: readonly PickableSession[]): Promise<string | undefined> {
-  const items: PickerItem[] = sessions.map((session) => ({ id: session.id, label: session.title, detail: session.detail }));
+/** Rows in lineage order, shown like `/sessions` shows them (TREE-01/02). */
+export async function pickSession(title: string, sessions: readonly SessionListing[]): Promise<string | undefined> {
+  const items: PickerItem[] = sessions.map((session) => sessionPickerItem(session));
   const store = createChatStore({
     timeline: { items: [], header: { title: "baton", hint: `${title} · type to filter · Enter opens · Esc quits` } },
     composer: { picker: { id: "pk_sessions", title, items, placeholder: "filter by title or id" }, placeholder: "" },

@@ -50,18 +50,25 @@ export interface TuiPlugins {
   onToast(listener: (text: string, tone: PluginTone, ms?: number) => void): () => void;
 }
 
+/** One row of a session picker (TREE-02), in lineage order (TREE-01). */
 export interface SessionListing {
   readonly id: string;
   readonly title: string;
+  readonly description?: string;
+  readonly cwd: string;
   readonly createdAt: string;
+  /** updatedAt, else createdAt. */
+  readonly updatedAt: string;
   readonly targets: readonly string[];
+  /** Fork depth: 0 for a root, n for the n-th generation fork. */
+  readonly depth: number;
 }
 
 export type SessionOpenChoice = { readonly kind: "new" } | { readonly kind: "id"; readonly id: string };
 
 export interface SessionSwitcher {
-  /** Sessions of the current project, newest first. */
-  list(): readonly SessionListing[];
+  /** Sessions of the current project in lineage order (newest tree first); reads the disk asynchronously. */
+  list(): Promise<readonly SessionListing[]>;
   /** Open another session (lock + recovery). Throws when it is locked or missing. */
   open(choice: SessionOpenChoice): Promise<TuiSession>;
   /** Close a session in the shutdown order (harnesses, checkpoint, log, lock). */

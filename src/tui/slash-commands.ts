@@ -7,6 +7,7 @@ import { selectFooter, tableValues, type ProjectionState, type ProposedPlanItem 
 import { describeError } from "../shared/errors.ts";
 import { modelLabel } from "./map-activity.ts";
 import { findPluginCommand, runPluginCommand, runPluginsCommand } from "./plugins-view.ts";
+import { sessionPickerItem } from "./session-rows.ts";
 import type { TuiHost } from "./tui-host.ts";
 
 export const IMPLEMENT_PLAN_TEXT = "Implement the plan.";
@@ -101,28 +102,20 @@ function compact(host: TuiHost, target: string, label: string): void {
   );
 }
 
+/** `/sessions`: the picker opens at once (loading) and fills when the asynchronous listing arrives (PROC-01). */
 function openSessionsPicker(host: TuiHost): void {
   if (host.isBusy()) {
     host.toast("Wait for the current turn to finish (Esc interrupts it) and for the queue to empty", "warning");
     return;
   }
   const current = host.session.sessionId;
-  let listing: ReturnType<TuiHost["sessionsList"]>;
-  try {
-    listing = host.sessionsList();
-  } catch (error) {
-    host.toast(describeError(error), "error");
-    return;
-  }
-  host.openPicker(
-    "Sessions of this project",
-    (id) => void host.switchSession({ kind: "id", id }),
-    listing.map((s) => ({
-      id: s.id,
-      label: `${s.id === current ? "● " : ""}${s.title}`,
-      detail: `${s.id}  ${s.targets.length === 0 ? "" : `[${s.targets.join(", ")}]  `}${s.createdAt.slice(0, 16).replace("T", " ")}`,
-      ...(s.id === current ? { current: true } : {}),
-    })),
+  const fill = host.openPicker("Sessions of this project", (id) => void host.switchSession({ kind: "id", id }));
+  host.sessionsList().then(
+    (listing) => fill(listing.map((row) => sessionPickerItem(row, { currentId: current, ...(host.home === undefined ? {} : { home: host.home }) }))),
+    (error: unknown) => {
+      fill(null);
+      host.toast(describeError(error), "error");
+    },
   );
 }
 

@@ -120,6 +120,9 @@ export class TuiHost {
     return this.targetId;
   }
 
+  /** The user's home directory, if known (cwds are shown relative to it). */
+  get home(): string | undefined { return this.options.home; }
+
   /** The terminal width changed (the footer is fitted to it). */
   resize(columns: number): void {
     if (columns === this.columns) return;
@@ -134,39 +137,32 @@ export class TuiHost {
   /** A driven or observed turn runs, or inputs wait. */
   readonly isBusy = (): boolean => this.controller.busy || Object.keys(this.controller.state.activeTurns).length > 0;
 
+  /** Key intents. PROC-01: no I/O in a key handler, and the Controller writes the ledger synchronously, so
+   *  whatever reaches the Controller or the session runs `later` (next task, in order); view changes in place. */
   readonly handle = (intent: ChatIntent): void => {
     if (this.exiting) return;
     switch (intent.type) {
       case "submit":
-        this.submitText(intent.text, intent.pasted ?? []);
-        return;
+        return this.later(() => this.submitText(intent.text, intent.pasted ?? []));
       case "command":
-        void runCommand(this, intent.name, intent.args).catch((error: unknown) => this.toast(describeError(error), "error"));
-        return;
+        return this.later(() => void runCommand(this, intent.name, intent.args).catch((error: unknown) => this.toast(describeError(error), "error")));
       case "cancel":
-        this.controller.interrupt();
-        return;
+        return this.later(() => void this.controller.interrupt());
       case "cycleMode":
-        void this.config.toggleMode(this.controller.state, this.targetId);
-        return;
+        return this.later(() => void this.config.toggleMode(this.controller.state, this.targetId));
       case "exit":
-        this.exit();
-        return;
+        return this.exit();
       case "clearDraft":
-        this.toast("Press Ctrl+C again to exit", "info", 1500);
-        return;
+        return this.toast("Press Ctrl+C again to exit", "info", 1500);
       case "recall":
-        recallQueued(this);
-        return;
+        return this.later(() => recallQueued(this));
       case "resolveInteraction":
-        void this.resolve(intent.id, intent.response);
-        return;
+        return this.later(() => void this.resolve(intent.id, intent.response));
       case "pickerSelect": {
         const picker = this.picker;
         if (picker === undefined || picker.state.id !== intent.id) return;
         this.closePicker();
-        picker.select(intent.itemId);
-        return;
+        return this.later(() => picker.select(intent.itemId));
       }
       case "pickerCancel":
         if (this.picker?.state.id === intent.id) this.closePicker();
@@ -175,10 +171,13 @@ export class TuiHost {
       case "dismissSidecar":
         return;
       case "draftRejected":
-        this.toast("Clear the composer first", "warning");
-        return;
+        return this.toast("Clear the composer first", "warning");
     }
   };
+
+  private later(run: () => void): void {
+    setImmediate(() => void (this.exiting || run()));
+  }
 
   /** `@` completion for the current session (the view drops stale answers itself). */
   readonly mentionQuery = (query: string): Promise<readonly MentionGroup[]> => this.current.mentions?.(query) ?? Promise.resolve([]);
@@ -247,6 +246,9 @@ export class TuiHost {
     if (choice.kind === "id" && choice.id === this.current.sessionId) return;
     this.switching = true;
     try {
+      // Opening reads the other session's ledger: show that it is happening, and open after this frame.
+      this.toast(choice.kind === "new" ? "Opening a new session…" : `Opening session ${choice.id}…`, "info");
+      await new Promise((resolve) => setTimeout(resolve, 0));
       const next = await this.options.sessions.open(choice);
       const old = this.current;
       this.detach();

@@ -221,7 +221,7 @@ describe("native ids: references and fork", () => {
     expect(child?.[1]).toBe(owner);
     const childId = child?.[2] ?? "";
     expect(metaOf(owner).harnessSessions.claude.harnessSessionId).toBe(sid);
-    expect(metaOf(childId).harnessSessions).toEqual({});
+    expect(metaOf(childId).harnessSessions).toEqual({ claude: { harnessTargetId: "claude", harness: "claude" } });
     expect(metaOf(childId).forkedFrom.batonSessionId).toBe(owner);
     expect(ledgerOf(childId).filter((e) => e.kind === "_baton_turn_summary").map((e) => e.payload["userText"])).toEqual(["fork me"]);
     expect(allSessions().sort()).toEqual([owner, childId].sort());

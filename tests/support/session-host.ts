@@ -34,6 +34,7 @@ export interface HostOptions {
   readonly clock?: Clock;
   readonly settings?: Partial<ControllerSettings>;
   readonly ledgerIo?: LedgerIo;
+  readonly verifyCheckpoint?: "sync" | "deferred";
 }
 
 export async function openTestSession(home: TestHome, options: HostOptions): Promise<OpenedSession> {
@@ -49,6 +50,7 @@ export async function openTestSession(home: TestHome, options: HostOptions): Pro
     settings: { ...DEFAULT_CONTROLLER_SETTINGS, ...options.settings },
     logLevel: "debug",
     ...(options.ledgerIo ? { ledgerIo: options.ledgerIo } : {}),
+    ...(options.verifyCheckpoint ? { verifyCheckpoint: options.verifyCheckpoint } : {}),
   });
 }
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { HarnessRegistry } from "../../src/harness/registry.ts";
 import { readLedgerFile } from "../../src/store/index.ts";
 import type { TurnId } from "../../src/shared/ids.ts";
-import { IMPLEMENT_PLAN_TEXT } from "../../src/tui/index.ts";
+import { IMPLEMENT_PLAN_TEXT, shortCwd } from "../../src/tui/index.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { makeTestHome, openTestSession } from "../support/session-host.ts";
 import { mountBaton, tidy, type BatonMounted } from "./baton-setup.tsx";
@@ -34,7 +34,8 @@ describe("Baton screen: sessions and control commands", () => {
     const probe = await openTestSession(mounted.home, { definitions: [fakeDefinition({ turns: [] })], choice: { kind: "id", id: firstId } });
     await probe.close();
     await mounted.submit("/sessions");
-    const picker = await mounted.waitFor("Sessions of this project");
+    // The picker opens at once and fills when the (asynchronous) listing arrives.
+    const picker = await mounted.waitFor(/Sessions of this project[\s\S]*first prompt/);
     expect(picker).toContain("first prompt");
     expect(picker).toContain(`● chat @`);
     await mounted.type("first");
@@ -54,12 +55,36 @@ describe("Baton screen: sessions and control commands", () => {
     await mounted.submit("/fake");
     await mounted.until(() => mounted!.host.target === "fake");
     await mounted.submit("/sessions");
-    await mounted.waitFor("Sessions of this project");
+    await mounted.waitFor(/Sessions of this project[\s\S]*work on this/);
     await mounted.type("work on");
     await mounted.keys((k) => k.pressEnter());
     await mounted.until(() => mounted!.host.session.sessionId === firstId);
     expect(mounted.host.target).toBe("other");
     await mounted.waitFor("Message Fake other");
+  });
+
+  test("/sessions rows (TREE-01/02): forks indented under their source, ● on the current one, id · cwd · last activity · targets", async () => {
+    mounted = await mountBaton({ width: 140, script: { turns: [[{ type: "text", text: "answer one" }]] } });
+    const firstId = mounted.host.session.sessionId;
+    await mounted.submit("first prompt");
+    await mounted.waitFor("fake · idle");
+    // meta.json is written behind; the fork reads it from disk.
+    await mounted.until(() => mounted!.home.store.findSession(firstId).meta.harnessSessions["fake"] !== undefined);
+    const fork = mounted.home.store.forkSession(firstId, 1, { cwd: mounted.home.cwd, title: "the fork" });
+    await mounted.submit("/sessions");
+    const frame = await mounted.waitFor(/the fork/);
+    const lines = frame.split("\n");
+    const current = lines.find((line) => line.includes("● first prompt")) ?? "";
+    const child = lines.find((line) => line.includes("└ the fork")) ?? "";
+    expect(current).not.toBe("");
+    expect(child).not.toBe("");
+    expect(lines.indexOf(child)).toBeGreaterThan(lines.indexOf(current));
+    const updated = mounted.opened[0]!.meta().updatedAt!.replace("T", " ").slice(0, 16);
+    const items = mounted.host.store.get("composer").picker?.items ?? [];
+    expect(items.map((item) => item.label)).toEqual(["● first prompt", "└ the fork"]);
+    expect(items[0]?.detail).toBe(`${firstId} · ${shortCwd(mounted.home.cwd)} · ${updated} · fake`);
+    expect(items[1]?.detail).toBe(`${fork.batonSessionId} · ${shortCwd(mounted.home.cwd)} · ${fork.meta.createdAt.replace("T", " ").slice(0, 16)} · fake`);
+    await mounted.escape();
   });
 
   test("/new and /sessions are refused while a turn runs; the other session is not opened", async () => {

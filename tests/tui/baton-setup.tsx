@@ -8,12 +8,14 @@ import { rgbToHex } from "@opentui/core";
 import type { OpenedSession, SessionChoice } from "../../src/app/open-session.ts";
 import { createSessionProvider } from "../../src/context/session-provider.ts";
 import { HarnessRegistry } from "../../src/harness/registry.ts";
-import { displayTitle, targetsOf } from "../../src/store/index.ts";
+import { sessionRows } from "../../src/app/session-rows.ts";
+import { displayTitle } from "../../src/store/index.ts";
 import { systemClock } from "../../src/shared/clock.ts";
 import { BatonApp, TuiHost, type SessionSwitcher, type TuiSession } from "../../src/tui/index.ts";
 import { fakeDefinition, type FakeAdapter, type FakeScript } from "../support/fake-adapter.ts";
 import { makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
 import { driver, sleep, type Driver } from "./driver.ts";
+import type { SyncIoGuard } from "./sync-io-guard.ts";
 
 export { tidy } from "./driver.ts";
 
@@ -49,6 +51,10 @@ export interface BatonMountOptions {
   readonly choice?: SessionChoice;
   readonly home?: TestHome;
   readonly showThoughts?: boolean;
+  /** Arm this guard around every key press and render (PROC-01). */
+  readonly guard?: SyncIoGuard;
+  /** Open like the real screen: the checkpoint's ledger check deferred to `opened[i].verifyHistory()`. */
+  readonly verifyCheckpoint?: "sync" | "deferred";
 }
 
 export async function mountBaton(options: BatonMountOptions = {}): Promise<BatonMounted> {
@@ -72,18 +78,17 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
     },
   });
   const open = async (choice: SessionChoice): Promise<TuiSession & { opened: OpenedSession }> => {
-    const session = await openTestSession(home, { definitions, choice });
+    const session = await openTestSession(home, { definitions, choice, ...(options.verifyCheckpoint ? { verifyCheckpoint: options.verifyCheckpoint } : {}) });
     opened.push(session);
     return wrap(session);
   };
   const sessions: SessionSwitcher = {
-    list: () =>
-      home.store.listSessions({ cwd: home.cwd }).sessions.map((ref) => ({
-        id: ref.batonSessionId,
-        title: displayTitle(ref.meta),
-        createdAt: ref.meta.createdAt,
-        targets: targetsOf(ref.meta),
-      })),
+    // As the app does: the open session's row shows its in-memory meta (meta.json is written behind).
+    list: async () => {
+      const open = host.session as TuiSession & { opened: OpenedSession };
+      const refs = (await home.store.listSessionsAsync({ cwd: home.cwd })).sessions;
+      return sessionRows(refs.map((ref) => (ref.batonSessionId === open.sessionId ? { ...ref, meta: open.opened.meta() } : ref)));
+    },
     open: (choice) => open(choice),
     close: (session) => (session as TuiSession & { opened: OpenedSession }).opened.close(),
   };
@@ -102,7 +107,7 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
   });
   host.resize(width);
   const setup = await testRender(<BatonApp host={host} />, { width, height, exitOnCtrlC: false });
-  const drive = driver(setup);
+  const drive = driver(setup, options.guard);
   await drive.render();
   await drive.render();
   const { render, frame } = drive;
@@ -114,14 +119,8 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
     opened,
     adapters: (targetId = "fake") => (targetId === "fake" ? first.adapters : (secondDef?.adapters ?? [])),
     async submit(text) {
-      await act(async () => {
-        await setup.mockInput.typeText(text);
-      });
-      await render();
-      await act(async () => {
-        setup.mockInput.pressEnter();
-      });
-      await render();
+      await drive.type(text);
+      await drive.keys((input) => input.pressEnter());
     },
     async resize(w, h) {
       await act(async () => {

@@ -6,6 +6,7 @@ import { act } from "react";
 import type { testRender } from "@opentui/react/test-utils";
 import { isEditBufferRenderable } from "@opentui/core";
 import type { MockInput } from "@opentui/core/testing";
+import type { SyncIoGuard } from "./sync-io-guard.ts";
 
 export type TestSetup = Awaited<ReturnType<typeof testRender>>;
 
@@ -21,10 +22,12 @@ export interface Driver {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export function driver(setup: TestSetup): Driver {
+/** With a `guard`, every key press and every render runs armed (PROC-01: no synchronous I/O there). */
+export function driver(setup: TestSetup, guard?: SyncIoGuard): Driver {
+  const armed = (fn: () => unknown): Promise<void> => (guard ? guard.during(fn) : Promise.resolve(fn()).then(() => undefined));
   const render = async (): Promise<void> => {
     await act(async () => {
-      await setup.renderOnce();
+      await armed(() => setup.renderOnce());
     });
   };
   return {
@@ -32,19 +35,19 @@ export function driver(setup: TestSetup): Driver {
     render,
     async keys(fn) {
       await act(async () => {
-        await fn(setup.mockInput);
+        await armed(() => fn(setup.mockInput));
       });
       await render();
     },
     async type(text) {
       await act(async () => {
-        await setup.mockInput.typeText(text);
+        await armed(() => setup.mockInput.typeText(text));
       });
       await render();
     },
     async escape() {
       await act(async () => {
-        setup.mockInput.pressEscape();
+        await armed(() => setup.mockInput.pressEscape());
         await sleep(30);
       });
       await render();

@@ -1,8 +1,9 @@
-/** The fast checks for streamed kinds accept exactly what their schemas accept. */
+/** The fast checks for the hot kinds accept exactly what their schemas accept. */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { EVENT_KINDS } from "../../src/event/kinds.ts";
 import { validatePayload } from "../../src/event/envelope.ts";
+import { FAST_CHECKS } from "../../src/event/fast-checks.ts";
 
 const STREAMED = ["agent_message_chunk", "agent_thought_chunk", "user_message_chunk", "tool_call_content_chunk"] as const;
 
@@ -29,6 +30,61 @@ describe("payload validation", () => {
         }),
         { numRuns: 2000 },
       );
+    });
+  }
+
+  // Payloads as JSON.parse produces them: every field the schemas name, each with plausible and wrong values.
+  const scalar = fc.oneof(fc.string({ maxLength: 3 }), fc.constant(""), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null));
+  const block = fc.oneof(fc.record({ type: fc.oneof(fc.string({ maxLength: 3 }), fc.integer()), text: fc.string({ maxLength: 3 }) }, { requiredKeys: [] }), scalar, fc.array(scalar, { maxLength: 2 }));
+  const value = fc.oneof(
+    scalar,
+    fc.constantFrom("running", "idle", "requires_action", "driven", "observed", "x", "end_turn", "cancelled", "unknown", "stop"),
+    fc.array(block, { maxLength: 3 }),
+    block,
+    fc.array(fc.record({ path: fc.oneof(fc.string({ maxLength: 3 }), fc.integer()), line: scalar }, { requiredKeys: [] }), { maxLength: 2 }),
+    fc.array(fc.record({ toolCallId: scalar, title: scalar, kind: scalar, status: scalar }, { requiredKeys: [] }), { maxLength: 2 }),
+    fc.array(scalar, { maxLength: 2 }),
+    fc.record({ inputTokens: scalar, outputTokens: scalar, isEstimated: scalar }, { requiredKeys: [] }),
+  );
+  const FIELDS = ["messageId", "toolCallId", "turnId", "content", "title", "kind", "status", "locations", "rawInput", "state", "stopReason", "nativeStopReason", "steers", "role", "userText", "agentText", "toolCalls", "usage", "startedAt", "endedAt", "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens", "isEstimated"];
+  const jsonPayload = fc.oneof(
+    { weight: 1, arbitrary: fc.jsonValue() },
+    { weight: 6, arbitrary: fc.record(Object.fromEntries(FIELDS.map((field) => [field, value])), { requiredKeys: [] }) },
+  );
+
+  // A valid payload per kind, with a random subset of its fields replaced or removed: near misses.
+  const SEEDS: Record<string, Record<string, unknown>> = {
+    agent_message: { messageId: "m", content: [{ type: "text", text: "hi" }] },
+    agent_thought: { messageId: "m", content: [{ type: "text", text: "hi" }] },
+    tool_call_update: { toolCallId: "c", title: "ls", kind: "execute", status: "completed", content: [{ type: "text", text: "a" }], locations: [{ path: "a", line: 1 }] },
+    usage_update: { inputTokens: 1, outputTokens: 2, isEstimated: false },
+    state_update: { state: "idle", stopReason: "end_turn", nativeStopReason: "stop" },
+    _baton_turn_summary: { turnId: "t", role: "driven", stopReason: "end_turn", nativeStopReason: "stop", userText: "u", steers: ["s"], agentText: "a", toolCalls: [{ toolCallId: "c", title: "ls", kind: "execute", status: "completed" }], usage: { inputTokens: 1 }, startedAt: "s", endedAt: "e" },
+  };
+  const nearMiss = (seed: Record<string, unknown>) =>
+    fc.tuple(fc.subarray(Object.keys(seed)), fc.array(value, { minLength: Object.keys(seed).length, maxLength: Object.keys(seed).length }), fc.boolean()).map(([changed, values, drop]) => {
+      const out: Record<string, unknown> = { ...seed };
+      changed.forEach((key, i) => {
+        if (drop && i === 0) delete out[key];
+        else out[key] = values[i];
+      });
+      return out;
+    });
+
+  for (const kind of Object.keys(FAST_CHECKS).filter((k) => !(STREAMED as readonly string[]).includes(k))) {
+    test(`${kind}: fast check ≡ schema on JSON payloads`, () => {
+      const fast = FAST_CHECKS[kind]!;
+      const schema = EVENT_KINDS[kind as keyof typeof EVENT_KINDS].payload;
+      let accepted = 0;
+      fc.assert(
+        fc.property(fc.oneof(jsonPayload, nearMiss(SEEDS[kind] ?? {})), (payload) => {
+          const ok = schema.safeParse(payload).success;
+          if (ok) accepted++;
+          expect(fast(payload)).toBe(ok);
+        }),
+        { numRuns: 4000 },
+      );
+      expect(accepted).toBeGreaterThan(0); // the generator reaches valid payloads too
     });
   }
 

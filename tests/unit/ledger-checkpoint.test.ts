@@ -280,3 +280,112 @@ describe("sliced JSON", () => {
     expect(ticks).toBeGreaterThan(0);
   });
 });
+
+describe("the checkpoint records a digest of the ledger prefix it covers (#12.11)", () => {
+  /** Replace one byte at `offset` in the file with a different printable byte (same length). */
+  function flipByte(file: string, offset: number): void {
+    const fd = fs.openSync(file, "r+");
+    try {
+      const one = Buffer.alloc(1);
+      fs.readSync(fd, one, 0, 1, offset);
+      one[0] = one[0] === 0x61 ? 0x62 : 0x61;
+      fs.writeSync(fd, one, 0, 1, offset);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** Offset of the first byte of `needle` in the file. */
+  function offsetOf(file: string, needle: string): number {
+    const at = fs.readFileSync(file).indexOf(needle);
+    if (at === -1) throw new Error(`${needle} not in ${file}`);
+    return at;
+  }
+
+  test("property: a same-length edit anywhere before the offset is never folded from the checkpoint", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.string({ minLength: 1, maxLength: 20 }), { minLength: 2, maxLength: 20 }), fc.nat(), async (titles, pick) => {
+        const ledger = newLedger();
+        for (const [index, title] of titles.entries()) ledger.append(notice(`T${index}-${title.replace(/[^a-z]/gi, "x")}`));
+        await writeCheckpoint(ledger, totals, fullReplay(ledger), ledger.position);
+        ledger.append(notice("tail"));
+        const victim = pick % titles.length;
+        flipByte(ledger.path, offsetOf(ledger.path, `T${victim}-`) + 1 + String(victim).length + 1);
+        const reopened = newLedger(ledger.path);
+        const loaded = loadState(reopened, totals);
+        expect(loaded.fromCheckpoint).toBe(false);
+        expect(loaded.checkpointProblem).toMatch(/is stale: the ledger's bytes 0–\d+ changed since the checkpoint was written/);
+        expect(loaded.state).toEqual(fullReplay(reopened));
+        await reopened.close();
+        await ledger.close();
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  test("deferred: the checkpoint is used at once and checked later; the check finds the edit", async () => {
+    const { ledger } = await preparedWith(["alpha", "beta"]);
+    flipByte(ledger.path, offsetOf(ledger.path, "alpha"));
+    const reopened = newLedger(ledger.path);
+    const loaded = loadState(reopened, totals, { verify: "deferred" });
+    expect(loaded.fromCheckpoint).toBe(true);
+    expect(loaded.state.text).toContain("alpha");
+    expect(await loaded.verifyCheckpoint?.()).toMatch(/is stale: the ledger's bytes 0–\d+ changed/);
+    const intact = await preparedWith(["gamma"]);
+    const fine = loadState(newLedger(intact.ledger.path), totals, { verify: "deferred" });
+    expect(fine.fromCheckpoint).toBe(true);
+    expect(await fine.verifyCheckpoint?.()).toBeUndefined();
+    expect(loadState(intact.ledger, totals).verifyCheckpoint).toBeUndefined();
+  });
+
+  test("a later checkpoint reuses the digests of the full 1 MiB blocks it knows and hashes only the rest", async () => {
+    const ledger = newLedger();
+    const big = "x".repeat(200_000);
+    for (let i = 0; i < 12; i++) ledger.append(notice(`${i}-${big}`));
+    expect(ledger.byteLength).toBeGreaterThan(2 * 1024 * 1024);
+    await writeCheckpoint(ledger, totals, fullReplay(ledger), ledger.position);
+    const first = JSON.parse(fs.readFileSync(checkpointPathFor(ledger.path), "utf8").split("\n")[0]!) as { digest: { blocks: string[] } };
+    // An edit in block 0 after that checkpoint: a writer that re-hashed old blocks would record it.
+    flipByte(ledger.path, 1000);
+    ledger.append(notice("more"));
+    await writeCheckpoint(ledger, totals, fullReplay(ledger), ledger.position);
+    const second = JSON.parse(fs.readFileSync(checkpointPathFor(ledger.path), "utf8").split("\n")[0]!) as { digest: { blocks: string[] } };
+    expect(second.digest.blocks.length).toBe(first.digest.blocks.length);
+    expect(second.digest.blocks.slice(0, 2)).toEqual(first.digest.blocks.slice(0, 2));
+    expect(second.digest.blocks.at(-1)).not.toBe(first.digest.blocks.at(-1));
+    // …and a fresh open checks every block, so the edit is still found.
+    expect(loadState(newLedger(ledger.path), totals).checkpointProblem).toMatch(/bytes 0–1048576 changed/);
+  });
+
+  test("a checkpoint without a digest (an older format) is not used", async () => {
+    const { ledger } = await preparedWith(["one"]);
+    const file = checkpointPathFor(ledger.path);
+    const [headerText, body] = fs.readFileSync(file, "utf8").split("\n");
+    const { digest: _digest, ...header } = JSON.parse(headerText ?? "") as Record<string, unknown>;
+    fs.writeFileSync(file, `${JSON.stringify(header)}\n${body}\n`);
+    expect(loadState(ledger, totals).checkpointProblem).toMatch(/malformed header: no ledger digest/);
+  });
+
+  async function preparedWith(titles: readonly string[]): Promise<{ ledger: Ledger }> {
+    const ledger = newLedger();
+    for (const title of titles) ledger.append(notice(title));
+    await writeCheckpoint(ledger, totals, fullReplay(ledger), ledger.position);
+    ledger.append(notice("after"));
+    return { ledger };
+  }
+});
+
+describe("a fold that refuses an event fails the load with file:line", () => {
+  test("the error names the ledger line of the event", () => {
+    const ledger = newLedger();
+    for (const title of ["a", "b", "boom", "c"]) ledger.append(notice(title));
+    const refusing: StateFold<Totals> = {
+      ...totals,
+      fold: (state, event) => {
+        if ((event.payload as { title?: string }).title === "boom") throw new Error("not allowed here");
+        return totals.fold(state, event);
+      },
+    };
+    expect(() => loadState(ledger, refusing)).toThrow(`corrupt ledger line ${ledger.path}:3: not allowed here`);
+  });
+});

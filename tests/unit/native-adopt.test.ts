@@ -32,6 +32,8 @@ interface Memory {
   sessions: Map<string, NativeTurn[]>;
   probe?: (id: string) => ProbeResult | undefined;
   incomplete?: boolean;
+  /** Where the native sessions say they ran. */
+  cwd?: string;
   reads: number;
 }
 
@@ -48,7 +50,7 @@ function memoryInspector(name: string, memory: Memory): HarnessSessionInspector 
       const turns = memory.sessions.get(id);
       if (turns === undefined) throw new BatonError("session_not_found", `no ${name} session ${id}`);
       if (memory.incomplete) throw new BatonError("native_incomplete", `${name} session ${id} is not finished: its last prompt has no answer yet`, { hint: "let it finish" });
-      return { session: { id }, harnessSessionId: id, resumeState: { version: 1, data: { sessionId: id } }, turns: [...turns], boundary: historyBoundary(turns) };
+      return { session: { id, ...(memory.cwd === undefined ? {} : { cwd: memory.cwd }) }, harnessSessionId: id, resumeState: { version: 1, data: { sessionId: id } }, turns: [...turns], boundary: historyBoundary(turns) };
     },
   };
 }
@@ -236,10 +238,39 @@ describe("adoption", () => {
     const owner = adoptedId(result.stdout);
     const child = /forked (bs_\w+) → (bs_\w+)/.exec(result.stdout);
     expect(child?.[1]).toBe(owner);
-    expect(metaOf(child?.[2] as string).harnessSessions).toEqual({});
+    // NAT-09: the target's entry survives with its config only (no binding, snapshot, epoch or sync point).
+    expect(metaOf(child?.[2] as string).harnessSessions).toEqual({ fake: { harnessTargetId: "fake", harness: "fake" } });
     expect(userTexts(child?.[2] as string)).toEqual(["first"]);
     const second = await cli(["fork", "s1"], definitions);
     expect(second.stdout).toContain(`adopted fx:s1 → ${owner} (already up to date)`);
     expect(sessionDirs()).toHaveLength(3);
+  });
+});
+
+describe("adoption lands where the native session ran (NAT-06)", () => {
+  test("the adopted session lives in the native session's directory, not the invoking one; resume and exec find it there", async () => {
+    const nativeDir = path.join(base, "where-it-ran");
+    fs.mkdirSync(nativeDir);
+    const definitions = [harness("fake", { ...memory({ n1: [native("over there", "yes")] }), cwd: nativeDir }, { turns: [[{ type: "text", text: "continued" }]] })];
+    const result = await cli(["resume", "n1"], definitions);
+    expect(result.code).toBe(0);
+    const id = adoptedId(result.stdout);
+    const real = fs.realpathSync(nativeDir);
+    expect(metaOf(id).cwd).toBe(real);
+    expect(path.basename(path.dirname(path.dirname(dirOf(id))))).toMatch(/^where-it-ran-/);
+    expect(result.stdout).toContain(`open it with: baton --cwd ${real} -s ${id}`);
+    const next = await runCliOnce(["exec", "--cwd", real, "--session", id, "more"], { env, cwd, definitions });
+    expect(next.code).toBe(0);
+    expect(userTexts(id)).toEqual(["over there", "more"]);
+    // A fork of it still follows the requested (here: invoking) directory.
+    const fork = await cli(["fork", id], definitions);
+    const child = /forked bs_\w+ → (bs_\w+)/.exec(fork.stdout)?.[1] as string;
+    expect(metaOf(child).cwd).toBe(fs.realpathSync(cwd));
+  });
+
+  test("a native directory that is gone (or not given) falls back to the invoking one", async () => {
+    const gone = await cli(["resume", "n2"], [harness("fake", { ...memory({ n2: [native("a", "b")] }), cwd: path.join(base, "deleted-since") })]);
+    expect(metaOf(adoptedId(gone.stdout)).cwd).toBe(fs.realpathSync(cwd));
+    expect(gone.stdout).toContain(`open it with: baton -s ${adoptedId(gone.stdout)}`);
   });
 });

@@ -132,3 +132,34 @@ describe("fork as storage", () => {
     );
   });
 });
+
+describe("fork keeps what the user chose (NAT-09)", () => {
+  test("each target's model, effort and mode survive; the native binding, launch snapshot, epoch and sync point do not", async () => {
+    const { store, source } = await sourceSession();
+    store.updateMeta(source, (meta) => ({
+      ...meta,
+      harnessSessions: {
+        codex: {
+          harnessTargetId: "codex",
+          harness: "codex",
+          model: "gpt-5.4",
+          effort: "high",
+          mode: "plan",
+          harnessSessionId: "019a-thread",
+          resumeState: { version: 1, data: { threadId: "019a-thread" } },
+          launchSnapshot: { harnessTargetId: "codex", harness: "codex", harnessSessionKey: "codex-thread", cwd: source.meta.cwd, model: "gpt-5.4" },
+          contextEpochId: "ctxe_1",
+          syncedSeq: 4,
+        },
+        claude: { harnessTargetId: "claude", harness: "claude", model: "opus", harnessSessionId: "c0ffee" },
+      },
+    }));
+    const child = store.forkSession(source.batonSessionId, 5, { cwd: tempDir("baton-cwd-") });
+    const expected = {
+      codex: { harnessTargetId: "codex", harness: "codex", model: "gpt-5.4", effort: "high", mode: "plan" },
+      claude: { harnessTargetId: "claude", harness: "claude", model: "opus" },
+    };
+    expect(child.meta.harnessSessions).toEqual(expected);
+    expect(store.findSession(child.batonSessionId).meta.harnessSessions).toEqual(expected);
+  });
+});

@@ -6,7 +6,8 @@
 import fs from "node:fs";
 import { formatProblem, loadConfig, type LoadedConfig } from "../../config/load.ts";
 import { HarnessRegistry } from "../../harness/registry.ts";
-import { createSessionStore, inspectLock, scanLedger } from "../../store/index.ts";
+import { createSessionStore, inspectLock } from "../../store/index.ts";
+import { checkSession } from "../session-check.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { createUlidSource } from "../../shared/ids.ts";
@@ -158,18 +159,12 @@ function checkSessions(home: string, say: Say): void {
   for (const skipped of listing.problems) say.problem(`${skipped.path}: ${skipped.message} — the session is skipped; fix or move its meta.json`);
   let clean = 0;
   for (const ref of listing.sessions) {
-    const scan = scanLedger(ref.paths.ledger, ref.batonSessionId);
-    for (const found of scan.problems) {
-      const where = found.line === undefined ? scan.path : `${scan.path}:${found.line}`;
-      if (found.kind === "torn_tail") {
-        say.warn(`${where}: ${found.message} (repaired automatically on the next write; the fragment is kept beside the ledger)`);
-      } else {
-        say.problem(`${where}: ${found.message} — the session cannot be opened until this line is fixed or removed (back up the file first)`);
-      }
-    }
+    // The same checks opening the session runs: doctor fails exactly the sessions open refuses.
+    const findings = checkSession(store, ref);
+    for (const found of findings) (found.fatal ? say.problem : say.warn)(`${found.where}: ${found.message} — ${found.action}`);
     const lock = inspectLock(ref.paths.lock);
     if (lock && !lock.alive) say.warn(`${ref.paths.lock}: stale lock from pid ${lock.owner.pid}; it is taken over on next open`);
-    if (scan.problems.length === 0) clean++;
+    if (findings.length === 0) clean++;
   }
   say.ok(`${clean} of ${listing.sessions.length} session ledger${listing.sessions.length === 1 ? "" : "s"} clean`);
 }

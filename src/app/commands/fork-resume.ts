@@ -6,7 +6,7 @@
  * history through context delivery.
  */
 import path from "node:path";
-import { createSessionStore, loadState, type SessionRef, type SessionStore } from "../../store/index.ts";
+import { createSessionStore, loadState, resolveCwd, type SessionRef, type SessionStore } from "../../store/index.ts";
 import { initialState, type ProjectionState } from "../../projection/index.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { createUlidSource } from "../../shared/ids.ts";
@@ -17,6 +17,7 @@ import { displayTitle } from "../../store/display.ts";
 import { describeAdoption, resolveSessionArg } from "./session-arg.ts";
 import { EXIT, parse, reportError, UsageError } from "./shared.ts";
 import { runTuiCommand } from "./tui.ts";
+import { sessionRows } from "../session-rows.ts";
 import { pickSession } from "../../tui/index.ts";
 
 export async function runFork(argv: readonly string[], io: CliIo): Promise<number> {
@@ -55,14 +56,17 @@ export async function runResume(argv: readonly string[], io: CliIo): Promise<num
     if (positionals[0]) {
       const resolved = await resolveSessionArg(io, store, positionals[0], values.cwd);
       if (resolved.kind === "native") {
-        const id = resolved.adoption.ref.batonSessionId;
+        // The adopted session lives where the native one ran (NAT-06): open it there.
+        const adopted = resolved.adoption.ref;
         io.stdout.write(describeAdoption(resolved.adoption));
+        const at = adopted.meta.cwd === resolveCwd(cwd) ? "" : ` --cwd ${adopted.meta.cwd}`;
         if (!io.stdout.isTTY || !io.stdinIsTTY) {
-          io.stdout.write(`open it with: baton -s ${id}   (or: baton exec --session ${id} "…")\n`);
+          io.stdout.write(`open it with: baton${at} -s ${adopted.batonSessionId}   (or: baton exec${at} --session ${adopted.batonSessionId} "…")\n`);
           return EXIT.ok;
         }
+        return runTuiCommand(["--session", adopted.batonSessionId, "--cwd", adopted.meta.cwd], io);
       }
-      ref = resolved.kind === "native" ? resolved.adoption.ref : resolved.ref;
+      ref = resolved.ref;
     } else {
       const picked = await pick(io, store, cwd, "Resume a session");
       if (picked.kind === "cancelled") return EXIT.ok;
@@ -98,10 +102,7 @@ async function pick(io: CliIo, store: SessionStore, cwd: string, title: string):
   if (!io.stdinIsTTY || !io.stdout.isTTY) throw new UsageError("no session id given and no terminal to pick one: pass a bs_ id (see baton sessions)");
   const sessions = store.listSessions(sessionsQuery(cwd, userHome)).sessions;
   if (sessions.length === 0) return { kind: "none" };
-  const chosen = await pickSession(
-    title,
-    sessions.map((ref) => ({ id: ref.batonSessionId, title: displayTitle(ref.meta), detail: `${shortTime(ref.meta.updatedAt ?? ref.meta.createdAt)} · ${ref.batonSessionId}` })),
-  );
+  const chosen = await pickSession(title, sessionRows(sessions));
   const ref = chosen === undefined ? undefined : sessions.find((candidate) => candidate.batonSessionId === chosen);
   return ref ? { kind: "chosen", ref } : { kind: "cancelled" };
 }
@@ -116,9 +117,4 @@ function logicalEnd(store: SessionStore, ref: SessionRef): number {
   } finally {
     void ledger.close();
   }
-}
-
-/** `2026-11-30T07:52:40.105Z` → `2026-11-30 07:52` (UTC, as stored). */
-function shortTime(iso: string): string {
-  return iso.replace("T", " ").slice(0, 16);
 }

@@ -1,6 +1,7 @@
 /** `baton sessions [--cwd DIR] [--all] [--json]`: sessions of the cwd's project, newest first. */
 import path from "node:path";
 import { activityTime } from "../../store/index.ts";
+import { lineage, lineageIndent } from "../../shared/lineage.ts";
 import { batonHome } from "../app-context.ts";
 import { createSessionStore } from "../../store/index.ts";
 import { systemClock } from "../../shared/clock.ts";
@@ -43,7 +44,7 @@ export async function runSessions(argv: readonly string[], io: CliIo): Promise<n
     if (enclosing !== undefined) io.stdout.write(`Sessions of ${enclosing} (the enclosing project of ${listing.project?.from}):\n`);
     for (const { row, depth } of values.tree ? lineage(rows) : rows.map((row) => ({ row, depth: 0 }))) {
       const where = values.all ? `  ${row.cwd}` : "";
-      const indent = depth === 0 ? "" : `${"  ".repeat(depth - 1)}└ `;
+      const indent = lineageIndent(depth);
       io.stdout.write(`${indent}@${row.id}  [${row.targets.join(", ")}]  ${row.title}  (${row.createdAt})${where}\n`);
     }
     io.stdout.write(`\nReference one in a prompt with @session:<id>; continue it with: baton exec --session <id> "…"\n`);
@@ -51,34 +52,4 @@ export async function runSessions(argv: readonly string[], io: CliIo): Promise<n
   } catch (error) {
     return reportError(io, error);
   }
-}
-
-interface Row {
-  readonly id: string;
-  readonly forkedFrom: string | null;
-}
-
-/** TREE-01: fork lineage order — each session followed by its forks, indented; orphans are roots. */
-export function lineage<R extends Row>(rows: readonly R[]): { row: R; depth: number }[] {
-  const ids = new Set(rows.map((row) => row.id));
-  const children = new Map<string, R[]>();
-  const roots: R[] = [];
-  for (const row of rows) {
-    if (row.forkedFrom && ids.has(row.forkedFrom) && row.forkedFrom !== row.id) {
-      const list = children.get(row.forkedFrom) ?? [];
-      list.push(row);
-      children.set(row.forkedFrom, list);
-    } else roots.push(row);
-  }
-  const out: { row: R; depth: number }[] = [];
-  const seen = new Set<string>();
-  const visit = (row: R, depth: number): void => {
-    if (seen.has(row.id)) return; // a cycle in hand-edited meta
-    seen.add(row.id);
-    out.push({ row, depth });
-    for (const child of children.get(row.id) ?? []) visit(child, depth + 1);
-  };
-  for (const root of roots) visit(root, 0);
-  for (const row of rows) visit(row, 0);
-  return out;
 }

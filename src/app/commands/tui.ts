@@ -8,7 +8,8 @@ import fs from "node:fs";
 import { tokenPrefix } from "../../context/providers.ts";
 import type { HarnessTarget } from "../../harness/definition.ts";
 import type { HarnessRegistry } from "../../harness/registry.ts";
-import { displayTitle, targetsOf } from "../../store/index.ts";
+import { displayTitle } from "../../store/index.ts";
+import { sessionRows } from "../session-rows.ts";
 import { describeError } from "../../shared/errors.ts";
 import { reservedCommandNames, sanitizeTitle, startTui, titleSequence, TuiHost, type SessionSwitcher, type StartedTui, type TuiSession } from "../../tui/index.ts";
 import { sessionPlugins } from "../plugins.ts";
@@ -45,8 +46,9 @@ function defaultTarget(registry: HarnessRegistry, defaultAgent: string): Harness
   return first;
 }
 
+/** The screen opens from a checkpoint without waiting for its ledger check; `verifyHistory` runs after the frame. */
 async function open(ctx: AppContext, choice: SessionChoice): Promise<OpenTuiSession> {
-  const opened = await openSessionIn(ctx, choice);
+  const opened = await openSessionIn(ctx, choice, {}, "deferred");
   const r = opened.recovery;
   // Plugins start in the background (MGR-01); their runners close after the harnesses, before the flush.
   const plugins = sessionPlugins(ctx, opened, reservedCommandNames(ctx.registry));
@@ -73,16 +75,19 @@ async function open(ctx: AppContext, choice: SessionChoice): Promise<OpenTuiSess
   };
 }
 
-function switcher(ctx: AppContext): SessionSwitcher {
+function switcher(ctx: AppContext, current: () => OpenTuiSession): SessionSwitcher {
   return {
-    list: () =>
-      ctx.store.listSessions(sessionsQuery(ctx.cwd, ctx.childEnv["HOME"])).sessions.map((ref) => ({
-        id: ref.batonSessionId,
-        title: displayTitle(ref.meta),
-        createdAt: ref.meta.createdAt,
-        targets: targetsOf(ref.meta),
-      })),
-    open: (choice) => open(ctx, choice.kind === "new" ? { kind: "new" } : { kind: "id", id: choice.id }),
+    // The open session's meta is written behind: its row shows the in-memory one.
+    list: async () => {
+      const open = current();
+      const refs = (await ctx.store.listSessionsAsync(sessionsQuery(ctx.cwd, ctx.childEnv["HOME"]))).sessions;
+      return sessionRows(refs.map((ref) => (ref.batonSessionId === open.sessionId ? { ...ref, meta: open.opened.meta() } : ref)));
+    },
+    open: async (choice) => {
+      const next = await open(ctx, choice.kind === "new" ? { kind: "new" } : { kind: "id", id: choice.id });
+      setTimeout(() => void next.opened.verifyHistory(), 0);
+      return next;
+    },
     close: (session) => (session as OpenTuiSession).opened.close(),
   };
 }
@@ -131,7 +136,7 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
   let screen: StartedTui | undefined;
   const host = new TuiHost({
     session: first,
-    sessions: switcher(ctx),
+    sessions: switcher(ctx, () => host.session as OpenTuiSession),
     registry: ctx.registry,
     initialTarget: target,
     showThoughts: ctx.loaded.config.showThoughts,
@@ -150,7 +155,10 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
   try {
     screen = await startTui(host, {
       onRendererGone: () => host.exit(),
-      ...(firstFrameFile === undefined ? {} : { onFirstFrame: () => fs.writeFileSync(firstFrameFile, `${Date.now()}\n`) }),
+      onFirstFrame: () => {
+        if (firstFrameFile !== undefined) fs.writeFileSync(firstFrameFile, `${Date.now()}\n`);
+        void first.opened.verifyHistory();
+      },
     });
     screen.renderer.setTerminalTitle(sanitizeTitle(titleOf(host.session)));
     if (note !== undefined) host.toast(note, "warning", 15_000);

@@ -1,0 +1,103 @@
+/**
+ * Hand-written payload checks for the kinds that make up nearly all of a ledger (streamed chunks, then
+ * tool calls, complete messages, summaries, usage, run states): the same rules as their schemas in
+ * `kinds.ts`, without the schema machinery's cost on the path every append and every open takes.
+ * A check answers true only for a payload its schema accepts (anything else goes to the schema, which
+ * also words the error); a property test keeps each one equal to its schema on JSON values.
+ */
+import { RUN_STATES } from "./kinds.ts";
+import { STOP_REASONS } from "./stop-reasons.ts";
+
+type Check = (payload: unknown) => boolean;
+type Fields = Record<string, unknown>;
+
+const RUN_STATE_SET: ReadonlySet<unknown> = new Set(RUN_STATES);
+const ROLES: ReadonlySet<unknown> = new Set(["driven", "observed"]);
+const STOP_REASON_SET: ReadonlySet<unknown> = new Set(STOP_REASONS);
+
+function isRecord(value: unknown): value is Fields {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+const isId = (value: unknown): boolean => typeof value === "string" && value.length > 0;
+const optionalString = (value: unknown): boolean => value === undefined || typeof value === "string";
+const nullableString = (value: unknown): boolean => value === undefined || value === null || typeof value === "string";
+const optionalNumber = (value: unknown): boolean => value === undefined || (typeof value === "number" && Number.isFinite(value));
+const isBlock = (value: unknown): boolean => isRecord(value) && typeof value["type"] === "string";
+const optionalStopReason = (value: unknown): boolean => value === undefined || STOP_REASON_SET.has(value);
+
+function everyItem(value: unknown, item: (entry: unknown) => boolean): boolean {
+  if (!Array.isArray(value)) return false;
+  for (let i = 0; i < value.length; i++) if (!item(value[i])) return false;
+  return true;
+}
+
+const isBlocks = (value: unknown): boolean => everyItem(value, isBlock);
+
+function isChunk(idField: string): Check {
+  return (payload) => isRecord(payload) && isId(payload[idField]) && isBlock(payload["content"]);
+}
+
+function isFullMessage(payload: unknown): boolean {
+  return isRecord(payload) && isId(payload["messageId"]) && (payload["content"] === undefined || isBlocks(payload["content"]));
+}
+
+const isLocation = (value: unknown): boolean => isRecord(value) && typeof value["path"] === "string" && optionalNumber(value["line"]);
+
+function isToolCallUpdate(payload: unknown): boolean {
+  if (!isRecord(payload) || !isId(payload["toolCallId"])) return false;
+  if (!nullableString(payload["title"]) || !nullableString(payload["kind"]) || !nullableString(payload["status"])) return false;
+  const content = payload["content"];
+  if (content !== undefined && content !== null && !isBlocks(content)) return false;
+  const locations = payload["locations"];
+  return locations === undefined || locations === null || everyItem(locations, isLocation);
+}
+
+function isUsage(value: unknown): boolean {
+  return (
+    isRecord(value) &&
+    optionalNumber(value["inputTokens"]) &&
+    optionalNumber(value["outputTokens"]) &&
+    optionalNumber(value["cacheReadTokens"]) &&
+    optionalNumber(value["cacheWriteTokens"]) &&
+    optionalNumber(value["reasoningTokens"]) &&
+    (value["isEstimated"] === undefined || typeof value["isEstimated"] === "boolean")
+  );
+}
+
+const isSummaryTool = (value: unknown): boolean =>
+  isRecord(value) && typeof value["toolCallId"] === "string" && typeof value["title"] === "string" && typeof value["kind"] === "string" && typeof value["status"] === "string";
+
+function isTurnSummary(payload: unknown): boolean {
+  return (
+    isRecord(payload) &&
+    isId(payload["turnId"]) &&
+    (payload["role"] === undefined || ROLES.has(payload["role"])) &&
+    optionalStopReason(payload["stopReason"]) &&
+    optionalString(payload["nativeStopReason"]) &&
+    optionalString(payload["userText"]) &&
+    (payload["steers"] === undefined || everyItem(payload["steers"], (steer) => typeof steer === "string")) &&
+    optionalString(payload["agentText"]) &&
+    everyItem(payload["toolCalls"], isSummaryTool) &&
+    (payload["usage"] === undefined || isUsage(payload["usage"])) &&
+    optionalString(payload["startedAt"]) &&
+    optionalString(payload["endedAt"])
+  );
+}
+
+function isStateUpdate(payload: unknown): boolean {
+  return isRecord(payload) && RUN_STATE_SET.has(payload["state"]) && optionalStopReason(payload["stopReason"]) && optionalString(payload["nativeStopReason"]);
+}
+
+export const FAST_CHECKS: Readonly<Record<string, Check>> = {
+  agent_message_chunk: isChunk("messageId"),
+  agent_thought_chunk: isChunk("messageId"),
+  user_message_chunk: isChunk("messageId"),
+  tool_call_content_chunk: isChunk("toolCallId"),
+  agent_message: isFullMessage,
+  agent_thought: isFullMessage,
+  tool_call_update: isToolCallUpdate,
+  usage_update: isUsage,
+  state_update: isStateUpdate,
+  _baton_turn_summary: isTurnSummary,
+};
