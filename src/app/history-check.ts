@@ -1,7 +1,7 @@
 /**
  * The interactive open uses a checkpoint before its ledger digest is checked (so the first frame does
  * not wait for a read of the whole prefix) and checks it right after (#12.11). On a mismatch the
- * projection is rebuilt from the whole ledger as soon as no turn runs, recovery runs on the true
+ * projection is rebuilt from the whole ledger as soon as no driven turn runs, recovery runs on the true
  * history, and a notice on the timeline says what happened. Until the check has passed, no checkpoint
  * is written from the unverified state.
  */
@@ -48,8 +48,11 @@ export function createHistoryCheck(deps: HistoryCheckDeps): HistoryCheck {
       if (deps.closed()) return allow(false);
       await controller.whenIdle();
       if (deps.closed()) return allow(false);
-      const full = loadState(deps.ledger, deps.fold, { useCheckpoint: false });
-      if (controller.rebase(full.state) !== undefined) break;
+      if (controller.busy) continue; // a turn was submitted in between: wait for it
+      // The true projection replaces the one the checkpoint gave; recovery then closes what it left open.
+      controller.pipeline.reset(loadState(deps.ledger, deps.fold, { useCheckpoint: false }).state);
+      controller.recover();
+      break;
     }
     stale = false;
     controller.pipeline.append({ kind: "_baton_notice", source: { type: "baton" }, payload: { level: "warning", title: STALE_CHECKPOINT_NOTICE, detail: problem } });

@@ -146,6 +146,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       update: (change) => {
         metaCache.update(change);
       },
+      flush: () => metaCache.flush(),
     };
     const openLedgerRef = ledger;
     const failpoint = failpointFrom(options.env["BATON_FAILPOINT"]);

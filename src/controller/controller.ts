@@ -107,7 +107,8 @@ export class Controller {
     this.runner = new TurnRunner({
       sessionId: options.sessionId,
       append: this.pipeline.append,
-      sync: () => this.pipeline.sync(),
+      // Facts before effects: the ledger and meta.json (which native session this is) are on disk first.
+      sync: () => Promise.all([this.pipeline.sync(), this.meta.flush?.()]).then(() => undefined),
       state: () => this.pipeline.state,
       ids: options.ids,
       log: options.log,
@@ -156,17 +157,6 @@ export class Controller {
   /** ATT-04 / IX-05: close what a dead process left open (and say a torn tail was repaired). Call once, before the first submit. */
   recover(tornTail?: TornTailRepair): RecoveryReport {
     return recoverOnOpen(() => this.pipeline.state, this.pipeline.append, this.options.clock, tornTail);
-  }
-
-  /**
-   * Replace the projection with a full replay of the ledger (the checkpoint it was opened from turned
-   * out stale), then close what the true history left open. Only when no driven turn runs and nothing
-   * waits: returns undefined otherwise (call again after `whenIdle()`).
-   */
-  rebase(state: ProjectionState): RecoveryReport | undefined {
-    if (this.busy) return undefined;
-    this.pipeline.reset(state);
-    return this.recover();
   }
 
   /** True while a driven turn runs or inputs wait. */

@@ -18,6 +18,8 @@ export interface LedgerPort {
 export interface MetaPort {
   read(): SessionMeta;
   update(change: (meta: SessionMeta) => SessionMeta): void;
+  /** Resolves when every change so far is on disk (a meta written behind); rejects with its write error. */
+  flush?(): Promise<void>;
 }
 
 /** The user's per-target choices for new sessions (HAR-09). */

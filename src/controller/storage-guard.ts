@@ -64,6 +64,11 @@ export class StorageGuard {
   meta(port: MetaPort): MetaPort {
     return {
       read: () => port.read(),
+      flush: () =>
+        (port.flush?.() ?? Promise.resolve()).catch((error: unknown) => {
+          this.note(error);
+          throw error;
+        }),
       update: (change) => {
         try {
           port.update(change);

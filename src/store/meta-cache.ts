@@ -3,7 +3,8 @@
  * only writer, so reads never touch the disk and a change is written behind, off the event loop —
  * atomically (temp + fsync + rename), one write at a time, the newest content winning. A key press
  * that records the preview or a model choice therefore costs no file I/O; `flush()` waits for the
- * disk (close does). A failed write is reported and retried with the next change or flush.
+ * disk (close does). The first failed write (a full disk) is reported once and is the last: like the
+ * ledger, the session stops recording — later changes stay in memory and `flush()` rejects with it.
  */
 import { BatonError } from "../shared/errors.ts";
 import { writeFileDurable } from "./files.ts";
@@ -14,7 +15,7 @@ export interface MetaCache {
   read(): SessionMeta;
   /** Apply `change` now (validated; `meta_invalid` throws, nothing changes) and write it behind. */
   update(change: (meta: SessionMeta) => SessionMeta): SessionMeta;
-  /** Resolves when everything changed so far is on disk; rejects with the last write's error. */
+  /** Resolves when everything changed so far is on disk; rejects with the write error that stopped it. */
   flush(): Promise<void>;
 }
 
@@ -26,6 +27,7 @@ export function createMetaCache(sessionDir: string, initial: SessionMeta, onWrit
   let failure: BatonError | undefined;
 
   const writeBehind = (): Promise<void> => {
+    if (failure !== undefined) return Promise.resolve();
     writing ??= (async () => {
       try {
         while (written !== current) {
@@ -34,7 +36,6 @@ export function createMetaCache(sessionDir: string, initial: SessionMeta, onWrit
           try {
             await writeFileDurable(file, text, "meta");
             written = next;
-            failure = undefined;
           } catch (error) {
             failure = writeError(file, "write", error, Buffer.byteLength(text));
             onWriteError(failure);

@@ -175,9 +175,7 @@ export class TuiHost {
     }
   };
 
-  private later(run: () => void): void {
-    setImmediate(() => void (this.exiting || run()));
-  }
+  private later(run: () => void): void { setImmediate(() => void (this.exiting || run())); }
 
   /** `@` completion for the current session (the view drops stale answers itself). */
   readonly mentionQuery = (query: string): Promise<readonly MentionGroup[]> => this.current.mentions?.(query) ?? Promise.resolve([]);
