@@ -4,7 +4,7 @@
  * registrations take effect only on `active` (atomically) and are withdrawn on failure or close; every
  * transition to active/failed/closed is reported once to the manager, which records it in the ledger.
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import path from "node:path";
 import type { PluginReasonCode } from "../event/kinds.ts";
 import type { ChildStream } from "../rpc/process-handle.ts";

@@ -6,7 +6,7 @@
  * binding facts are appended there (`_baton_plugin_binding_update`), consent is asked there.
  * Operations on one instance run one at a time; there is no automatic restart.
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import type { PluginBindingPayload } from "../event/kinds.ts";
 import type { PluginBindingItem } from "../projection/state.ts";
 import { systemClock, type Clock } from "../shared/clock.ts";

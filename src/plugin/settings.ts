@@ -5,7 +5,7 @@
  * with its line and is never overwritten: writers refuse until it is fixed, so nothing is lost. Writes are
  * atomic (temp + rename) under a cross-process lock and re-read the file inside the lock.
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import { LineCounter, parseDocument, stringify } from "yaml";
 import { z } from "zod";
 import { BatonError } from "../shared/errors.ts";

@@ -5,7 +5,7 @@
  * blocks the event loop.
  */
 import { randomBytes } from "node:crypto";
-import * as fs from "node:fs";
+import fs from "node:fs";
 import * as path from "node:path";
 import { BatonError } from "../shared/errors.ts";
 import { DIR_MODE, FILE_MODE, isErrno } from "./files.ts";

@@ -1,5 +1,5 @@
 /** `baton plugins list`, `marketplace list` and `logs`: what is installed, enabled and running where. */
-import { statSync } from "node:fs";
+import fs from "node:fs";
 import type { PluginCatalog } from "../../plugin/catalog.ts";
 import { pluginLogFile } from "../../plugin/paths.ts";
 import { BatonError } from "../../shared/errors.ts";
@@ -26,7 +26,7 @@ function latestSessionStates(ctx: AppContext): { sessionId: string | undefined; 
   const ref = ctx.store.listSessions({ cwd: ctx.cwd }).sessions[0];
   if (ref === undefined) return { sessionId: undefined, states };
   try {
-    if (statSync(ref.paths.ledger).size > MAX_SCAN_BYTES) return { sessionId: ref.batonSessionId, states };
+    if (fs.statSync(ref.paths.ledger).size > MAX_SCAN_BYTES) return { sessionId: ref.batonSessionId, states };
     for (const event of readLedgerFile(ref.paths.ledger)) {
       if (event.kind !== "_baton_plugin_binding_update") continue;
       const p = event.payload as { pluginInstanceId: string; state: string; reason?: { code: string } };

@@ -3,7 +3,7 @@
  * restart, logs. Installing runs npm as async children with timeouts; nothing here runs a plugin except
  * `restart`, which starts it once outside any session to check that it activates.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parsePluginRef, type ConsentRequest } from "../../plugin/catalog.ts";
@@ -105,7 +105,7 @@ async function restartCheck(ctx: AppContext, io: CliIo, ref: string, marketplace
   const catalog = createCatalog(ctx);
   const target = await catalog.resolve(parsePluginRef(ref, marketplaceName));
   if (target.settings?.enabled !== true) throw new BatonError("plugin_failed", `${target.pluginId} is disabled; enable it with: baton plugins enable ${target.pluginId}`);
-  const scratch = mkdtempSync(path.join(os.tmpdir(), "baton-plugin-check-"));
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "baton-plugin-check-"));
   const log = createSessionLog({ path: path.join(scratch, "check.log"), batonSessionId: "check", clock: systemClock, minLevel: "debug" });
   const failures: string[] = [];
   const manager = new PluginManager({
@@ -133,7 +133,7 @@ async function restartCheck(ctx: AppContext, io: CliIo, ref: string, marketplace
   } finally {
     await manager.close();
     await log.close();
-    rmSync(scratch, { recursive: true, force: true });
+    fs.rmSync(scratch, { recursive: true, force: true });
   }
 }
 

@@ -4,7 +4,7 @@
  * the digest. Re-checked before every activation; a result is reused while no file's size or mtime moved.
  */
 import { createHash } from "node:crypto";
-import * as fs from "node:fs";
+import fs from "node:fs";
 import path from "node:path";
 
 export const RECEIPT_FILE = "install.json";

@@ -6,7 +6,7 @@
  * a receipt is written and the stage is renamed into `plugins/packages/<mkt>/<id>/<version>/` in one step.
  * An installed version is never overwritten. Every step is an async child with a timeout.
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import path from "node:path";
 import { runChild, type RunResult } from "../../rpc/run-child.ts";
 import { BatonError } from "../../shared/errors.ts";

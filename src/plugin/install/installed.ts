@@ -2,7 +2,7 @@
  * What is installed under `plugins/packages/`, and loading one install for activation: the tree digest is
  * re-checked against the receipt (a changed file refuses to run), then the manifest is checked again.
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import path from "node:path";
 import { BatonError } from "../../shared/errors.ts";
 import { installDir, versionsDir, type PluginPaths } from "../paths.ts";

@@ -3,7 +3,7 @@
  * Adding the same directory twice is a no-op; another directory under a taken name is an error; removing
  * one never deletes its directory or what was installed from it.
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { BatonError } from "../../shared/errors.ts";

@@ -3,7 +3,7 @@
  * realpath and kept inside its root (no `..`, no symlink out), and the install receipt that records where
  * it came from and its tree digest.
  */
-import * as fs from "node:fs";
+import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { BatonError } from "../../shared/errors.ts";
