@@ -1,6 +1,8 @@
 /**
- * The single channel of truth (invariant 1): append → reduce → broadcast. The line is written before
- * anyone hears of it; listeners are told in append order, and a failing listener never fails a write.
+ * The single channel of truth (invariant 1): append → reduce → broadcast, and the session's one
+ * broadcaster (the ledger only writes). The line is written before anyone hears of it; listeners are told
+ * in append order (an event a listener appends is delivered after the current one), and a failing listener
+ * never fails a write or starves the others.
  */
 import type { AnyEvent, EventDraft } from "../event/envelope.ts";
 import type { Logger } from "../shared/log.ts";
@@ -60,7 +62,7 @@ export class SessionPipeline<S> {
           try {
             listener(event, this.current);
           } catch (error) {
-            this.log.log("error", "event listener failed", { error, attributes: { kind: event.kind, seq: event.seq } });
+            this.log.log("error", "an event listener threw; the event is stored regardless", { error, attributes: { kind: event.kind, seq: event.seq } });
           }
         }
       }

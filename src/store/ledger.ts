@@ -1,7 +1,8 @@
 /**
  * The session ledger `session.jsonl`: append-only, one event per line (EV-01..EV-04).
  *
- * - `append` is synchronous: stamp → validate → one `writeSync` on an O_APPEND fd → broadcast.
+ * - `append` is synchronous: stamp → validate → one `writeSync` on an O_APPEND fd. It returns the stamped
+ *   event; the caller broadcasts it (the session pipeline is the one broadcaster, after the write).
  *   Once it returns, the line is in the kernel: a process crash (kill -9) cannot lose it.
  *   Power loss can; call `sync()` (or use `appendDurable`) before an external side effect.
  * - Streamed chunks (`*_chunk` kinds) are the exception: they are batched for at most
@@ -25,7 +26,6 @@ import { FILE_MODE, closeQuietly, errnoCode, isoTime } from "./files.ts";
 import { findTail, lineEndingAt, readAt } from "./ledger-lines.ts";
 import { decodeLine, decodeLineOrThrow, readEventsFromFd, type LocatedEvent } from "./ledger-read.ts";
 import { ioError, serialize, stampDraft, writeFully, writeSidecar } from "./ledger-files.ts";
-import { LedgerFanout } from "./ledger-fanout.ts";
 
 /** A draft the host has attributed (source stamped); the store stamps the rest. */
 export type AppendDraft = EventDraft | (AdapterDraft & { readonly source: EventSource });
@@ -36,8 +36,6 @@ export interface LedgerPosition {
   readonly byteOffset: number;
   readonly eventId: string | undefined;
 }
-
-export type LedgerListener = (event: AnyEvent, position: LedgerPosition) => void;
 
 /** A torn last line moved aside: where it went and how long it was. */
 export interface TornTailRepair {
@@ -100,7 +98,6 @@ export class Ledger {
   private failure: BatonError | undefined;
   private readonly failureListeners = new Set<(error: BatonError) => void>();
   private closed = false;
-  private readonly fanout = new LedgerFanout<LedgerPosition>(() => this.log);
   private lastTsMs = Number.NaN;
   private lastTs = "";
   /** Every event's scope is this one object (it is serialized, never mutated). */
@@ -166,9 +163,9 @@ export class Ledger {
   }
 
   /**
-   * Stamp, validate, write, then broadcast. Synchronous. Throws `contract_violation` for an invalid
-   * draft, `disk_full` / `ledger_io` when the write fails; in every failure case nothing was
-   * broadcast and `lastSeq` did not advance.
+   * Stamp, validate, write. Synchronous. Throws `contract_violation` for an invalid draft, `disk_full` /
+   * `ledger_io` when the write fails; in every failure case no event is returned (so none can be
+   * broadcast) and `lastSeq` did not advance.
    */
   append(draft: AppendDraft): KnownEvent {
     this.assertWritable();
@@ -191,7 +188,6 @@ export class Ledger {
     }
     this.seq = event.seq;
     this.lastId = event.eventId;
-    if (this.fanout.wanted) this.fanout.deliver(event, { seq: this.seq, byteOffset: this.end + this.batchBytes, eventId: this.lastId });
     return event as KnownEvent;
   }
 
@@ -318,11 +314,6 @@ export class Ledger {
     return run;
   }
 
-  /** Listen to appended events (after they are written). Returns the unsubscribe function. */
-  subscribe(listener: LedgerListener): () => void {
-    return this.fanout.subscribe(listener);
-  }
-
   /**
    * Events of complete lines from `fromOffset` (a line boundary, default 0) up to the current end.
    * Synchronous generator; a line that is not a valid event of this session after `afterSeq` throws `ledger_corrupt` (path:line).
@@ -356,7 +347,6 @@ export class Ledger {
       if (!this.readOnly && this.syncedThrough < this.end) await this.io.fdatasync(this.fd).catch(() => undefined);
     } finally {
       this.closed = true;
-      this.fanout.clear();
       closeQuietly(this.fd);
     }
   }

@@ -9,6 +9,8 @@ import { createSequentialIdSource, type BatonSessionId, type TurnId } from "../.
 import type { Logger, LogLevel } from "../../src/shared/log.ts";
 import { nodeLedgerIo, openLedger, type LedgerIo, type OpenLedgerOptions } from "../../src/store/ledger.ts";
 import { readLedgerFile } from "../../src/store/ledger-read.ts";
+import { SessionPipeline } from "../../src/controller/pipeline.ts";
+import { silentLogger } from "../../src/shared/log.ts";
 
 const SESSION = "bs_00000000000000000000000001" as BatonSessionId;
 const dirs: string[] = [];
@@ -47,6 +49,11 @@ function streamed(text: string): EventDraft {
     turnId: "t_1" as TurnId,
     payload: { messageId: "m_1", content: { type: "text", text } },
   };
+}
+
+/** The session's one broadcaster over a ledger (the ledger itself only writes): append → tell listeners. */
+function broadcaster(ledger: ReturnType<typeof openLedger>, log: Logger = silentLogger): SessionPipeline<null> {
+  return new SessionPipeline(ledger, null, () => null, log);
 }
 
 function recordingLogger(): Logger & { entries: Array<{ level: LogLevel; message: string }> } {
@@ -122,11 +129,12 @@ describe("ledger append (EV-01..EV-03)", () => {
   ])("%s is a contract_violation and nothing is written", (_name, draft, message) => {
     const file = tempLedgerPath();
     const ledger = openLedger(options(file));
+    const pipeline = broadcaster(ledger);
     const seen: AnyEvent[] = [];
-    ledger.subscribe((event) => seen.push(event));
+    pipeline.subscribe((event) => seen.push(event));
     let thrown: unknown;
     try {
-      ledger.append(draft as unknown as EventDraft);
+      pipeline.append(draft as unknown as EventDraft);
     } catch (error) {
       thrown = error;
     }
@@ -140,12 +148,13 @@ describe("ledger append (EV-01..EV-03)", () => {
   test("listeners get each event after it is written, with its position", () => {
     const file = tempLedgerPath();
     const ledger = openLedger(options(file));
+    const pipeline = broadcaster(ledger);
     const seen: Array<{ seq: number; sizeAtBroadcast: number; byteOffset: number }> = [];
-    ledger.subscribe((event, position) => {
-      seen.push({ seq: event.seq, sizeAtBroadcast: fs.statSync(file).size, byteOffset: position.byteOffset });
+    pipeline.subscribe((event) => {
+      seen.push({ seq: event.seq, sizeAtBroadcast: fs.statSync(file).size, byteOffset: ledger.position.byteOffset });
     });
-    ledger.append(chunk("a"));
-    ledger.append(chunk("b"));
+    pipeline.append(chunk("a"));
+    pipeline.append(chunk("b"));
     expect(seen.map((entry) => entry.seq)).toEqual([1, 2]);
     for (const entry of seen) expect(entry.sizeAtBroadcast).toBe(entry.byteOffset);
   });
@@ -154,39 +163,40 @@ describe("ledger append (EV-01..EV-03)", () => {
     const file = tempLedgerPath();
     const log = recordingLogger();
     const ledger = openLedger(options(file, { log }));
+    const pipeline = broadcaster(ledger, log);
     const seen: number[] = [];
-    ledger.subscribe(() => {
+    pipeline.subscribe(() => {
       throw new Error("listener bug");
     });
-    ledger.subscribe((event) => seen.push(event.seq));
-    expect(ledger.append(chunk("a")).seq).toBe(1);
+    pipeline.subscribe((event) => seen.push(event.seq));
+    expect(pipeline.append(chunk("a")).seq).toBe(1);
     expect(seen).toEqual([1]);
-    expect(log.entries).toEqual([{ level: "error", message: "ledger listener threw; the event is stored regardless" }]);
+    expect(log.entries).toEqual([{ level: "error", message: "an event listener threw; the event is stored regardless" }]);
     expect(readLedgerFile(file)).toHaveLength(1);
   });
 
   test("a listener that appends does not reorder what other listeners see", () => {
     const file = tempLedgerPath();
-    const ledger = openLedger(options(file));
+    const pipeline = broadcaster(openLedger(options(file)));
     const first: number[] = [];
     const second: number[] = [];
-    ledger.subscribe((event) => {
+    pipeline.subscribe((event) => {
       first.push(event.seq);
-      if (event.seq === 1) ledger.append(chunk("reaction"));
+      if (event.seq === 1) pipeline.append(chunk("reaction"));
     });
-    ledger.subscribe((event) => second.push(event.seq));
-    ledger.append(chunk("a"));
+    pipeline.subscribe((event) => second.push(event.seq));
+    pipeline.append(chunk("a"));
     expect(first).toEqual([1, 2]);
     expect(second).toEqual([1, 2]);
   });
 
   test("unsubscribe stops delivery", () => {
-    const ledger = openLedger(options(tempLedgerPath()));
+    const pipeline = broadcaster(openLedger(options(tempLedgerPath())));
     const seen: number[] = [];
-    const stop = ledger.subscribe((event) => seen.push(event.seq));
-    ledger.append(chunk("a"));
+    const stop = pipeline.subscribe((event) => seen.push(event.seq));
+    pipeline.append(chunk("a"));
     stop();
-    ledger.append(chunk("b"));
+    pipeline.append(chunk("b"));
     expect(seen).toEqual([1]);
   });
 
@@ -201,13 +211,14 @@ describe("ledger append (EV-01..EV-03)", () => {
       },
     };
     const ledger = openLedger(options(file, { io }));
+    const pipeline = broadcaster(ledger);
     const seen: number[] = [];
-    ledger.subscribe((event) => seen.push(event.seq));
-    ledger.append(chunk("a"));
+    pipeline.subscribe((event) => seen.push(event.seq));
+    pipeline.append(chunk("a"));
     full = true;
     let thrown: unknown;
     try {
-      ledger.append(chunk("b"));
+      pipeline.append(chunk("b"));
     } catch (error) {
       thrown = error;
     }
@@ -362,10 +373,11 @@ describe("streamed chunks are batched (issue 2 durability rules)", () => {
     const writes: number[] = [];
     const io: LedgerIo = { ...nodeLedgerIo, writeSync: (fd, data) => (writes.push(1), nodeLedgerIo.writeSync(fd, data)) };
     const ledger = openLedger(options(file, { io }));
+    const pipeline = broadcaster(ledger);
     const heard: number[] = [];
-    ledger.subscribe((event) => heard.push(event.seq));
-    ledger.append(streamed("a"));
-    ledger.append(streamed("b"));
+    pipeline.subscribe((event) => heard.push(event.seq));
+    pipeline.append(streamed("a"));
+    pipeline.append(streamed("b"));
     expect(heard).toEqual([1, 2]);
     expect(fs.statSync(file).size).toBe(0);
     ledger.append(chunk("a full line"));

@@ -4,7 +4,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
 import type { AnyEvent, EventDraft } from "../../src/event/envelope.ts";
+import { SessionPipeline } from "../../src/controller/pipeline.ts";
 import { ManualClock } from "../../src/shared/clock.ts";
+import { silentLogger } from "../../src/shared/log.ts";
 import { createSequentialIdSource, type BatonSessionId } from "../../src/shared/ids.ts";
 import { checkpointPathFor, loadState, writeCheckpoint, type StateFold } from "../../src/store/checkpoint.ts";
 import { openLedger, type Ledger } from "../../src/store/ledger.ts";
@@ -68,11 +70,13 @@ describe("checkpoint + tail replay", () => {
           const ledger = newLedger();
           let state = totals.initial();
           const snapshots: Array<{ state: Totals; position: Ledger["position"] }> = [];
-          ledger.subscribe((event: AnyEvent, position) => {
-            state = totals.fold(state, event);
-            snapshots.push({ state, position });
+          // The session's broadcaster: each listener call sees the event just written (the ledger's position is its end).
+          const pipeline = new SessionPipeline(ledger, totals.initial(), totals.fold, silentLogger);
+          pipeline.subscribe((_event: AnyEvent, folded) => {
+            state = folded;
+            snapshots.push({ state, position: ledger.position });
           });
-          for (const title of titles) ledger.append(notice(title));
+          for (const title of titles) pipeline.append(notice(title));
           const chosen = snapshots[pick % snapshots.length];
           if (chosen === undefined) throw new Error("no snapshot");
           expect(await writeCheckpoint(ledger, totals, chosen.state, chosen.position)).toBe(true);
