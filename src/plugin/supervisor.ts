@@ -182,9 +182,11 @@ export class RunnerSupervisor {
   private async shutdown(): Promise<void> {
     this.stopTimers();
     if (this.failure === undefined && this.child.exitInfo() === undefined) {
-      const grace = this.timings.closeGraceMs;
-      await this.call("runner/shutdown", {}, { deadlineMs: grace }).catch(() => undefined);
-      await this.waitExit(grace);
+      // One grace period for both: the runner answers shutdown and exits, or it is signalled.
+      const deadline = this.clock.now() + this.timings.closeGraceMs;
+      await this.call("runner/shutdown", {}, { deadlineMs: this.timings.closeGraceMs }).catch(() => undefined);
+      this.peer.close("closed by Baton");
+      await this.waitExit(Math.max(0, deadline - this.clock.now()));
     }
     this.peer.close("closed by Baton");
     if (this.child.exitInfo() === undefined) await this.child.terminate(this.timings.killGraceMs);
