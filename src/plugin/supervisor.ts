@@ -186,7 +186,8 @@ export class RunnerSupervisor {
       const deadline = this.clock.now() + this.timings.closeGraceMs;
       await this.call("runner/shutdown", {}, { deadlineMs: this.timings.closeGraceMs }).catch(() => undefined);
       this.peer.close("closed by Baton");
-      await this.waitExit(Math.max(0, deadline - this.clock.now()));
+      const left = deadline - this.clock.now();
+      if (left > 0) await this.waitExit(left);
     }
     this.peer.close("closed by Baton");
     if (this.child.exitInfo() === undefined) await this.child.terminate(this.timings.killGraceMs);

@@ -8,12 +8,13 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { RunnerSupervisor, type RunnerFailure, type SupervisorTimings } from "../../src/plugin/supervisor.ts";
+import { ManualClock } from "../../src/shared/clock.ts";
 import { silentLogger } from "../../src/shared/log.ts";
 import { waitUntil } from "../support/baton-process.ts";
 import { createPluginRig, fixtureVariant, tempDir, type PluginRig } from "../support/plugin-rig.ts";
 
 /** A runner that answers pings and then does `after` (JS with `send(obj)` and `msg` in scope). */
-function script(after: string): string {
+function script(after: string, onEnd = "process.exit(0)"): string {
   return `
     const fs = require("node:fs");
     const out = fs.createWriteStream("", { fd: 3 });
@@ -28,7 +29,7 @@ function script(after: string): string {
         if (msg.method === "runner/ping") send({ id: msg.id, result: { rssBytes: 1, pendingCalls: 0 } });
         else { ${after} }
       }
-    }).on("end", () => process.exit(0));`;
+    }).on("end", () => { ${onEnd} });`;
 }
 
 let dirs: string[] = [];
@@ -43,22 +44,32 @@ afterEach(async () => {
   dirs = [];
 });
 
-function start(body: string, command?: { file: string; args: string[] }, timings: Partial<SupervisorTimings> = {}): { supervisor: RunnerSupervisor; failures: RunnerFailure[]; requests: string[] } {
+interface Scripted {
+  readonly command?: { file: string; args: string[] };
+  readonly timings?: Partial<SupervisorTimings>;
+  readonly clock?: ManualClock;
+  /** What the runner does when fd 4 ends (default: exit 0). */
+  readonly onEnd?: string;
+}
+
+function start(body: string, options: Scripted = {}): { supervisor: RunnerSupervisor; failures: RunnerFailure[]; requests: string[]; output: string[] } {
   const dir = tempDir("baton-protocol-");
   dirs.push(dir);
   const file = path.join(dir, "runner.js");
-  writeFileSync(file, script(body));
+  writeFileSync(file, script(body, options.onEnd));
   const failures: RunnerFailure[] = [];
   const requests: string[] = [];
+  const output: string[] = [];
   const supervisor = new RunnerSupervisor({
     label: "scripted runner",
-    command: command ?? { file: process.execPath, args: [file] },
+    command: options.command ?? { file: process.execPath, args: [file] },
     cwd: dir,
     env: { PATH: process.env["PATH"] ?? "" },
     memoryMb: 1024,
     log: silentLogger,
-    timings: { heartbeatMs: 100, pingTimeoutMs: 500, ...timings },
-    onOutput: () => undefined,
+    timings: { heartbeatMs: 100, pingTimeoutMs: 500, ...options.timings },
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    onOutput: (_stream, line) => output.push(line),
     onNotification: () => undefined,
     onRequest: async (method) => {
       requests.push(method);
@@ -67,7 +78,7 @@ function start(body: string, command?: { file: string; args: string[] }, timings
     onFailure: (failure) => failures.push(failure),
   });
   supervisors.push(supervisor);
-  return { supervisor, failures, requests };
+  return { supervisor, failures, requests, output };
 }
 
 describe("runner protocol", () => {
@@ -105,9 +116,8 @@ describe("runner protocol", () => {
   });
 
   test("a call still unanswered after its cancel is hung (pings alone do not keep a runner alive)", async () => {
-    const { supervisor, failures } = start(`/* answers pings only: command/execute and its cancel go unanswered */`, undefined, {
-      deadlines: { "command/execute": 200 },
-      hungAfterCancelMs: 300,
+    const { supervisor, failures } = start(`/* answers pings only: command/execute and its cancel go unanswered */`, {
+      timings: { deadlines: { "command/execute": 200 }, hungAfterCancelMs: 300 },
     });
     const error = (await supervisor.call("command/execute", { commandId: "x", argument: "" }).catch((e: unknown) => e)) as Error;
     expect(error.message).toContain("did not answer command/execute within 200 ms");
@@ -117,9 +127,33 @@ describe("runner protocol", () => {
   });
 
   test("a runner that cannot start fails with spawn", async () => {
-    const { failures } = start("", { file: "/nonexistent/bun", args: [] });
+    const { failures } = start("", { command: { file: "/nonexistent/bun", args: [] } });
     await waitUntil(() => failures.length > 0, 5000, "the spawn failure");
     expect(failures[0]?.code).toBe("spawn");
+  });
+
+  // Close on a manual clock: the grace period passes only when the test says so, so these show the order of
+  // close's steps, not how long they take.
+  test("close: a runner that answers shutdown exits as soon as its channel ends, before any grace passes", async () => {
+    const clock = new ManualClock();
+    const { supervisor } = start(`if (msg.method === "runner/shutdown") send({ id: msg.id, result: {} });`, { clock, timings: { heartbeatMs: 3_600_000 } });
+    await supervisor.close();
+    expect(supervisor.child.exitInfo()).toMatchObject({ code: 0, signal: null });
+  });
+
+  test("close: a runner that ignores shutdown and its channel's end is signalled after one grace period, not two", async () => {
+    const clock = new ManualClock();
+    const { supervisor, output } = start(`if (msg.method === "runner/shutdown") console.error("shutdown ignored");`, {
+      clock,
+      timings: { heartbeatMs: 3_600_000, closeGraceMs: 2_000 },
+      onEnd: "setInterval(() => undefined, 1000)",
+    });
+    const closed = supervisor.close();
+    await waitUntil(() => output.includes("shutdown ignored"), 5000, "the runner to see the shutdown");
+    clock.advance(2_000);
+    await waitUntil(() => supervisor.child.exitInfo() !== undefined, 5000, "the runner to be signalled once the grace passed");
+    expect(supervisor.child.exitInfo()?.signal).toBe("SIGTERM");
+    await closed;
   });
 
   test("the real runner over its memory cap fails with memory", async () => {
