@@ -6,7 +6,7 @@
  */
 import type { AppendDraft, Ledger } from "../store/index.ts";
 import type { NativeEvent, NativeTurn } from "../harness/inspector.ts";
-import { buildTurnSummary, displayUserText, reduce, type ProjectionState } from "../projection/index.ts";
+import { buildTurnSummary, displayUserText, initialState, reduce, summaryTexts, type ProjectionState } from "../projection/index.ts";
 import type { ContentBlock } from "../event/content.ts";
 import type { TurnSummaryPayload } from "../event/kinds.ts";
 import type { Clock } from "../shared/clock.ts";
@@ -70,8 +70,12 @@ function nativeDraft(event: NativeEvent, at: { turnId: TurnId; harnessTargetId: 
  * re-import must find in the native history. One pass over the ledger (an explicit command, not a hot path).
  */
 export function batonTurnsSince(ledger: Ledger, afterSeq: number, harnessTargetId: string, harnessSessionId: string): BatonTurnView[] {
-  const turns = new Map<string, { target?: string; native?: string; summary?: TurnSummaryPayload; summarySeq: number; steers: string[] }>();
+  type Texts = { userText: string; agentText: string };
+  const turns = new Map<string, { target?: string; native?: string; summary?: TurnSummaryPayload; texts?: Texts; summarySeq: number; steers: string[] }>();
+  // The summaries name their texts by messageId: the messages are folded in as the ledger is read.
+  let state = initialState();
   for (const { event } of ledger.readEvents()) {
+    state = reduce(state, event);
     if (event.seq <= afterSeq || event.turnId === undefined) continue;
     let entry = turns.get(event.turnId);
     if (entry === undefined) {
@@ -85,6 +89,7 @@ export function batonTurnsSince(ledger: Ledger, afterSeq: number, harnessTargetI
     }
     if (event.kind === "_baton_turn_summary" && entry.summary === undefined) {
       entry.summary = event.payload as TurnSummaryPayload;
+      entry.texts = summaryTexts(state, entry.summary);
       entry.summarySeq = event.seq;
     }
   }
@@ -94,8 +99,8 @@ export function batonTurnsSince(ledger: Ledger, afterSeq: number, harnessTargetI
     out.push({
       turnId,
       seq: entry.summarySeq,
-      userText: entry.summary.userText ?? "",
-      hasOutput: (entry.summary.agentText ?? "") !== "" || entry.summary.toolCalls.length > 0,
+      userText: entry.texts?.userText ?? "",
+      hasOutput: (entry.texts?.agentText ?? "") !== "" || entry.summary.toolCalls.length > 0,
       stopReason: entry.summary.stopReason,
       steers: entry.steers,
     });

@@ -12,6 +12,10 @@ export interface SummaryRecord {
   /** Display label of the target that ran the turn (e.g. the target id). */
   readonly label: string;
   readonly summary: TurnSummaryPayload;
+  /** The summary's texts, resolved from the messages it names (`summaryTexts`). */
+  readonly userText: string;
+  readonly steers: readonly string[];
+  readonly agentText: string;
 }
 
 export interface CatchUpRequest {
@@ -82,9 +86,9 @@ function formatTurn(record: SummaryRecord, number: number, room: number): string
   const tools = summary.toolCalls.map((tool) => `- ${tool.title} (${tool.status})`).join("\n");
   const parts = [
     head,
-    summary.userText ? `user: ${summary.userText}` : undefined,
-    ...(summary.steers ?? []).map((steer) => `user (steered in): ${steer}`),
-    summary.agentText ? `agent: ${summary.agentText}` : undefined,
+    record.userText ? `user: ${record.userText}` : undefined,
+    ...record.steers.map((steer) => `user (steered in): ${steer}`),
+    record.agentText ? `agent: ${record.agentText}` : undefined,
     tools ? `tools:\n${tools}` : undefined,
   ].filter((part): part is string => part !== undefined);
   const full = parts.join("\n");

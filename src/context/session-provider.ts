@@ -2,7 +2,7 @@
  * The built-in `session` ContextProvider: other Baton sessions, found by id prefix or title substring,
  * provided as their newest turn summaries within the budget (the current session is excluded).
  */
-import { initialState, storedProjectionFold, type ProjectionState, type TurnSummaryEntry } from "../projection/index.ts";
+import { initialState, storedProjectionFold, summaryTexts, type ProjectionState } from "../projection/index.ts";
 import { displayTitle, loadState, type SessionRef, type SessionStore } from "../store/index.ts";
 import { sessionIdPrefix } from "../shared/ids.ts";
 import type { ContextCandidate, ContextProvider } from "./providers.ts";
@@ -32,23 +32,24 @@ export function createSessionProvider(store: SessionStore, currentSessionId: str
       const all = await candidates();
       const ref = all.find((candidate) => candidate.batonSessionId === prefix) ?? all.find((candidate) => candidate.batonSessionId.startsWith(prefix));
       if (!ref) return undefined;
-      return buildSessionContext(ref, summariesOf(store, ref), maxChars);
+      return buildSessionContext(ref, stateOf(store, ref), maxChars);
     },
   };
 }
 
-function summariesOf(store: SessionStore, ref: SessionRef): readonly TurnSummaryEntry[] {
+function stateOf(store: SessionStore, ref: SessionRef): ProjectionState {
   const ledger = store.openLedger(ref, { readOnly: true });
   try {
     const loaded = loadState<ProjectionState>(ledger, { ...storedProjectionFold, initial: () => initialState(ref.batonSessionId) });
-    return loaded.state.turnSummaries;
+    return loaded.state;
   } finally {
     void ledger.close();
   }
 }
 
 /** Title, id, targets, then the newest turn summaries that fit, with an omitted-count line. */
-export function buildSessionContext(ref: SessionRef, summaries: readonly TurnSummaryEntry[], maxChars: number): string {
+export function buildSessionContext(ref: SessionRef, state: ProjectionState, maxChars: number): string {
+  const summaries = state.turnSummaries;
   const targets = Object.keys(ref.meta.harnessSessions).sort().join(", ") || "none yet";
   const header = `Session ${ref.batonSessionId} "${displayTitle(ref.meta)}" (agents: ${targets}; ${ref.meta.cwd})`;
   const turns: string[] = [];
@@ -58,10 +59,11 @@ export function buildSessionContext(ref: SessionRef, summaries: readonly TurnSum
     const summary = summaries[index];
     if (!summary) continue;
     const tools = summary.toolCalls.map((tool) => `${tool.title} (${tool.status})`).join("; ");
+    const { userText, agentText } = summaryTexts(state, summary);
     const block = [
       `## Turn ${index + 1} · ${summary.harnessTargetId ?? "agent"} (${summary.stopReason ?? "unknown"})`,
-      summary.userText ? `user: ${summary.userText}` : "",
-      summary.agentText ? `agent: ${summary.agentText}` : "",
+      userText ? `user: ${userText}` : "",
+      agentText ? `agent: ${agentText}` : "",
       tools ? `tools: ${tools}` : "",
     ]
       .filter(Boolean)

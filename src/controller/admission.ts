@@ -2,21 +2,24 @@
  * Admission (IN-03, TURN-10): the user message (none for a control turn) and `running` are appended the
  * moment an input is dequeued — before the harness is even open — then the link to a plan it implements.
  */
+import type { PromptBlock } from "../event/content.ts";
 import type { PromptInputRecord, PromptSubmission } from "../input/input.ts";
 import type { IdSource } from "../shared/ids.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
 
-export function appendAdmission(append: AppendFn, turn: TurnRecord, record: PromptInputRecord): void {
+export function appendAdmission(append: AppendFn, turn: TurnRecord, record: PromptInputRecord, admitted: (record: PromptInputRecord) => void): void {
   if (!turn.compact) {
+    // A prompt that waited was stored when it was queued: its user message refers to that copy by messageId.
     append({
       kind: "user_message",
-      payload: { messageId: record.messageId, content: [...record.submission.blocks], delivery: record.delivery },
+      payload: { messageId: record.messageId, ...(record.durable ? {} : { content: [...record.submission.blocks] }), delivery: record.delivery },
       source: { type: "user" },
       turnId: turn.turnId,
       harnessTargetId: turn.targetId,
     });
   }
+  if (turn.compact) admitted(record);
   append({
     kind: "state_update",
     payload: { state: "running" },
@@ -45,4 +48,13 @@ export function promptRecord(ids: IdSource, submission: PromptSubmission, delive
 export function compactRecord(ids: IdSource, targetId: string): PromptInputRecord {
   const submission: PromptSubmission = { kind: "prompt", source: { type: "user" }, targetId, blocks: [], displayText: "/compact" };
   return { ...promptRecord(ids, submission, "prompt"), control: "compact" };
+}
+
+export function promptSubmission(targetId: string, blocks: readonly PromptBlock[], displayText: string, implementsPlan?: string): PromptSubmission {
+  return { kind: "prompt", source: { type: "user" }, targetId, blocks, displayText, ...(implementsPlan ? { implementsPlan } : {}) };
+}
+
+/** What the user gets back of an input taken out of the queue (recalled or dropped). */
+export function inputView(record: PromptInputRecord | undefined): { text: string; targetId: string } | undefined {
+  return record ? { text: record.submission.displayText, targetId: record.submission.targetId } : undefined;
 }

@@ -8,7 +8,7 @@ import type { PromptBlock } from "../event/content.ts";
 import type { ContextTransport } from "../event/kinds.ts";
 import { canSyncContext } from "../harness/capabilities.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
-import type { ProjectionState } from "../projection/index.ts";
+import { summaryTexts, type ProjectionState } from "../projection/index.ts";
 import type { EpochId, IdSource, SnapshotId, TurnId } from "../shared/ids.ts";
 import type { HarnessBinding } from "./binding.ts";
 import type { AppendFn } from "./pipeline.ts";
@@ -48,6 +48,7 @@ export function summaryRecords(state: ProjectionState, label: (targetId: string)
     targetId: entry.harnessTargetId ?? undefined,
     label: entry.harnessTargetId ? label(entry.harnessTargetId) : "agent",
     summary: entry,
+    ...summaryTexts(state, entry),
   }));
 }
 

@@ -27,7 +27,8 @@ import { interruptTurn } from "./interrupt.ts";
 import { sessionError, withHint } from "./turn-errors.ts";
 import { StorageGuard, stopTurns } from "./storage-guard.ts";
 import type { MetaPort } from "./ports.ts";
-import { appendAdmission, compactRecord, promptRecord } from "./admission.ts";
+import { appendAdmission, compactRecord, inputView, promptRecord, promptSubmission } from "./admission.ts";
+import { InputDesk } from "./input-desk.ts";
 import { TargetConfigurator } from "./target-config.ts";
 import { startTitleGeneration } from "./titles.ts";
 import { BindingPool } from "./binding-pool.ts";
@@ -64,6 +65,7 @@ export class Controller {
   readonly config: TargetConfigurator;
   private readonly bindings: BindingPool;
   private readonly queue = new InputQueue();
+  private readonly desk: InputDesk;
   private readonly turns = new Map<string, TurnRecord>();
   private readonly finalizer: TurnFinalizer;
   private readonly runner: TurnRunner;
@@ -83,6 +85,7 @@ export class Controller {
   constructor(private readonly options: ControllerOptions) {
     this.pipeline = new SessionPipeline(this.storage.ledger(options.ledger), options.initialState, reduce, options.log);
     this.meta = this.storage.meta(options.meta);
+    this.desk = new InputDesk({ append: this.pipeline.append, queue: this.queue });
     this.bindings = new BindingPool(
       { ...options, meta: this.meta, onStorageFailure: (error) => this.storage.note(error) },
       this.pipeline.append,
@@ -156,7 +159,9 @@ export class Controller {
 
   /** ATT-04 / IX-05: close what a dead process left open (and say a torn tail was repaired). Call once, before the first submit. */
   recover(tornTail?: TornTailRepair): RecoveryReport {
-    return recoverOnOpen(() => this.pipeline.state, this.pipeline.append, this.options.clock, tornTail);
+    const report = recoverOnOpen(() => this.pipeline.state, this.pipeline.append, this.options.clock, tornTail);
+    const inputsPaused = this.desk.restore(this.pipeline.state);
+    return inputsPaused > 0 ? { ...report, inputsPaused } : report;
   }
 
   /** True while a driven turn runs or inputs wait. */
@@ -190,29 +195,17 @@ export class Controller {
     const providers = this.options.contextProviders;
     const untyped = options.untyped ?? [];
     const expanded = providers && hasMentions(blocks, untyped) ? await expandBlocks(blocks, providers, this.options.settings.mentionBudgetChars, untyped) : blocks;
-    const submission = {
-      kind: "prompt",
-      source: { type: "user" },
-      targetId: target.id,
-      blocks: expanded,
-      displayText,
-      ...(options.implementsPlan ? { implementsPlan: options.implementsPlan } : {}),
-    } as const;
-    const steerDeps = {
-      driven: this.driven,
-      queueLength: this.queue.length,
-      binding: (id: string) => this.bindings.get(id),
-      ids: this.options.ids,
-      append: this.pipeline.append,
-      queue: this.queue,
-      notify: (level: "info" | "warning", text: string) => this.notify(level, text),
-    };
+    const submission = promptSubmission(target.id, expanded, displayText, options.implementsPlan);
+    const notify = (level: "info" | "warning", text: string) => this.notify(level, text);
+    const steerDeps = { driven: this.driven, bindings: this.bindings, ids: this.options.ids, append: this.pipeline.append, queue: this.queue, notify };
     // Only a possible steer waits for the harness; everything else is queued synchronously, in order.
     if (canSteer(steerDeps, target.id)) {
       const steered = await trySteer(steerDeps, submission);
       if (steered) return steered;
     }
-    const outcome = this.queue.enqueue(promptRecord(this.options.ids, submission, this.busy ? "follow_up" : "prompt"));
+    // A prompt that has to wait is recorded as queued (a crash must not lose what was typed).
+    const waits = this.busy;
+    const outcome = this.desk.enqueue(promptRecord(this.options.ids, submission, waits ? "follow_up" : "prompt"), waits);
     this.drain();
     return outcome;
   }
@@ -220,15 +213,27 @@ export class Controller {
   /** Run native compaction as a driven control turn (TURN-10). */
   compact(targetRef: string): Promise<SubmitOutcome> {
     this.storage.assertWritable("/compact was not run");
-    const outcome = this.queue.enqueue(compactRecord(this.options.ids, this.options.registry.resolve(targetRef).id));
+    const outcome = this.desk.enqueue(compactRecord(this.options.ids, this.options.registry.resolve(targetRef).id), this.busy);
     this.drain();
     return outcome;
   }
 
-  /** IN-06: take back the latest input that has not started. */
+  /** IN-06: take back the latest input that has not started (a waiting one, else the latest paused one). */
   recall(): { text: string; targetId: string } | undefined {
-    const recalled = this.queue.recallLatest();
-    return recalled ? { text: recalled.submission.displayText, targetId: recalled.submission.targetId } : undefined;
+    return inputView(this.desk.recall());
+  }
+
+  /** Send the inputs restored paused after Baton stopped (`queued()` shows them): in their order, first; one promise each. */
+  resumePaused(): Promise<SubmitOutcome>[] {
+    this.storage.assertWritable("The paused prompts were not sent");
+    const outcomes = this.desk.resume();
+    this.drain();
+    return outcomes;
+  }
+
+  /** Drop the latest paused input (recorded, never sent). */
+  dropPaused(): { text: string; targetId: string } | undefined {
+    return inputView(this.desk.dropPaused());
   }
 
   /** IN-07 / TURN-05: interrupt the active driven turn. Returns false when nothing runs. */
@@ -319,7 +324,7 @@ export class Controller {
     this.turns.set(turn.turnId, turn);
     this.driven = turn;
     try {
-      appendAdmission(this.pipeline.append, turn, record);
+      appendAdmission(this.pipeline.append, turn, record, (control) => this.desk.admitted(control));
     } catch (error) {
       // The ledger refused the write (disk full, I/O): nothing was admitted durably.
       this.turns.delete(turn.turnId);
@@ -368,15 +373,10 @@ export class Controller {
   /** TTL-02: once per controller, after the first completed driven prompt turn; fire-and-forget. */
   private maybeTitle(record: TurnRecord): void {
     if (this.options.settings.generateTitles === false || this.titling || !record.input || record.failure || record.cancelRequested) return;
+    const { registry, cwd, log, settings } = this.options;
     this.titling = startTitleGeneration(this.pipeline.state, record.turnId, record.targetId, {
-      registry: this.options.registry,
-      meta: this.meta,
-      cwd: this.options.cwd,
-      log: this.options.log.child("titles"),
-      binding: (id) => this.binding(id),
-      prefer: this.options.settings.textgenPrefer,
-      models: this.options.settings.textgenModels,
-      signal: this.closing.signal,
+      registry, cwd, log: log.child("titles"), meta: this.meta, binding: (id) => this.binding(id),
+      prefer: settings.textgenPrefer, models: settings.textgenModels, signal: this.closing.signal,
     });
   }
 

@@ -19,6 +19,8 @@ export interface RecoveryReport {
   readonly interactionsCancelled: number;
   /** A torn last line the store moved aside when the session was opened. */
   readonly tornTail?: TornTailRepair;
+  /** Inputs left queued (never sent): restored paused. */
+  readonly inputsPaused?: number;
 }
 
 /** A torn last line moved aside by the store at open (what the user is told). */

@@ -12,8 +12,7 @@ import type { TurnRecord } from "./turn-record.ts";
 
 export interface SteerDeps {
   readonly driven: TurnRecord | undefined;
-  readonly queueLength: number;
-  readonly binding: (targetId: string) => HarnessBinding | undefined;
+  readonly bindings: { get(targetId: string): HarnessBinding | undefined };
   readonly ids: IdSource;
   readonly append: AppendFn;
   readonly queue: InputQueue;
@@ -23,14 +22,14 @@ export interface SteerDeps {
 /** IN-05 preconditions: nothing queued, an active driven prompt turn of the same target, harness ready. */
 export function canSteer(deps: SteerDeps, targetId: string): boolean {
   const active = deps.driven;
-  if (deps.queueLength > 0 || !active || !active.input || active.compact || active.finalized || active.phase !== "dispatched") return false;
-  return active.targetId === targetId && deps.binding(targetId)?.handle !== undefined;
+  if (deps.queue.length > 0 || !active || !active.input || active.compact || active.finalized || active.phase !== "dispatched") return false;
+  return active.targetId === targetId && deps.bindings.get(targetId)?.handle !== undefined;
 }
 
 /** Resolves the steer's outcome when it was accepted; undefined means "queue it". */
 export async function trySteer(deps: SteerDeps, submission: PromptInputRecord["submission"]): Promise<SubmitOutcome | undefined> {
   const active = deps.driven;
-  const binding = deps.binding(submission.targetId);
+  const binding = deps.bindings.get(submission.targetId);
   if (!canSteer(deps, submission.targetId) || !active || !binding?.handle) return undefined;
   const messageId = deps.ids.mint("message");
   let reason: string;

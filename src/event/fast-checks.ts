@@ -33,6 +33,7 @@ function everyItem(value: unknown, item: (entry: unknown) => boolean): boolean {
 }
 
 const isBlocks = (value: unknown): boolean => everyItem(value, isBlock);
+const optionalStrings = (value: unknown): boolean => value === undefined || everyItem(value, (item) => typeof item === "string");
 
 function isChunk(idField: string): Check {
   return (payload) => isRecord(payload) && isId(payload[idField]) && isBlock(payload["content"]);
@@ -75,8 +76,11 @@ function isTurnSummary(payload: unknown): boolean {
     (payload["role"] === undefined || ROLES.has(payload["role"])) &&
     optionalStopReason(payload["stopReason"]) &&
     optionalString(payload["nativeStopReason"]) &&
+    optionalString(payload["userMessageId"]) &&
+    optionalStrings(payload["steerMessageIds"]) &&
+    optionalStrings(payload["agentMessageIds"]) &&
     optionalString(payload["userText"]) &&
-    (payload["steers"] === undefined || everyItem(payload["steers"], (steer) => typeof steer === "string")) &&
+    optionalStrings(payload["steers"]) &&
     optionalString(payload["agentText"]) &&
     everyItem(payload["toolCalls"], isSummaryTool) &&
     (payload["usage"] === undefined || isUsage(payload["usage"])) &&

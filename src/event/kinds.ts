@@ -42,6 +42,8 @@ export const PLUGIN_REASON_CODES = [
   "shutdown",
   "recovery",
 ] as const;
+/** How a queued input leaves the queue without a user message: taken back (↑), dropped (Esc), or admitted as a control turn. */
+export const INPUT_EXITS = ["recalled", "dropped", "admitted"] as const;
 
 const usageFields = {
   inputTokens: z.number().optional(),
@@ -256,6 +258,22 @@ export const EVENT_KINDS = {
       accepted: z.literal(true),
     }),
   },
+  _baton_input_queued: {
+    doc: "A prompt (or /compact) that waits for the driven-turn slot, recorded when it is queued: identity, target, content (the one copy; its user_message refers to it by messageId).",
+    payload: z.looseObject({
+      messageId,
+      turnId: z.string().min(1),
+      targetId: z.string().min(1),
+      content: z.array(promptBlockSchema),
+      displayText: z.string().optional(),
+      implementsPlan: z.string().optional(),
+      control: z.enum(["compact"]).optional(),
+    }),
+  },
+  _baton_input_update: {
+    doc: "A queued input left the queue without a user message: recalled into the composer, dropped, or admitted as a control turn.",
+    payload: z.looseObject({ messageId, state: z.enum(INPUT_EXITS) }),
+  },
   _baton_delivery_attempt_update: {
     doc: "A Delivery Attempt's phase: prepared before dispatch, then dispatching/accepted/uncertain/finalized.",
     payload: z.looseObject({
@@ -289,14 +307,20 @@ export const EVENT_KINDS = {
     }),
   },
   _baton_turn_summary: {
-    doc: "One per turn: what the user asked, what the agent said and did, how it ended.",
+    doc: "One per turn: what the user asked and the agent said (by messageId: each text is stored once), what it did, how it ended.",
     payload: z.looseObject({
       turnId: z.string().min(1),
       role: z.enum(["driven", "observed"]).optional(),
       stopReason: z.enum(STOP_REASONS).optional(),
       nativeStopReason: z.string().optional(),
+      /** The turn's prompt (its text is in that user message). */
+      userMessageId: z.string().optional(),
+      /** What the user steered into the turn after its prompt (user messages), in order. */
+      steerMessageIds: z.array(z.string()).optional(),
+      /** The agent's messages with text, in order. */
+      agentMessageIds: z.array(z.string()).optional(),
+      /** Wave-1 ledgers copied the texts here; still read when present. */
       userText: z.string().optional(),
-      /** What the user steered into the turn after its prompt, in order. */
       steers: z.array(z.string()).optional(),
       agentText: z.string().optional(),
       toolCalls: z.array(
@@ -319,6 +343,7 @@ export type AttemptPhase = (typeof ATTEMPT_PHASES)[number];
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 export type ContextTransport = (typeof CONTEXT_TRANSPORTS)[number];
 export type ReconcileState = (typeof RECONCILE_STATES)[number];
+export type InputExit = (typeof INPUT_EXITS)[number];
 export type TurnSummaryPayload = PayloadOf<"_baton_turn_summary">;
 export type PluginBindingState = (typeof PLUGIN_BINDING_STATES)[number];
 export type PluginReasonCode = (typeof PLUGIN_REASON_CODES)[number];

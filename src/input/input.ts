@@ -25,8 +25,12 @@ export interface InteractionAnswer {
   readonly resolution: InteractionResolution;
 }
 
-/** IN-02: queued → admitted → finalized | interrupted; queued → recalled; accepted_steer → finalized | interrupted. */
-export type InputState = "queued" | "admitted" | "accepted_steer" | "finalized" | "interrupted" | "recalled";
+/**
+ * IN-02: queued → admitted → finalized | interrupted; queued → recalled | dropped; accepted_steer → finalized |
+ * interrupted. An input found still queued when a session is opened is `paused` until the user sends
+ * (→ queued), edits (→ recalled) or drops it: it is never sent by itself.
+ */
+export type InputState = "queued" | "paused" | "admitted" | "accepted_steer" | "finalized" | "interrupted" | "recalled" | "dropped";
 
 export type SubmitOutcome = "completed" | "recalled" | "interrupted" | "failed";
 
@@ -38,4 +42,9 @@ export interface PromptInputRecord {
   readonly delivery: "prompt" | "follow_up";
   /** A control turn (TURN-10 compaction) carries no user message. */
   readonly control?: "compact";
+  /**
+   * The input waited and its queueing was recorded (`_baton_input_queued` holds its content): its admission
+   * refers to that copy instead of storing the prompt again.
+   */
+  durable?: boolean;
 }

@@ -1,6 +1,7 @@
 /**
  * The driven-input queue (IN-02, IN-04, IN-06): FIFO across targets, recall of the latest not-yet-started
- * input only. Terminal inputs are dropped from memory.
+ * input only. Terminal inputs are dropped from memory. Inputs restored after Baton stopped (a crash, a
+ * quit with a full queue) wait apart, paused: they block nothing and run only when `resumePaused` is called.
  */
 import type { PromptInputRecord, SubmitOutcome } from "./input.ts";
 
@@ -14,10 +15,13 @@ export interface QueuedView {
   readonly turnId: string;
   readonly targetId: string;
   readonly text: string;
+  /** Restored after Baton stopped: waits for the user (send, edit or drop), never sent by itself. */
+  readonly paused: boolean;
 }
 
 export class InputQueue {
   private readonly queued: PromptInputRecord[] = [];
+  private readonly paused: PromptInputRecord[] = [];
   private readonly live = new Map<string, PromptInputRecord>();
   private readonly waiters = new Map<string, Waiter>();
 
@@ -26,17 +30,40 @@ export class InputQueue {
     record.state = "queued";
     this.queued.push(record);
     this.live.set(record.messageId, record);
-    return new Promise<SubmitOutcome>((resolve, reject) => this.waiters.set(record.messageId, { resolve, reject }));
+    return this.waitFor(record);
   }
 
   /** Track an input that skipped the queue (an accepted steer); its promise settles with its turn. */
   attach(record: PromptInputRecord): Promise<SubmitOutcome> {
     this.live.set(record.messageId, record);
-    return new Promise<SubmitOutcome>((resolve, reject) => this.waiters.set(record.messageId, { resolve, reject }));
+    return this.waitFor(record);
   }
 
+  /** Inputs a previous process left queued, in their order: paused, nobody waits on them yet. */
+  restorePaused(records: readonly PromptInputRecord[]): void {
+    for (const record of records) {
+      if (this.live.has(record.messageId)) continue;
+      record.state = "paused";
+      this.paused.push(record);
+      this.live.set(record.messageId, record);
+    }
+  }
+
+  /** The user sends the paused inputs: they go first (they were typed first); one promise per input. */
+  resumePaused(): Promise<SubmitOutcome>[] {
+    const resumed = this.paused.splice(0);
+    for (const record of resumed) record.state = "queued";
+    this.queued.unshift(...resumed);
+    return resumed.map((record) => this.waitFor(record));
+  }
+
+  /** Inputs waiting for the slot (paused ones do not count: they wait for the user). */
   get length(): number {
     return this.queued.length;
+  }
+
+  get pausedCount(): number {
+    return this.paused.length;
   }
 
   peek(): PromptInputRecord | undefined {
@@ -50,11 +77,20 @@ export class InputQueue {
     return next;
   }
 
-  /** IN-06: only the latest not-yet-started input can be recalled. */
+  /** IN-06: only the latest not-yet-started input can be recalled (a waiting one, else the latest paused). */
   recallLatest(): PromptInputRecord | undefined {
-    const latest = this.queued.pop();
+    const latest = this.queued.pop() ?? this.paused.pop();
     if (!latest) return undefined;
     latest.state = "recalled";
+    this.settle(latest, "recalled");
+    return latest;
+  }
+
+  /** Esc on a paused queue: the latest paused input is dropped. */
+  dropLatestPaused(): PromptInputRecord | undefined {
+    const latest = this.paused.pop();
+    if (!latest) return undefined;
+    latest.state = "dropped";
     this.settle(latest, "recalled");
     return latest;
   }
@@ -89,19 +125,26 @@ export class InputQueue {
     return [...this.live.values()];
   }
 
+  /** Paused inputs first (they are older), then the waiting ones, oldest first. */
   queuedView(): QueuedView[] {
-    return this.queued.map((record) => ({
+    return [...this.paused, ...this.queued].map((record) => ({
       messageId: record.messageId,
       turnId: record.turnId,
       targetId: record.submission.targetId,
       text: record.submission.displayText,
+      paused: record.state === "paused",
     }));
   }
 
-  /** Shutdown: everything still waiting settles as interrupted. */
+  /** Shutdown: everything still waiting settles as interrupted (its queueing stays on record: paused next time). */
   drainAll(): void {
     for (const record of [...this.live.values()]) this.settle(record, "interrupted");
     this.queued.length = 0;
+    this.paused.length = 0;
+  }
+
+  private waitFor(record: PromptInputRecord): Promise<SubmitOutcome> {
+    return new Promise<SubmitOutcome>((resolve, reject) => this.waiters.set(record.messageId, { resolve, reject }));
   }
 
   private settle(record: PromptInputRecord, outcome: SubmitOutcome): void {

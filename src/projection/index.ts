@@ -29,7 +29,7 @@ export {
   type TargetPlan,
 } from "./selectors.ts";
 export * from "./state.ts";
-export { buildTurnSummary } from "./summary.ts";
+export { buildTurnSummary, summaryTexts, type SummaryTexts } from "./summary.ts";
 export { emptyTable, tableGet, tableHas, tableToRecord, tableValues, TABLE_BUCKETS, type Table } from "./table.ts";
 export { deriveRunState } from "./turns.ts";
 export { plainState, type PlainState } from "./plain.ts";

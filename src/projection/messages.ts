@@ -13,6 +13,7 @@ import { tableGet, tableSet } from "./table.ts";
 import { pushTimeline } from "./timeline.ts";
 import { noteAgentMessage, noteUserMessage, withTurnData } from "./turn-data.ts";
 import { clearRetrying } from "./turns.ts";
+import { queuedInput, withoutInput } from "./inputs.ts";
 
 type ChunkEvent = EventOf<"user_message_chunk"> | EventOf<"agent_message_chunk"> | EventOf<"agent_thought_chunk">;
 type FullEvent = EventOf<"agent_message"> | EventOf<"agent_thought">;
@@ -80,8 +81,16 @@ function replaceContent(existing: readonly ContentBlock[], incoming: readonly Co
   return incoming;
 }
 
+/**
+ * A user message upserts by messageId. The admission of a queued input is its user message: it carries no
+ * content of its own (the queued input holds the one stored copy, which moves into the message) and takes
+ * the input out of the queue.
+ */
 export function reduceUserMessage(state: ProjectionState, event: EventOf<"user_message">): ProjectionState {
-  const { messageId, content, delivery } = event.payload;
+  const queued = queuedInput(state, event.payload.messageId);
+  if (queued !== undefined) state = withoutInput(state, queued.messageId);
+  const { messageId, delivery } = event.payload;
+  const content = event.payload.content ?? queued?.content;
   const existing = tableGet(state.messages, messageId);
   const message =
     existing === undefined

@@ -13,6 +13,7 @@ import { assertNever } from "../shared/assert.ts";
 import { BatonError } from "../shared/errors.ts";
 import { checkAttemptTransition, reduceAttemptUpdate } from "./attempts.ts";
 import { reduceContextReceipt, reduceContextSnapshot } from "./context.ts";
+import { reduceInputQueued, reduceInputUpdate } from "./inputs.ts";
 import { reduceInteractionOpened, reduceInteractionResolved } from "./interactions.ts";
 import { reduceFullMessage, reduceMessageChunk, reduceUserMessage } from "./messages.ts";
 import { reduceError, reduceNotice, reduceStallCleared, reduceStallNotice } from "./notices.ts";
@@ -89,6 +90,10 @@ function reduceKnown(state: ProjectionState, event: KnownEvent): ProjectionState
       return reduceTurnSummary(state, event);
     case "_baton_plugin_binding_update":
       return reducePluginBinding(state, event);
+    case "_baton_input_queued":
+      return reduceInputQueued(state, event);
+    case "_baton_input_update":
+      return reduceInputUpdate(state, event);
     default:
       return assertNever(event, "event kind");
   }

@@ -4,7 +4,7 @@
  * buckets) or `PagedList`s so that one update stays cheap and leaves unrelated sub-trees identical.
  * Absent values are `null`, never `undefined`.
  */
-import type { ContentBlock } from "../event/content.ts";
+import type { ContentBlock, PromptBlock } from "../event/content.ts";
 import type { InteractionDraft, InteractionResolution, Requester } from "../event/interaction-types.ts";
 import type { AttemptOutcome, AttemptPhase, LaunchSnapshot, PayloadOf, PluginBindingState } from "../event/kinds.ts";
 import type { StopReason } from "../event/stop-reasons.ts";
@@ -15,7 +15,7 @@ import { emptyTable, type Table } from "./table.ts";
  * Bump whenever the state shape or the meaning of a field changes: checkpoints written under another
  * version are discarded and the ledger is replayed.
  */
-export const PROJECTION_VERSION = "projection-3";
+export const PROJECTION_VERSION = "projection-4";
 
 export type SessionRunState = "idle" | "running" | "requires_action";
 export type TurnRole = "driven" | "observed";
@@ -261,6 +261,19 @@ export interface AttemptAnomaly {
   readonly to: AttemptPhase;
 }
 
+/** A prompt waiting for the driven-turn slot (recorded by `_baton_input_queued`), until admitted, recalled or dropped. */
+export interface QueuedInputItem {
+  readonly messageId: string;
+  readonly turnId: string;
+  readonly targetId: string;
+  readonly content: readonly PromptBlock[];
+  readonly displayText: string | null;
+  readonly implementsPlan: string | null;
+  readonly control: "compact" | null;
+  readonly queuedSeq: number;
+  readonly ts: string;
+}
+
 export type TurnSummaryEntry = PayloadOf<"_baton_turn_summary"> & {
   readonly seq: number;
   readonly harnessTargetId: string | null;
@@ -318,6 +331,8 @@ export interface ProjectionState {
   readonly contextEpochs: Readonly<Record<string, ContextEpoch>>;
   readonly attempts: Table<AttemptItem>;
   readonly attemptAnomalies: readonly AttemptAnomaly[];
+  /** Inputs waiting for the driven-turn slot, in queue order (a session opened with some left restores them paused). */
+  readonly queuedInputs: readonly QueuedInputItem[];
   /** In seq order; one per turn (first wins). */
   readonly turnSummaries: readonly TurnSummaryEntry[];
   /** turnId → index in `turnSummaries`. */
@@ -362,6 +377,7 @@ export function initialState(batonSessionId?: string): ProjectionState {
     contextEpochs: {},
     attempts: emptyTable(),
     attemptAnomalies: [],
+    queuedInputs: [],
     turnSummaries: [],
     summaryIndex: emptyTable(),
     plugins: {},

@@ -39,19 +39,9 @@ export function buildTurnSummary(
 ): TurnSummaryPayload {
   const data = tableGet(state.turnData, turnId);
   const reason = stopReason ?? tableGet(state.stopReasons, turnId) ?? null;
-  const userMessage = data?.userMessageId ? tableGet(state.messages, data.userMessageId) : undefined;
-  const userText = userMessage === undefined ? "" : displayUserText(userMessage.content).trim();
-  const steers: string[] = [];
-  for (const id of data?.steerMessageIds ?? []) {
-    const steer = tableGet(state.messages, id);
-    const text = steer === undefined ? "" : displayUserText(steer.content).trim();
-    if (text !== "") steers.push(text);
-  }
-  const parts: string[] = [];
-  for (const id of data?.agentMessageIds ?? []) {
-    const text = textOf(tableGet(state.messages, id)?.content).trim();
-    if (text !== "") parts.push(text);
-  }
+  const userMessageId = data?.userMessageId && tableHas(state.messages, data.userMessageId) ? data.userMessageId : undefined;
+  const steerMessageIds = (data?.steerMessageIds ?? []).filter((id) => tableHas(state.messages, id));
+  const agentMessageIds = (data?.agentMessageIds ?? []).filter((id) => textOf(tableGet(state.messages, id)?.content).trim() !== "");
   const toolCalls: SummaryToolCall[] = [];
   for (const id of data?.toolCallIds ?? []) {
     const tool = tableGet(state.toolCalls, id);
@@ -64,14 +54,44 @@ export function buildTurnSummary(
     turnId,
     ...(data?.role ? { role: data.role } : {}),
     ...(reason !== null ? { stopReason: reason } : {}),
-    ...(userText !== "" ? { userText } : {}),
-    ...(steers.length > 0 ? { steers } : {}),
-    ...(parts.length > 0 ? { agentText: parts.join("\n\n") } : {}),
+    ...(userMessageId !== undefined ? { userMessageId } : {}),
+    ...(steerMessageIds.length > 0 ? { steerMessageIds } : {}),
+    ...(agentMessageIds.length > 0 ? { agentMessageIds } : {}),
     toolCalls,
     ...(usage !== undefined ? { usage } : {}),
     ...(data?.startedAt ? { startedAt: data.startedAt } : {}),
     ...(endedAt !== null && endedAt !== undefined ? { endedAt } : {}),
   };
+}
+
+export interface SummaryTexts {
+  readonly userText: string;
+  /** What the user steered into the turn after its prompt, in order. */
+  readonly steers: readonly string[];
+  readonly agentText: string;
+}
+
+/**
+ * What a summary says in words: the prompt as the user typed it (injected context stripped, CTX-04), the steers
+ * and the agent's text. Resolved from the messages it names — each text is stored once — or, for wave-1 ledgers,
+ * from the copies the summary itself carries.
+ */
+export function summaryTexts(state: ProjectionState, summary: TurnSummaryPayload): SummaryTexts {
+  const userText = summary.userText ?? userTextOf(state, summary.userMessageId);
+  const steers =
+    summary.steers ?? (summary.steerMessageIds ?? []).map((id) => userTextOf(state, id)).filter((text) => text !== "");
+  const agentText =
+    summary.agentText ??
+    (summary.agentMessageIds ?? [])
+      .map((id) => textOf(tableGet(state.messages, id)?.content).trim())
+      .filter((text) => text !== "")
+      .join("\n\n");
+  return { userText, steers, agentText };
+}
+
+function userTextOf(state: ProjectionState, messageId: string | undefined): string {
+  const message = messageId === undefined ? undefined : tableGet(state.messages, messageId);
+  return message === undefined ? "" : displayUserText(message.content).trim();
 }
 
 /** Copies the payload without `undefined` values so the entry stays plain JSON. */

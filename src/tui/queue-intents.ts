@@ -1,6 +1,8 @@
 /**
- * What the keys do to the queue of driven inputs (IN-06): ↑ on an empty composer takes the latest queued
- * input back into the composer. The host owns the draft and the toasts; this file owns the wording.
+ * What the keys do to the queue of driven inputs (IN-06, issue 12.1): ↑ on an empty composer takes the latest
+ * queued input back into the composer; inputs restored paused after Baton stopped are sent by Enter on an
+ * empty composer and dropped (the latest) by Esc when no turn runs. The host owns the draft and the toasts;
+ * this file owns the wording.
  */
 import type { Controller } from "../controller/controller.ts";
 import { isStorageFailure } from "../controller/storage-guard.ts";
@@ -24,6 +26,38 @@ export function recallQueued(host: QueueHost): void {
   if (recalled === undefined) return;
   host.editDraft(recalled.text, recalled.targetId);
   host.toast(`Recalled queued message ${quoted(recalled.text)}`, "info");
+}
+
+/** Enter on an empty composer with a paused queue: send the paused inputs, in their order. */
+export function resumePaused(host: QueueHost): void {
+  let outcomes: Promise<unknown>[];
+  try {
+    outcomes = host.controller.resumePaused();
+  } catch (error) {
+    host.toast(refusalText(host.controller, error), "warning");
+    return;
+  }
+  host.toast(outcomes.length === 1 ? "Sending the paused message" : `Sending ${outcomes.length} paused messages`, "info");
+  for (const outcome of outcomes) outcome.catch((error: unknown) => host.toast(refusalText(host.controller, error), "warning"));
+}
+
+/**
+ * Esc: with no driven turn running and a paused queue, the latest paused input is dropped (recorded, never
+ * sent). Returns false when Esc means something else (interrupting the turn).
+ */
+export function dropPaused(host: QueueHost): boolean {
+  if (host.controller.activeDrivenTurn() !== undefined) return false;
+  const dropped = host.controller.dropPaused();
+  if (dropped === undefined) return false;
+  host.toast(`Dropped queued message ${quoted(dropped.text)}`, "info");
+  return true;
+}
+
+/** Esc (drop the latest paused input, else interrupt the turn), ↑ (recall) and Enter on an empty composer (send the paused). */
+export function queueIntent(host: QueueHost, intent: "cancel" | "recall" | "resumeQueue"): void {
+  if (intent === "recall") recallQueued(host);
+  else if (intent === "resumeQueue") resumePaused(host);
+  else if (!dropPaused(host)) host.controller.interrupt();
 }
 
 /** How a refused prompt reads: after a failed write was said once on the timeline, just "not sent". */

@@ -32,7 +32,7 @@ import { continuedTarget, createTargetLooks, matchSlashTarget, type TargetLook }
 import { sanitizeTitle } from "./terminal-title.ts";
 import { ViewComposer } from "./view-composer.ts";
 import { historyOf } from "./view-states.ts";
-import { recallQueued, refusalText } from "./queue-intents.ts";
+import { queueIntent, refusalText } from "./queue-intents.ts";
 
 export interface TuiHostOptions {
   readonly session: TuiSession;
@@ -147,15 +147,15 @@ export class TuiHost {
       case "command":
         return this.later(() => void runCommand(this, intent.name, intent.args).catch((error: unknown) => this.toast(describeError(error), "error")));
       case "cancel":
-        return this.later(() => void this.controller.interrupt());
+      case "recall":
+      case "resumeQueue":
+        return this.later(() => queueIntent(this, intent.type));
       case "cycleMode":
         return this.later(() => void this.config.toggleMode(this.controller.state, this.targetId));
       case "exit":
         return this.exit();
       case "clearDraft":
         return this.toast("Press Ctrl+C again to exit", "info", 1500);
-      case "recall":
-        return this.later(() => recallQueued(this));
       case "resolveInteraction":
         return this.later(() => void this.resolve(intent.id, intent.response));
       case "pickerSelect": {

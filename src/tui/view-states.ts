@@ -19,7 +19,7 @@ export function placeholderFor(label: string, busy: boolean, queued: number): st
 }
 
 export function mapQueued(queued: readonly QueuedView[], lookOf: LookFn): QueuedInput[] {
-  return queued.map((q) => ({ id: q.messageId, text: q.text, target: lookOf(q.targetId).author }));
+  return queued.map((q) => ({ id: q.messageId, text: q.text, target: lookOf(q.targetId).author, ...(q.paused ? { paused: true } : {}) }));
 }
 
 export interface FooterInput {

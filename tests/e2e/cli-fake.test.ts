@@ -5,7 +5,11 @@ import os from "node:os";
 import path from "node:path";
 import { fakeDefinition, type FakeScript } from "../support/fake-adapter.ts";
 import { runCliOnce, ScriptedInput, startCli } from "../support/cli-runner.ts";
-import { waitFor } from "../support/session-host.ts";
+import { openTestSession, waitFor } from "../support/session-host.ts";
+import { createSessionStore } from "../../src/store/index.ts";
+import { systemClock } from "../../src/shared/clock.ts";
+import { createUlidSource } from "../../src/shared/ids.ts";
+import { readSummaries } from "../support/summaries.ts";
 
 let base: string;
 let env: Record<string, string | undefined>;
@@ -118,6 +122,41 @@ describe("baton repl", () => {
     expect(result.stdout).toContain("switched to alps");
     expect(result.stdout).toContain("from alps");
     expect(a.adapters.flatMap((adapter) => adapter.record.prompts)).toEqual([]);
+  });
+});
+
+/** A session (in this test's BATON_HOME) whose process died with two follow-ups queued behind a running turn. */
+async function sessionWithPausedQueue(): Promise<string> {
+  const store = createSessionStore({ home: env["BATON_HOME"]!, clock: systemClock, ids: createUlidSource() });
+  const home = { home: env["BATON_HOME"]!, cwd, store, cleanup: () => undefined };
+  const hang = fakeDefinition({ turns: [[{ type: "text", text: "busy" }, { type: "waitForCancel" }]] });
+  const s = await openTestSession(home, { definitions: [hang] });
+  void s.controller.submit("fake", [{ type: "text", text: "the running turn" }]).catch(() => undefined);
+  await waitFor(() => readFileSync(s.ref.paths.ledger, "utf8").includes("agent_message"));
+  for (const text of ["first follow-up", "second follow-up"]) void s.controller.submit("fake", [{ type: "text", text }]).catch(() => undefined);
+  await waitFor(() => readFileSync(s.ref.paths.ledger, "utf8").split('"kind":"_baton_input_queued"').length === 3);
+  s.lock.release(); // kill -9: no shutdown
+  return s.ref.batonSessionId;
+}
+
+describe("a queue left by a dead process (paused)", () => {
+  test("exec runs only its own prompt and says the two paused prompts were not sent and how to send or drop them", async () => {
+    const id = await sessionWithPausedQueue();
+    const definition = fakeDefinition({ turns: [[{ type: "text", text: "only this" }]] });
+    const result = await runCliOnce(["exec", "--session", id, "a new prompt"], { env, cwd, definitions: [definition] });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(`baton: 2 prompts queued before Baton stopped are paused and not sent; open the session to send or drop them: baton -s ${id}`);
+    expect(definition.adapters.flatMap((a) => a.record.prompts.map((p) => p.blocks))).toEqual([[{ type: "text", text: "a new prompt" }]]);
+  });
+
+  test("repl lists them paused; /drop drops the latest, an empty line sends the rest, in order", async () => {
+    const id = await sessionWithPausedQueue();
+    const definition = fakeDefinition({ turns: [[{ type: "text", text: "answered the first" }]] });
+    const result = await runCliOnce(["repl", "--session", id], { env, cwd, definitions: [definition], stdin: "/drop\n\n/exit\n" });
+    expect(result.stdout).toContain("paused after recovery: 2 queued prompts were not sent\n  1) → fake: first follow-up\n  2) → fake: second follow-up\nan empty line sends them, /edit takes the latest back, /drop drops the latest");
+    expect(result.stdout).toContain("dropped: second follow-up");
+    expect(result.stdout).toContain("— paused prompts sent (completed)");
+    expect(definition.adapters.flatMap((a) => a.record.prompts.map((p) => p.blocks))).toEqual([[{ type: "text", text: "first follow-up" }]]);
   });
 });
 
@@ -251,8 +290,7 @@ describe("@session references", () => {
     expect(text).toContain("Use an LRU with 512 entries.");
     expect(text).toEndWith(typed);
     const events = second.stdout.trim().split("\n").map((l) => JSON.parse(l));
-    const summary = events.find((e) => e.kind === "_baton_turn_summary");
-    expect(summary.payload.userText).toBe(typed);
+    expect(readSummaries(events)[0]?.userText).toBe(typed);
     const id = events[0].scope.batonSessionId as string;
     const listed = JSON.parse((await cli(["sessions", "--json"], { turns: [] })).stdout) as { id: string; preview: string }[];
     expect(listed.find((s) => s.id === id)?.preview).toBe(typed);

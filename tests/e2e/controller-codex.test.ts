@@ -1,7 +1,7 @@
 /** The controller with the real Codex adapter in-process: steering a running turn reaches the model; self-heal with a stopped app-server. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { codexDefinition } from "../../src/harness/codex/definition.ts";
-import { selectTranscript, tableValues } from "../../src/projection/index.ts";
+import { selectTranscript, summaryTexts, tableValues } from "../../src/projection/index.ts";
 import { readLedgerFile } from "../../src/store/index.ts";
 import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
 import { makeCodexHome } from "../support/codex-home.ts";
@@ -33,8 +33,9 @@ test("a prompt during a slow Codex turn is a steer: one turn, and the model's ne
     // #11.14: the steer is recorded once, as the user's, and the turn summary (what the next agent gets) has it.
     const steers = readLedgerFile(session.ref.paths.ledger).filter((e) => e.kind === "user_message" && (e.payload as { delivery?: string }).delivery === "steer");
     expect(steers.map((e) => e.source.type)).toEqual(["user"]);
-    expect(summaries[0]?.userText).toBe("write slowly");
-    expect(summaries[0]?.steers).toEqual(["ALSO MENTION BANANAS"]);
+    const texts = summaryTexts(session.controller.state, summaries[0]!);
+    expect(texts.userText).toBe("write slowly");
+    expect(texts.steers).toEqual(["ALSO MENTION BANANAS"]);
   } finally {
     await cleanup();
     home.cleanup();

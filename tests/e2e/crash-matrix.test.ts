@@ -6,9 +6,11 @@
  * prompt. Prints the matrix (point × harness → outcome).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { RECOVERY_NOTICE } from "../../src/controller/recovery.ts";
-import { runBaton, spawnBaton, waitUntil } from "../support/baton-process.ts";
+import { BATON_LAUNCHER, runBaton, spawnBaton, waitUntil } from "../support/baton-process.ts";
+import { EXIT_MARKER, processesIn, Tmux } from "../support/tmux.ts";
 import { crashHarnesses, type CrashHarness } from "../support/crash-harnesses.ts";
 import { descendants, isStopped, tryKill } from "../support/processes.ts";
 import { ledgerOf, lockFile, newestSession } from "../support/session-files.ts";
@@ -120,5 +122,80 @@ for (const harness of crashHarnesses()) {
   });
 }
 
+
+/**
+ * kill -9 with two queued follow-ups (issue 12.1): the TUI in tmux runs a slow turn on the harness's target;
+ * two prompts for a second target of the same harness are queued behind it (recorded as queued); Baton is
+ * SIGKILLed. Reopened, both come back paused — exec says so and runs only its own prompt, the TUI shows
+ * them with the paused hint — and the model never sees either.
+ */
+for (const harness of crashHarnesses()) {
+  describe(`kill -9 with two queued follow-ups: ${harness.name}`, () => {
+    let tmux: Tmux | undefined;
+    beforeAll(async () => {
+      await harness.start();
+    });
+    afterAll(async () => {
+      tmux?.kill();
+      await harness.stop();
+    });
+
+    test("both are restored paused, neither is sent", async () => {
+      const env = await harness.freshEnv();
+      const second = `${harness.target}-2`;
+      mkdirSync(env.batonHome, { recursive: true });
+      writeFileSync(path.join(env.batonHome, "config.yaml"), `targets:\n  ${second}:\n    harness: ${harness.target}\n`);
+      await harness.scriptSlow("the slow turn");
+      const screenEnv = { ...env.env, TERM: "screen-256color", LANG: "C.UTF-8" };
+      const t = (tmux = Tmux.start({ command: ["node", BATON_LAUNCHER, "--agent", harness.target], env: screenEnv, cwd: env.cwd }));
+      const sessionId = /baton · session (bs_\w+)/.exec(await t.waitFor(/baton · session bs_\w+/, 20_000))?.[1] ?? "";
+      t.type("the slow turn");
+      t.keys("Enter");
+      await t.waitFor("slow slow", 40_000);
+      t.type(`/${second} the first queued follow-up`);
+      t.keys("Enter");
+      t.type("the second queued follow-up");
+      t.keys("Enter");
+      await waitUntil(() => ledgerOf(env.batonHome, sessionId).filter((e) => e.kind === "_baton_input_queued").length === 2, 20_000, "two queued follow-ups on disk");
+      const [baton] = processesIn(env.cwd, "bun");
+      expect(baton).toBeDefined();
+      const harnessChildren = descendants(baton!);
+      process.kill(baton!, "SIGKILL");
+      for (const pid of harnessChildren) tryKill(pid);
+      await t.waitFor(EXIT_MARKER, 20_000);
+      t.kill();
+      tmux = undefined;
+
+      await harness.resetScript();
+      await harness.scriptText("after recovery", "the next prompt");
+      const next = await runBaton(["exec", "--agent", harness.target, "--session", sessionId, "the next prompt"], { env: env.env, cwd: env.cwd });
+      expect({ code: next.code, stderr: next.stderr }).toEqual({ code: 0, stderr: expect.stringContaining(`2 prompts queued before Baton stopped are paused and not sent; open the session to send or drop them: baton -s ${sessionId}`) });
+      expect(next.stdout).toContain("after recovery");
+
+      const again = (tmux = Tmux.start({ command: ["node", BATON_LAUNCHER, "--session", sessionId], env: screenEnv, cwd: env.cwd }));
+      const screen = await again.waitFor("paused after recovery: Enter to send, ↑ to edit, Esc to drop", 20_000);
+      expect(screen).toContain("the first queued follow-up");
+      expect(screen).toContain("the second queued follow-up");
+      again.type("/exit");
+      again.keys("Enter");
+      await again.waitFor(EXIT_MARKER, 20_000);
+      again.kill();
+      tmux = undefined;
+
+      const ledger = ledgerOf(env.batonHome, sessionId);
+      const queued = ledger.filter((e) => e.kind === "_baton_input_queued").map((e) => String(e.payload["messageId"]));
+      expect(queued.length).toBe(2);
+      // still queued: neither admitted (no user message), recalled nor dropped
+      const mentions = ledger.filter((e) => queued.some((id) => JSON.stringify(e.payload).includes(id)));
+      expect(mentions.map((e) => e.kind)).toEqual(["_baton_input_queued", "_baton_input_queued"]);
+      const killedTurn = ledger.find((e) => e.kind === "user_message" && JSON.stringify(e.payload).includes("the slow turn"))?.turnId;
+      expect(ledger.some((e) => e.turnId === killedTurn && e.kind === "_baton_notice" && e.payload["title"] === RECOVERY_NOTICE)).toBe(true);
+      const prompts = await harness.promptsSeen();
+      expect(prompts.some((text) => text.includes("queued follow-up"))).toBe(false);
+      expect(prompts.some((text) => text.includes("the next prompt"))).toBe(true);
+      matrix.push(`  ${"two queued follow-ups".padEnd(26)} × ${harness.name.padEnd(7)} → both restored paused (exec and TUI), neither sent`);
+    }, 150_000);
+  });
+}
 
 export type { CrashHarness };

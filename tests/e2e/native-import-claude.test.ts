@@ -12,6 +12,7 @@ import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropi
 import { allMessageText, reply } from "../support/mock-anthropic/script.ts";
 import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
 import { runBaton } from "../support/baton-process.ts";
+import { readSummaries } from "../support/summaries.ts";
 
 let mock: MockAnthropic;
 let env: ClaudeTestEnv;
@@ -105,8 +106,8 @@ describe("baton resume <claude session id>", () => {
     const idles = ledger.filter((e) => e.kind === "state_update" && e.payload["state"] === "idle");
     expect(idles.map((e) => e.payload["stopReason"])).toEqual(["unknown", "unknown"]);
     expect(idles.every((e) => e.source.type === "harness" && e.source.harnessTargetId === "claude" && e.harnessSessionId === sid)).toBe(true);
-    const summaries = ledger.filter((e) => e.kind === "_baton_turn_summary");
-    expect(summaries.map((e) => [e.harnessTargetId, e.payload["userText"], e.payload["agentText"]])).toEqual([
+    const summaries = readSummaries(ledger as never);
+    expect(summaries.map((e) => [e.harnessTargetId, e.userText, e.agentText])).toEqual([
       ["claude", "say hello", "Hello there."],
       ["claude", "run the command", "Running it.\n\nIt printed."],
     ]);
@@ -128,7 +129,7 @@ describe("baton resume <claude session id>", () => {
     const second = await baton(["resume", `cc:${sid}`]);
     expect(second.code).toBe(0);
     expect(second.stdout).toContain(`adopted cc:${sid} → ${id} (1 turn new)`);
-    const summaries = ledgerOf(id).filter((e) => e.kind === "_baton_turn_summary").map((e) => e.payload["userText"]);
+    const summaries = readSummaries(ledgerOf(id) as never).map((summary) => summary.userText);
     expect(summaries).toEqual(["first question", "second question"]);
     expect(metaOf(id).adoptedFrom.importedThrough).toMatchObject({ turnCount: 2 });
 
@@ -158,7 +159,7 @@ describe("baton resume <claude session id>", () => {
     const again = await baton(["resume", sid]);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain("(already up to date)");
-    const summaries = ledgerOf(id).filter((e) => e.kind === "_baton_turn_summary").map((e) => e.payload["userText"]);
+    const summaries = readSummaries(ledgerOf(id) as never).map((summary) => summary.userText);
     expect(summaries).toEqual(["remember the word pineapple", "what word did I say?"]);
   }, 90_000);
 
@@ -223,7 +224,7 @@ describe("native ids: references and fork", () => {
     expect(metaOf(owner).harnessSessions.claude.harnessSessionId).toBe(sid);
     expect(metaOf(childId).harnessSessions).toEqual({ claude: { harnessTargetId: "claude", harness: "claude" } });
     expect(metaOf(childId).forkedFrom.batonSessionId).toBe(owner);
-    expect(ledgerOf(childId).filter((e) => e.kind === "_baton_turn_summary").map((e) => e.payload["userText"])).toEqual(["fork me"]);
+    expect(readSummaries(ledgerOf(childId) as never).map((summary) => summary.userText)).toEqual(["fork me"]);
     expect(allSessions().sort()).toEqual([owner, childId].sort());
   }, 90_000);
 });

@@ -13,6 +13,7 @@ import { resolveInstalledCodex } from "../../src/harness/codex/executable.ts";
 import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
 import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
 import { runBaton } from "../support/baton-process.ts";
+import { readSummaries } from "../support/summaries.ts";
 
 const codex = resolveInstalledCodex();
 let mock: MockResponses;
@@ -77,7 +78,7 @@ function sessionDir(id: string): string {
 const ledgerOf = (id: string): Stored[] => fs.readFileSync(path.join(sessionDir(id), "session.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line) as Stored);
 const metaOf = (id: string) => JSON.parse(fs.readFileSync(path.join(sessionDir(id), "meta.json"), "utf8"));
 const adoptedId = (stdout: string) => /→ (bs_\w+)/.exec(stdout)?.[1] ?? "";
-const summaries = (id: string) => ledgerOf(id).filter((e) => e.kind === "_baton_turn_summary").map((e) => e.payload["userText"]);
+const summaries = (id: string) => readSummaries(ledgerOf(id) as never).map((summary) => summary.userText);
 function allSessions(): string[] {
   const projects = path.join(env["BATON_HOME"] as string, "projects");
   if (!fs.existsSync(projects)) return [];

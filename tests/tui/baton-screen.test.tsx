@@ -6,6 +6,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { act } from "react";
 import { readLedgerFile } from "../../src/store/index.ts";
 import { mountBaton, tidy, type BatonMounted } from "./baton-setup.tsx";
+import { makeTestHome } from "../support/session-host.ts";
+import { PAUSED_HINT } from "../../packages/chat-tui/src/index.ts";
 
 let mounted: BatonMounted | undefined;
 afterEach(async () => {
@@ -100,6 +102,56 @@ describe("Baton screen", () => {
     await mounted.waitFor("second answer", 4000);
     const prompts = mounted.adapters()[0]!.record.prompts.map((p) => p.blocks[0]);
     expect(prompts).toEqual([{ type: "text", text: "first" }, { type: "text", text: "second" }]);
+  });
+
+  test("a queue left by a previous run comes back paused: the hint, both inputs, nothing sent; Esc drops the latest, Enter sends the rest", async () => {
+    const home = makeTestHome();
+    const before = await mountBaton({ home, script: { turns: [[{ type: "text", text: "busy" }, { type: "waitForCancel" }]] } });
+    await before.submit("first");
+    await before.waitFor("busy");
+    await before.submit("second");
+    await before.submit("third");
+    await before.waitFor("queue:2");
+    const id = before.host.session.sessionId;
+    await before.destroy();
+    mounted = await mountBaton({ home, choice: { kind: "id", id }, script: { turns: [[{ type: "text", text: "second answer" }]] } });
+    let frame = await mounted.waitFor(PAUSED_HINT);
+    expect(frame).toContain("⏸ paused → fake: second");
+    expect(frame).toContain("⏸ paused → fake: third");
+    expect(mounted.adapters()).toHaveLength(0);
+    await mounted.escape();
+    frame = await mounted.waitFor("Dropped queued message “third”");
+    expect(frame).not.toContain("⏸ paused → fake: third");
+    await mounted.keys((k) => k.pressEnter());
+    await mounted.waitFor("second answer");
+    expect(mounted.adapters()[0]!.record.prompts.map((p) => p.blocks.at(-1))).toEqual([{ type: "text", text: "second" }]);
+    expect(mounted.frame()).not.toContain(PAUSED_HINT);
+    const exits = readLedgerFile(mounted.opened[0]!.ref.paths.ledger).filter((e) => e.kind === "_baton_input_update").map((e) => (e.payload as { state: string }).state);
+    expect(exits).toEqual(["dropped"]);
+    await mounted.destroy();
+    mounted = undefined;
+    home.cleanup();
+  });
+
+  test("↑ on a paused queue takes the latest paused input into the composer (recorded), and it is not sent", async () => {
+    const home = makeTestHome();
+    const before = await mountBaton({ home, script: { turns: [[{ type: "text", text: "busy" }, { type: "waitForCancel" }]] } });
+    await before.submit("first");
+    await before.waitFor("busy");
+    await before.submit("edit me later");
+    await before.waitFor("queue:1");
+    const id = before.host.session.sessionId;
+    await before.destroy();
+    mounted = await mountBaton({ home, choice: { kind: "id", id } });
+    await mounted.waitFor(PAUSED_HINT);
+    await mounted.keys((k) => k.pressArrow("up"));
+    await mounted.waitFor("Recalled queued message");
+    expect(mounted.draft()).toBe("edit me later");
+    expect(mounted.frame()).not.toContain(PAUSED_HINT);
+    expect(mounted.adapters()).toHaveLength(0);
+    await mounted.destroy();
+    mounted = undefined;
+    home.cleanup();
   });
 
   test("/model opens a picker of the adapter's models; choosing one applies next turn and is remembered", async () => {

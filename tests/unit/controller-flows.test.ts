@@ -6,6 +6,7 @@ import type { OpenedSession } from "../../src/app/open-session.ts";
 import { ManualClock } from "../../src/shared/clock.ts";
 import { SUPPORTED } from "../../src/harness/capabilities.ts";
 import { RECOVERY_NOTICE } from "../../src/controller/recovery.ts";
+import { readSummaries } from "../support/summaries.ts";
 
 const text = (value: string) => [{ type: "text" as const, text: value }];
 let home: TestHome;
@@ -188,8 +189,7 @@ describe("context delivery", () => {
     await waitFor(() => ledgerOf(s).filter((e) => e.kind === "_baton_turn_summary").length === 2);
     const running = ledgerOf(s).filter((e) => e.kind === "state_update" && (e.payload as { state: string }).state === "running");
     expect(running.map((e) => e.source.type)).toEqual(["baton", "harness"]);
-    const summaries = ledgerOf(s).filter((e) => e.kind === "_baton_turn_summary").map((e) => e.payload as { role?: string; agentText?: string });
-    expect(summaries[1]?.agentText).toBe("background result");
+    expect(readSummaries(ledgerOf(s))[1]?.agentText).toBe("background result");
     expect(s.controller.busy).toBe(false);
   });
 

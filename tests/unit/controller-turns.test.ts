@@ -5,6 +5,7 @@ import { kindsOf, ledgerOf, makeTestHome, openTestSession, waitFor, type TestHom
 import type { OpenedSession } from "../../src/app/open-session.ts";
 import { ManualClock } from "../../src/shared/clock.ts";
 import { INTERRUPTED_NOTICE } from "../../src/controller/finalize.ts";
+import { readSummaries } from "../support/summaries.ts";
 
 const text = (value: string) => [{ type: "text" as const, text: value }];
 let home: TestHome;
@@ -45,9 +46,10 @@ describe("driven turn", () => {
       "attempt:finalized(completed)",
       "_baton_turn_summary",
     ]);
-    const summary = ledgerOf(s).at(-1)?.payload as { userText?: string; agentText?: string; stopReason?: string; usage?: { inputTokens?: number } };
+    expect(ledgerOf(s).at(-1)?.kind).toBe("_baton_turn_summary");
+    const summary = readSummaries(ledgerOf(s)).at(-1);
     expect(summary).toMatchObject({ userText: "hi", agentText: "hello there", stopReason: "end_turn" });
-    expect(summary.usage?.inputTokens).toBe(10);
+    expect(summary?.usage?.inputTokens).toBe(10);
     expect(s.controller.state.runState).toBe("idle");
   });
 

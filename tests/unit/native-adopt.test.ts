@@ -15,6 +15,7 @@ import type { HarnessSessionInspector, NativeTurn, ProbeResult } from "../../src
 import { BatonError } from "../../src/shared/errors.ts";
 import { fakeDefinition, type FakeScript } from "../support/fake-adapter.ts";
 import { runCliOnce } from "../support/cli-runner.ts";
+import { readSummaries } from "../support/summaries.ts";
 
 let base: string;
 let cwd: string;
@@ -92,7 +93,7 @@ const dirOf = (id: string) => sessionDirs().find((dir) => path.basename(dir) ===
 const ledgerOf = (id: string) => fs.readFileSync(path.join(dirOf(id), "session.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
 const metaOf = (id: string) => JSON.parse(fs.readFileSync(path.join(dirOf(id), "meta.json"), "utf8"));
 const hashOf = (id: string) => ["session.jsonl", "meta.json"].map((f) => createHash("sha256").update(fs.readFileSync(path.join(dirOf(id), f))).digest("hex")).join();
-const userTexts = (id: string) => ledgerOf(id).filter((e) => e.kind === "_baton_turn_summary").map((e) => e.payload.userText);
+const userTexts = (id: string) => readSummaries(ledgerOf(id)).map((summary) => summary.userText);
 
 describe("native references", () => {
   test("a bare id found by one harness is used; the output names it pinned", async () => {
@@ -165,9 +166,9 @@ describe("adoption", () => {
     ]);
     expect(ledger.every((e) => e.harnessTargetId === "fake" && e.harnessSessionId === "s1" && /^t_/.test(e.turnId))).toBe(true);
     expect(ledger.filter((e) => e.source.type === "harness").every((e) => e.harness === "fake-wire")).toBe(true);
-    const summaries = ledger.filter((e) => e.kind === "_baton_turn_summary").map((e) => e.payload);
+    const summaries = readSummaries(ledger);
     expect(summaries[0]).toMatchObject({ role: "driven", stopReason: "end_turn", userText: "first", agentText: "one", startedAt: "2026-01-02T03:04:05.000Z", endedAt: "2026-01-02T03:04:09.000Z" });
-    expect(summaries[0].toolCalls).toEqual([{ toolCallId: "tool-first", title: "run first", kind: "execute", status: "completed" }]);
+    expect(summaries[0]?.toolCalls).toEqual([{ toolCallId: "tool-first", title: "run first", kind: "execute", status: "completed" }]);
     expect(summaries[1]).toMatchObject({ stopReason: "cancelled", userText: "second" });
     const meta = metaOf(id);
     expect(meta).toMatchObject({ preview: "first", description: "import: Fake fake first prompt", cwd: fs.realpathSync(cwd) });

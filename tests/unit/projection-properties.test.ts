@@ -138,6 +138,8 @@ const PAYLOADS: { [K in EventKind]: fc.Arbitrary<PayloadOf<K>> } = {
       registrations: opt(fc.constant(null).map(() => [{ type: "command", commandId: "hello", name: "hello", description: "Say hello" }])),
     })
     .map(defined),
+  _baton_input_queued: fc.record({ messageId, turnId, targetId: fc.constantFrom("codex", "claude"), content: textBlocks, displayText: opt(fc.constantFrom("x", "y")) }).map(defined),
+  _baton_input_update: fc.record({ messageId, state: fc.constantFrom("recalled", "dropped", "admitted") }),
 };
 
 /** Kinds whose immediate re-delivery must be inert (upserts, first-write-wins, snapshots, closes). */

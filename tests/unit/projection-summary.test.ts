@@ -1,6 +1,6 @@
 /** buildTurnSummary (EV-09) from in-memory per-turn data, and display text stripping (CTX-04). */
 import { describe, expect, test } from "bun:test";
-import { buildTurnSummary, displayUserText, reduce, replay, stripInjectedContext, tableGet } from "../../src/projection/index.ts";
+import { buildTurnSummary, displayUserText, reduce, replay, stripInjectedContext, summaryTexts, tableGet } from "../../src/projection/index.ts";
 import { assembleCatchUp } from "../../src/context/catch-up.ts";
 import { createEventFactory, textBlock, type EventFactory } from "../support/events.ts";
 
@@ -30,16 +30,17 @@ function turnLedger(f: EventFactory) {
 }
 
 describe("buildTurnSummary", () => {
-  test("builds the summary payload from per-turn data, without the ledger; steers are in it (#11.14)", () => {
+  test("builds the summary payload from per-turn data, without the ledger; texts (steers too, #11.14) are named by messageId, not copied", () => {
     const f = createEventFactory();
     const state = replay(turnLedger(f));
-    expect(buildTurnSummary(state, "t_1", undefined, "2025-01-01T12:01:00.000Z")).toEqual({
+    const summary = buildTurnSummary(state, "t_1", undefined, "2025-01-01T12:01:00.000Z");
+    expect(summary).toEqual({
       turnId: "t_1",
       role: "driven",
       stopReason: "end_turn",
-      userText: "Fix the bug",
-      steers: ["also add a test"],
-      agentText: "Looking at it.\n\nFixed.",
+      userMessageId: "m_u",
+      steerMessageIds: ["m_s"],
+      agentMessageIds: ["m_a1", "m_a2"],
       toolCalls: [
         { toolCallId: "call_1", title: "npm test", kind: "execute", status: "completed" },
         { toolCallId: "call_2", title: "", kind: "other", status: "pending" },
@@ -48,6 +49,14 @@ describe("buildTurnSummary", () => {
       startedAt: "2025-01-01T12:00:01.000Z",
       endedAt: "2025-01-01T12:01:00.000Z",
     });
+    // the prompt as typed (injected context stripped) and the agent's text, resolved from the messages
+    expect(summaryTexts(state, summary)).toEqual({ userText: "Fix the bug", steers: ["also add a test"], agentText: "Looking at it.\n\nFixed." });
+  });
+
+  test("a wave-1 summary that copied its texts is read as it was written", () => {
+    const f = createEventFactory();
+    const state = replay(turnLedger(f));
+    expect(summaryTexts(state, { turnId: "t_1", userText: "as stored", agentText: "said then", toolCalls: [] })).toEqual({ userText: "as stored", steers: [], agentText: "said then" });
   });
 
   test("an explicit stopReason wins; usage is omitted when in/out are zero", () => {
@@ -90,12 +99,22 @@ describe("steers in the summary and the hand-over (#11.14)", () => {
       f.make("user_message", steer, { turn: "t_1", source: "user" }),
       f.make("user_message", { messageId: "m_s2", content: [textBlock("<baton-context>x</baton-context>\n\nand wrap at 80")], delivery: "steer" }, { turn: "t_1", source: "user" }),
     ]);
-    expect(buildTurnSummary(state, "t_1", "end_turn", undefined).steers).toEqual(["use tabs", "and wrap at 80"]);
+    expect(summaryTexts(state, buildTurnSummary(state, "t_1", "end_turn", undefined)).steers).toEqual(["use tabs", "and wrap at 80"]);
   });
 
   test("the next agent's catch-up shows each steer after the prompt", () => {
     const catchUp = assembleCatchUp({
-      summaries: [{ seq: 9, targetId: "codex", label: "codex", summary: { turnId: "t_1", stopReason: "end_turn", userText: "format it", steers: ["use tabs"], agentText: "Done.", toolCalls: [] } }],
+      summaries: [
+        {
+          seq: 9,
+          targetId: "codex",
+          label: "codex",
+          summary: { turnId: "t_1", stopReason: "end_turn", toolCalls: [] },
+          userText: "format it",
+          steers: ["use tabs"],
+          agentText: "Done.",
+        },
+      ],
       sinceSeq: 0,
       fresh: true,
       targetId: "claude",

@@ -28,6 +28,8 @@ type CaseTable = { readonly [K in EventKind]: readonly Case<K>[] };
 const running = (f: EventFactory, turn = "t_1", target = "codex") =>
   f.make("state_update", { state: "running" }, { turn, target, source: "baton" });
 const timelineOf = (s: ProjectionState) => listToArray(s.timeline);
+const queued = (f: EventFactory, messageId: string, turnId: string, text: string) =>
+  f.make("_baton_input_queued", { messageId, turnId, targetId: "codex", content: [textBlock(text)], displayText: text }, { source: "user", target: "codex" });
 
 const CASES: CaseTable = {
   state_update: [
@@ -61,6 +63,52 @@ const CASES: CaseTable = {
         expect(tableGet(s.messages, "m_1")?.content).toEqual([textBlock("hi")]);
         expect(timelineOf(s)).toEqual([{ type: "message", id: "m_1" }]);
       },
+    },
+    {
+      name: "the admission of a queued input carries no content: the input's one stored copy becomes the message and leaves the queue",
+      given: (f) => [queued(f, "m_q", "t_2", "later please")],
+      when: (f) => f.make("user_message", { messageId: "m_q", delivery: "follow_up" }, { turn: "t_2", source: "user" }),
+      then: (s) => {
+        expect(s.queuedInputs).toEqual([]);
+        expect(tableGet(s.messages, "m_q")).toMatchObject({ role: "user", delivery: "follow_up", turnId: "t_2", content: [textBlock("later please")] });
+      },
+    },
+  ],
+  _baton_input_queued: [
+    {
+      name: "a waiting input joins the queue in order, with its content",
+      given: (f) => [queued(f, "m_1", "t_1", "first")],
+      when: (f) => queued(f, "m_2", "t_2", "second"),
+      then: (s) => {
+        expect(s.queuedInputs.map((input) => [input.messageId, input.turnId, input.targetId, input.displayText])).toEqual([
+          ["m_1", "t_1", "codex", "first"],
+          ["m_2", "t_2", "codex", "second"],
+        ]);
+        expect(s.queuedInputs[1]?.content).toEqual([textBlock("second")]);
+        expect(timelineOf(s)).toEqual([]);
+      },
+    },
+    {
+      name: "a re-delivered queueing (same messageId) is inert",
+      given: (f) => [queued(f, "m_1", "t_1", "first")],
+      when: (f) => queued(f, "m_1", "t_1", "first"),
+      then: (s, before) => expect(s).toBe(before),
+    },
+  ],
+  _baton_input_update: [
+    {
+      name: "recalled or dropped: the input leaves the queue and never reaches the transcript",
+      given: (f) => [queued(f, "m_1", "t_1", "first"), queued(f, "m_2", "t_2", "second")],
+      when: (f) => f.make("_baton_input_update", { messageId: "m_2", state: "recalled" }, { source: "user" }),
+      then: (s) => {
+        expect(s.queuedInputs.map((input) => input.messageId)).toEqual(["m_1"]);
+        expect(tableGet(s.messages, "m_2")).toBeUndefined();
+      },
+    },
+    {
+      name: "an unknown input is inert",
+      when: (f) => f.make("_baton_input_update", { messageId: "m_none", state: "dropped" }, { source: "user" }),
+      then: (s, before) => expect(s).toBe(before),
     },
   ],
   user_message_chunk: [
@@ -415,10 +463,10 @@ const CASES: CaseTable = {
         running(f),
         f.make("state_update", { state: "idle", stopReason: "end_turn" }, { turn: "t_1", target: "codex" }),
       ],
-      when: (f) => f.make("_baton_turn_summary", { turnId: "t_1", stopReason: "end_turn", userText: "hi", toolCalls: [] }, { target: "codex" }),
+      when: (f) => f.make("_baton_turn_summary", { turnId: "t_1", stopReason: "end_turn", userMessageId: "m_1", toolCalls: [] }, { target: "codex" }),
       then: (s, before) => {
         expect(tableGet(before.turnData, "t_1")).toBeDefined();
-        expect(s.turnSummaries).toEqual([{ turnId: "t_1", stopReason: "end_turn", userText: "hi", toolCalls: [], seq: 4, harnessTargetId: "codex" }]);
+        expect(s.turnSummaries).toEqual([{ turnId: "t_1", stopReason: "end_turn", userMessageId: "m_1", toolCalls: [], seq: 4, harnessTargetId: "codex" }]);
         expect(tableGet(s.turnData, "t_1")).toBeUndefined();
       },
     },

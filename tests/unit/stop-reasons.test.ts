@@ -11,6 +11,7 @@ import type { OpenedSession } from "../../src/app/open-session.ts";
 import { createEventFactory } from "../support/events.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { kindsOf, ledgerOf, makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
+import { readSummaries } from "../support/summaries.ts";
 
 const text = (value: string) => [{ type: "text" as const, text: value }];
 let home: TestHome | undefined;
@@ -103,6 +104,7 @@ describe("in a session", () => {
     expect(tableGet(reopened.controller.state.stopReasons, turn)).toBe("unknown");
     const after = ledgerOf(reopened).slice(start - 1 + lines.length);
     expect(kindsOf(after)).toEqual(["attempt:finalized(failed)", "_baton_turn_summary"]);
-    expect(after.at(-1)?.payload).toMatchObject({ stopReason: "unknown", userText: "old prompt" });
+    expect(after.at(-1)?.payload).toMatchObject({ stopReason: "unknown" });
+    expect(readSummaries(ledgerOf(reopened)).at(-1)).toMatchObject({ stopReason: "unknown", userText: "old prompt" });
   });
 });

@@ -24,6 +24,7 @@ export { parseUnifiedDiff, type DiffRow, type DiffRowKind } from "./timeline/dif
 export { isKnownToolStatus, toolStatusLook } from "./timeline/status.ts";
 export { planWindow } from "./timeline/pinned-plan.tsx";
 export { formatElapsed } from "./activity/elapsed.ts";
+export { PAUSED_HINT } from "./composer/queued-list.tsx";
 export { filterPickerItems } from "./picker/picker-overlay.tsx";
 export { sidecarPlacement, SIDECAR_INLINE_MIN_COLUMNS, SIDECAR_WIDTH, type SidecarPlacement } from "./sidecar/sidecar.tsx";
 export type {

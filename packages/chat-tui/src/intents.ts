@@ -13,6 +13,8 @@ export type ChatIntent =
   | { readonly type: "clearDraft"; readonly cleared: boolean }
   /** ↑ on an empty composer while inputs are queued: the latest queued input. */
   | { readonly type: "recall"; readonly id: string }
+  /** Enter on an empty composer while queued inputs are paused: send them. */
+  | { readonly type: "resumeQueue" }
   | { readonly type: "resolveInteraction"; readonly id: string; readonly response: InteractionResponse }
   | { readonly type: "pickerSelect"; readonly id: string; readonly itemId: string }
   | { readonly type: "pickerCancel"; readonly id: string }

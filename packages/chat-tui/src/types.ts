@@ -134,6 +134,11 @@ export interface QueuedInput {
   readonly text: string;
   /** Label of the target the input is queued for. */
   readonly target?: string;
+  /**
+   * Waiting for the user rather than for a turn (restored after the host stopped): Enter on an empty composer
+   * emits `resumeQueue`, ↑ recalls the latest, Esc is the host's to map (it drops the latest).
+   */
+  readonly paused?: boolean;
 }
 
 export interface PickerItem {

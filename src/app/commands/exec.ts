@@ -14,6 +14,7 @@ import type { OpenedSession } from "../open-session.ts";
 import { checkConfigChoices, type ConfigChoices } from "../config-choice.ts";
 import { startTarget } from "../start-target.ts";
 import { StreamPrinter } from "../stream-printer.ts";
+import { pausedNote } from "../paused-inputs.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError, type Parsed } from "./shared.ts";
 import { watchStops, type StopWatch } from "./stop-watch.ts";
 
@@ -94,6 +95,8 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
       const start = startTarget(ctx.registry, session.controller.state, requested, fallback);
       const target = start.target;
       if (start.note !== undefined) io.stderr.write(`baton: ${start.note}\n`);
+      const paused = pausedNote(session.controller, session.ref.batonSessionId);
+      if (paused !== undefined) io.stderr.write(`baton: ${paused}\n`);
       const config = session.controller.config;
       // Only values the target's catalog offers are applied and remembered (as /model does).
       checked ??= await checkConfigChoices(ctx.registry, target, typed, config.current(target.id, "model"));

@@ -12,6 +12,7 @@ import { exitHints } from "../exit-hints.ts";
 import type { OpenedSession } from "../open-session.ts";
 import { startTarget } from "../start-target.ts";
 import { StreamPrinter } from "../stream-printer.ts";
+import { pausedCommand, pausedListing } from "../paused-inputs.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom } from "./shared.ts";
 
 const OPTIONS = { agent: { type: "string", short: "a" }, cwd: { type: "string" }, session: { type: "string", short: "s" } } as const;
@@ -42,6 +43,7 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
     if (start.note !== undefined) io.stderr.write(`baton: ${start.note}\n`);
     const controller = opened.controller;
     io.stdout.write(`baton repl — session ${opened.ref.batonSessionId}\nledger: ${opened.ref.paths.ledger}\ntarget: ${target.id}  (/<target> switches, /exit quits)\n`);
+    io.stdout.write(pausedListing(controller));
     const printer = new StreamPrinter({ out: io.stdout, err: io.stderr, showThoughts: ctx.loaded.config.showThoughts });
     let cards = Promise.resolve();
     controller.subscribe((event) => {
@@ -61,6 +63,10 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
         const line = await Promise.race([io.stdin.next(), termination]);
         if (terminated || line === undefined || line.trim() === "/exit" || line.trim() === "/quit") break;
         const trimmed = line.trim();
+        if (await pausedCommand(controller, trimmed, (text) => io.stdout.write(text))) {
+          io.stdout.write(pausedListing(controller));
+          continue;
+        }
         if (trimmed.length === 0) continue;
         let prompt = line;
         if (trimmed.startsWith("/")) {

@@ -156,7 +156,10 @@ export const Composer = memo(function Composer(props: ComposerProps): ReactNode 
     const el = editor.current;
     if (el === null) return;
     const value = el.plainText.trimEnd();
-    if (value.trim() === "") return;
+    if (value.trim() === "") {
+      if ((state.queued ?? []).some((q) => q.paused === true)) emit({ type: "resumeQueue" });
+      return;
+    }
     const command = value.startsWith("/") ? resolveCommand(commands, value) : null;
     resetNav();
     el.setText("");
