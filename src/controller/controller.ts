@@ -29,6 +29,7 @@ import { StorageGuard, stopTurns } from "./storage-guard.ts";
 import type { MetaPort } from "./ports.ts";
 import { appendAdmission, compactRecord, inputView, promptRecord, promptSubmission } from "./admission.ts";
 import { InputDesk } from "./input-desk.ts";
+import { compactFields } from "./compaction.ts";
 import { TargetConfigurator } from "./target-config.ts";
 import { startTitleGeneration } from "./titles.ts";
 import { BindingPool } from "./binding-pool.ts";
@@ -319,7 +320,7 @@ export class Controller {
       phase: "preparing",
       cancelRequested: false,
       finalized: false,
-      ...(record.control === "compact" ? { compact: true } : {}),
+      ...(record.control === "compact" ? compactFields(this.state, record.submission.targetId) : {}),
     };
     this.turns.set(turn.turnId, turn);
     this.driven = turn;

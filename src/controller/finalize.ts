@@ -9,6 +9,7 @@ import { buildTurnSummary, type ProjectionState } from "../projection/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { AttemptId } from "../shared/ids.ts";
 import { outcomeOf, recordAttempt } from "./attempts.ts";
+import { compactionNotice, contextUsedOf } from "./compaction.ts";
 import { repairOpenTools } from "./repair.ts";
 import { withHint } from "./turn-errors.ts";
 import { BatonError } from "../shared/errors.ts";
@@ -111,6 +112,16 @@ export class TurnFinalizer {
         this.deps.append({
           kind: "_baton_notice",
           payload: { level: "info", title: INTERRUPTED_NOTICE },
+          source: { type: "baton" },
+          turnId: record.turnId,
+          harnessTargetId: record.targetId,
+        });
+      }
+      // (4b) a compaction says what it did to the context (#11.15)
+      if (record.compact) {
+        this.deps.append({
+          kind: "_baton_notice",
+          payload: compactionNotice(record.contextBefore, contextUsedOf(this.deps.state(), record.targetId), stopReason),
           source: { type: "baton" },
           turnId: record.turnId,
           harnessTargetId: record.targetId,

@@ -12,6 +12,8 @@ export interface TurnRecord {
   readonly input?: PromptInputRecord;
   /** Compaction control turn (TURN-10). */
   readonly compact?: boolean;
+  /** A compaction's target context use when it started (its notice says "N → M tokens"). */
+  readonly contextBefore?: number;
   readonly steers: string[];
   /** preparing: nothing dispatched yet (cancel closes it at once); dispatched: the harness has it. */
   phase: "preparing" | "dispatched";

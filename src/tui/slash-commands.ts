@@ -94,12 +94,10 @@ function compact(host: TuiHost, target: string, label: string): void {
     host.toast(`${label} cannot compact its context`, "warning");
     return;
   }
-  const done = host.controller.compact(target);
+  // The outcome is recorded in the transcript ("Context compacted (N → M tokens)" or why not); only a
+  // compaction that could not start at all is reported here.
+  host.controller.compact(target).catch((error: unknown) => host.toast(describeError(error), "error"));
   host.publish();
-  done.then(
-    (outcome) => host.toast(outcome === "completed" ? `${label} context compacted` : `Compaction ${outcome}`, outcome === "completed" ? "success" : "warning"),
-    (error: unknown) => host.toast(describeError(error), "error"),
-  );
 }
 
 /** `/sessions`: the picker opens at once (loading) and fills when the asynchronous listing arrives (PROC-01). */

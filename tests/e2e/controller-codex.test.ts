@@ -95,3 +95,25 @@ test("self-heal with the real Codex: a slow command whose app-server is SIGSTOPp
     home.cleanup();
   }
 }, 90_000);
+
+test("/compact leaves its record in the transcript: Context compacted (N → M tokens) from Codex's own counts (#11.15)", async () => {
+  const home = makeCodexHome({ baseUrl: mock.baseUrl });
+  await mock.reset();
+  await mock.script([
+    { kind: "text", text: "first answer ".repeat(50), usage: { input_tokens: 5000, output_tokens: 300 } },
+    { kind: "text", text: "SUMMARY of the conversation", usage: { input_tokens: 5400, output_tokens: 40 } },
+  ]);
+  const { session, cleanup } = await openRealSession({ definitions: [codexDefinition], cwd: home.workdir, env: home.env, settings: { generateTitles: false } });
+  try {
+    expect(await session.controller.submit("codex", [{ type: "text", text: "hello" }])).toBe("completed");
+    expect(await session.controller.compact("codex")).toBe("completed");
+    const notices = readLedgerFile(session.ref.paths.ledger).filter((e) => e.kind === "_baton_notice").map((e) => (e.payload as { title: string }).title);
+    expect(notices).toHaveLength(1);
+    const [, before, after] = /^Context compacted \(([\d,]+) → ([\d,]+) tokens\)$/.exec(notices[0] ?? "") ?? [];
+    expect(before).toBe("5,300");
+    expect(Number(after?.replaceAll(",", ""))).toBeLessThan(5300);
+  } finally {
+    await cleanup();
+    home.cleanup();
+  }
+}, 60_000);

@@ -99,14 +99,26 @@ describe("Baton screen: sessions and control commands", () => {
     await mounted.escape();
   });
 
-  test("/compact runs a control turn and confirms; refused while busy", async () => {
-    mounted = await mountBaton({ script: { turns: [[{ type: "text", text: "hi" }]] } });
+  test("/compact runs a control turn and records it in the transcript: Context compacted (N → M tokens) (#11.15)", async () => {
+    const context = (contextUsed: number) => ({ type: "emit" as const, draft: { kind: "context_usage_update", payload: { contextUsed, contextSize: 200_000 } } });
+    mounted = await mountBaton({
+      script: { turns: [[{ type: "text", text: "hi" }, context(48_210)]], compactSteps: [{ type: "text", text: "summary" }, context(3_050)] },
+    });
     await mounted.submit("hello");
     await mounted.waitFor("fake · idle");
     await mounted.submit("/compact");
-    await mounted.waitFor("Fake fake context compacted");
-    const kinds = readLedgerFile(mounted.opened[0]!.ref.paths.ledger).filter((e) => e.kind === "user_message");
-    expect(kinds).toHaveLength(1);
+    await mounted.waitFor("Context compacted (48,210 → 3,050 tokens)");
+    const ledger = readLedgerFile(mounted.opened[0]!.ref.paths.ledger);
+    expect(ledger.filter((e) => e.kind === "user_message")).toHaveLength(1);
+    expect(ledger.filter((e) => e.kind === "_baton_notice").map((e) => e.payload)).toEqual([{ level: "info", title: "Context compacted (48,210 → 3,050 tokens)" }]);
+  });
+
+  test("a compaction that fails says so in the transcript", async () => {
+    mounted = await mountBaton({ script: { turns: [[{ type: "text", text: "hi" }]], compactSteps: [{ type: "end", stopReason: "failed" }] } });
+    await mounted.submit("hello");
+    await mounted.waitFor("fake · idle");
+    await mounted.submit("/compact");
+    await mounted.waitFor("Compaction failed (failed)");
   });
 
   test("/implement-plan leaves plan mode and sends the latest proposed plan", async () => {

@@ -1,0 +1,31 @@
+/**
+ * What a `/compact` control turn leaves in the transcript (#11.15): "Context compacted (N → M tokens)" from
+ * the target's context use when the turn started and when it ended, or why it did not happen. Pure.
+ */
+import { outcomeOfStopReason, type StopReason } from "../event/stop-reasons.ts";
+import type { PayloadOf } from "../event/kinds.ts";
+import type { ProjectionState } from "../projection/index.ts";
+
+/** The target's context-window use as the projection last heard it, if it did. */
+export function contextUsedOf(state: ProjectionState, targetId: string): number | undefined {
+  if (!Object.hasOwn(state.perTarget, targetId)) return undefined;
+  return state.perTarget[targetId]?.contextUsage?.contextUsed ?? undefined;
+}
+
+/** The turn-record fields of a compaction admitted now. */
+export function compactFields(state: ProjectionState, targetId: string): { compact: true; contextBefore?: number } {
+  const before = contextUsedOf(state, targetId);
+  return before === undefined ? { compact: true } : { compact: true, contextBefore: before };
+}
+
+const tokens = new Intl.NumberFormat("en-US");
+
+export function compactionNotice(before: number | undefined, after: number | undefined, stopReason: StopReason | undefined): PayloadOf<"_baton_notice"> {
+  const outcome = outcomeOfStopReason(stopReason);
+  if (outcome === "completed") {
+    const known = before !== undefined && after !== undefined && after !== before;
+    return { level: "info", title: known ? `Context compacted (${tokens.format(before)} → ${tokens.format(after)} tokens)` : "Context compacted" };
+  }
+  if (outcome === "cancelled") return { level: "info", title: "Compaction cancelled" };
+  return { level: "warning", title: `Compaction failed (${stopReason ?? "unknown"})` };
+}
