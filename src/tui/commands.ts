@@ -13,6 +13,7 @@ export const BATON_COMMANDS: readonly ChatCommand[] = [
   { name: "new", description: "Start a new session in this directory (idle only)" },
   { name: "status", description: "Show session, agent, model, cwd and tokens" },
   { name: "plugins", description: "List plugins; enable, disable or restart one (/plugins restart <id>)" },
+  { name: "help", description: "Commands, keys and agents" },
   { name: "exit", description: "Exit Baton", aliases: ["quit"] },
 ];
 

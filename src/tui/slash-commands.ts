@@ -5,6 +5,7 @@
 import { canCompact } from "../harness/capabilities.ts";
 import { selectFooter, tableValues, type ProjectionState, type ProposedPlanItem } from "../projection/index.ts";
 import { describeError } from "../shared/errors.ts";
+import { helpLines } from "./help.ts";
 import { modelLabel } from "./map-activity.ts";
 import { findPluginCommand, runPluginCommand, runPluginsCommand } from "./plugins-view.ts";
 import { sessionPickerItem } from "./session-rows.ts";
@@ -54,6 +55,14 @@ export async function runCommand(host: TuiHost, name: string, args: string): Pro
       return;
     case "status":
       showStatus(host);
+      return;
+    case "help":
+      host.addLocal({
+        kind: "tool",
+        title: "Help",
+        status: "completed",
+        content: [{ type: "lines", lines: helpLines(host.commands, host.registry.listTargets().map((t) => t.id), target), clip: false }],
+      });
       return;
     case "exit":
       host.exit();

@@ -28,7 +28,8 @@ import type { SessionOpenChoice, SessionSwitcher, TuiSession } from "./session-p
 import { runCommand } from "./slash-commands.ts";
 import { PublishThrottle, STREAM_KINDS } from "./stream-throttle.ts";
 import { dirtyRefOf, type DirtyRef } from "./timeline-mapper.ts";
-import { continuedTarget, createTargetLooks, matchSlashTarget, type TargetLook } from "./targets.ts";
+import { nativeCommands, routeSlash } from "./slash-route.ts";
+import { continuedTarget, createTargetLooks, type TargetLook } from "./targets.ts";
 import { sanitizeTitle } from "./terminal-title.ts";
 import { ViewComposer } from "./view-composer.ts";
 import { historyOf } from "./view-states.ts";
@@ -303,18 +304,14 @@ export class TuiHost {
   }
 
   private submitText(text: string, pasted: readonly string[]): void {
-    if (text.startsWith("/")) {
-      const slash = matchSlashTarget(this.registry, text);
-      if (slash.kind === "target") {
-        this.switchTarget(slash.targetId, slash.message, pasted);
-        return;
-      }
-      if (slash.kind === "ambiguous") {
-        this.addLocal({ kind: "error", message: `'/${slash.token}' matches ${slash.matches.join(", ")}; nothing was sent` });
-        return;
-      }
+    const route = routeSlash(this.registry, this.commands, nativeCommands(this.controller.state, this.targetId), text);
+    if (route.kind === "target") this.switchTarget(route.targetId, route.message, pasted);
+    else if (route.kind === "prompt") this.send(this.targetId, text, { untyped: pasted });
+    else {
+      // Nothing is sent; a mistyped command comes back to the composer to be fixed.
+      if (route.retype) this.draft = { id: `retype-${++this.counter}`, text };
+      this.addLocal({ kind: "error", message: route.message });
     }
-    this.send(this.targetId, text, { untyped: pasted });
   }
 
   editDraft(text: string, targetId: string): void {

@@ -209,6 +209,28 @@ describe("Baton screen", () => {
     expect(mounted.adapters("fake")[0]!.record.prompts[0]!.blocks).toEqual([{ type: "text", text: "/tmp/x please" }]);
   });
 
+  test("a mistyped command (/modle) is not sent: the nearest command is suggested and the text comes back (#11.15)", async () => {
+    mounted = await mountBaton();
+    await mounted.submit("/modle gpt-5");
+    await mounted.waitFor("Unknown command '/modle' — did you mean /model? Nothing was sent");
+    expect(mounted.draft()).toBe("/modle gpt-5");
+    await mounted.keys((k) => k.pressKey("u", { ctrl: true }));
+    await mounted.submit("/stauts");
+    await mounted.waitFor("did you mean /status?");
+    expect(mounted.adapters("fake").flatMap((a) => a.record.prompts)).toEqual([]);
+    expect(ledgerKinds(mounted)).toEqual([]);
+  });
+
+  test("/help lists the commands, the agents and the keys", async () => {
+    mounted = await mountBaton({ second: { turns: [] }, secondId: "other", height: 60 });
+    await mounted.submit("/help");
+    const frame = await mounted.waitFor("Keys");
+    for (const line of [/\/model\s+Choose the model/, /\/exit, \/quit\s+Exit Baton/, /\/help\s+Commands, keys and agents/, /\/fake, \/fx\s+Fake fake\s+← current/, /\/other, \/ox\s+Fake other/, /Esc\s+answer the open card/, /Ctrl\+O\s+expand or fold/, /Shift\+Tab\s+plan mode/]) {
+      expect(frame).toMatch(line);
+    }
+    expect(ledgerKinds(mounted)).toEqual([]);
+  });
+
   test("/status shows session, agent, cwd and tokens as a transient item", async () => {
     mounted = await mountBaton();
     await mounted.submit("/status");

@@ -24,7 +24,8 @@ export type ToolContent =
   | { readonly type: "command"; readonly command: string }
   | { readonly type: "output"; readonly text: string }
   | { readonly type: "text"; readonly text: string }
-  | { readonly type: "lines"; readonly lines: readonly string[] }
+  /** `clip: false` shows every line (no preview with ctrl+o to expand). */
+  | { readonly type: "lines"; readonly lines: readonly string[]; readonly clip?: boolean }
   | { readonly type: "code"; readonly text: string; readonly language?: string }
   | {
       readonly type: "diff";

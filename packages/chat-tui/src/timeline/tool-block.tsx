@@ -23,7 +23,7 @@ function ContentPart(props: { readonly part: ToolContent; readonly declined: boo
     case "text":
       return <ClippedText lines={splitLines(part.text)} color={theme.text} />;
     case "lines":
-      return <ClippedText lines={part.lines} color={theme.text} />;
+      return part.clip === false ? <text fg={theme.text}>{part.lines.join("\n")}</text> : <ClippedText lines={part.lines} color={theme.text} />;
     case "code":
       return <ClippedText lines={splitLines(part.text)} color={theme.code} />;
     case "diff":
