@@ -50,7 +50,7 @@ export interface SubmitOptions {
   readonly untyped?: readonly string[];
 }
 
-export type ControllerNotice = { readonly level: "info" | "warning" | "error"; readonly text: string };
+export type ControllerNotice = { readonly level: "info" | "warning" | "error"; readonly text: string; readonly turnId?: string };
 
 export interface ControllerOptions extends ControllerDeps {
   readonly registry: HarnessRegistry;
@@ -197,7 +197,7 @@ export class Controller {
     const untyped = options.untyped ?? [];
     const expanded = providers && hasMentions(blocks, untyped) ? await expandBlocks(blocks, providers, this.options.settings.mentionBudgetChars, untyped) : blocks;
     const submission = promptSubmission(target.id, expanded, displayText, options.implementsPlan);
-    const notify = (level: "info" | "warning", text: string) => this.notify(level, text);
+    const notify = (level: "info" | "warning", text: string, turnId?: string) => this.notify(level, text, turnId);
     const steerDeps = { driven: this.driven, bindings: this.bindings, ids: this.options.ids, append: this.pipeline.append, queue: this.queue, notify };
     // Only a possible steer waits for the harness; everything else is queued synchronously, in order.
     if (canSteer(steerDeps, target.id)) {
@@ -392,8 +392,8 @@ export class Controller {
     this.idleWaiters.clear();
   }
 
-  private notify(level: ControllerNotice["level"], text: string): void {
-    for (const listener of [...this.noticeListeners]) listener({ level, text });
+  private notify(level: ControllerNotice["level"], text: string, turnId?: string): void {
+    for (const listener of [...this.noticeListeners]) listener(turnId === undefined ? { level, text } : { level, text, turnId });
   }
 }
 

@@ -16,7 +16,8 @@ export interface SteerDeps {
   readonly ids: IdSource;
   readonly append: AppendFn;
   readonly queue: InputQueue;
-  readonly notify: (level: "info" | "warning", text: string) => void;
+  /** With `turnId` the notice is about that turn only (the TUI drops it when the turn ends). */
+  readonly notify: (level: "info" | "warning", text: string, turnId?: string) => void;
 }
 
 /** IN-05 preconditions: nothing queued, an active driven prompt turn of the same target, harness ready. */
@@ -46,7 +47,8 @@ export async function trySteer(deps: SteerDeps, submission: PromptInputRecord["s
       // The turn may have ended while the harness was taking the steer: it shares that turn's fate (IN-07).
       if (active.finalized) return "interrupted";
       active.steers.push(messageId);
-      deps.notify("info", `steering ${submission.targetId} — applies at the next safe point`);
+      // About this turn only: the hint goes when the turn ends (#11.15).
+      deps.notify("info", `steering ${submission.targetId} — applies at the next safe point`, active.turnId);
       const record: PromptInputRecord = { messageId, turnId: active.turnId, submission, state: "accepted_steer", delivery: "prompt" };
       return await deps.queue.attach(record);
     }

@@ -3,10 +3,10 @@
  * Controller. It holds no promises the view waits on; everything the user sees is published to the store.
  */
 import type { Controller, SubmitOptions } from "../controller/controller.ts";
-import type { AnyEvent } from "../event/envelope.ts";
+import { isKind, type AnyEvent } from "../event/envelope.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
 import { tableGet } from "../projection/index.ts";
-import type { Clock, TimerHandle } from "../shared/clock.ts";
+import type { Clock } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import {
   createChatStore,
@@ -17,7 +17,6 @@ import {
   type PickerItem,
   type PickerState,
   type TimelineItem,
-  type Toast,
   type Tone,
 } from "../../packages/chat-tui/src/index.ts";
 import { allCommands } from "./commands.ts";
@@ -31,6 +30,7 @@ import { dirtyRefOf, type DirtyRef } from "./timeline-mapper.ts";
 import { nativeCommands, routeSlash } from "./slash-route.ts";
 import { continuedTarget, createTargetLooks, type TargetLook } from "./targets.ts";
 import { sanitizeTitle } from "./terminal-title.ts";
+import { Toasts } from "./toasts.ts";
 import { ViewComposer } from "./view-composer.ts";
 import { historyOf } from "./view-states.ts";
 import { queueIntent, refusalText } from "./queue-intents.ts";
@@ -52,7 +52,6 @@ export interface TuiHostOptions {
 /** A timeline item without its id (the host mints one). */
 export type LocalDraft = TimelineItem extends infer T ? (T extends TimelineItem ? Omit<T, "id"> : never) : never;
 
-const TOAST_MS: Readonly<Record<Tone, number>> = { info: 3000, success: 3000, warning: 6000, error: 8000 };
 const BUSY_MESSAGE = "Wait for the current turn to finish (Esc interrupts it) and for the queue to empty";
 
 export class TuiHost {
@@ -70,8 +69,7 @@ export class TuiHost {
   private history: readonly string[] = [];
   private draft: { id: string; text: string } | undefined;
   private picker: { state: PickerState; select: (itemId: string) => void } | undefined;
-  private toastValue: Toast | undefined;
-  private toastTimer: TimerHandle | undefined;
+  private readonly toasts: Toasts;
   private throttle: PublishThrottle;
   private detachFns: (() => void)[] = [];
   private counter = 0;
@@ -91,6 +89,7 @@ export class TuiHost {
     this.commands = allCommands(options.registry);
     this.store = createChatStore({ timeline: { items: [], showThoughts: options.showThoughts } });
     this.throttle = new PublishThrottle(() => this.publish(), options.clock);
+    this.toasts = new Toasts(options.clock, () => this.publish());
     this.exitRequested = new Promise((resolve) => (this.resolveExit = resolve));
     this.config = new ConfigControl({
       controller: () => this.controller,
@@ -210,15 +209,8 @@ export class TuiHost {
     this.publish();
   }
 
-  toast(text: string, tone: Tone = "info", ms: number = TOAST_MS[tone]): void {
-    this.toastValue = { text, tone };
-    if (this.toastTimer !== undefined) this.options.clock.clearTimeout(this.toastTimer);
-    this.toastTimer = this.options.clock.setTimeout(() => {
-      this.toastValue = undefined;
-      this.toastTimer = undefined;
-      this.publish();
-    }, ms);
-    this.publish();
+  toast(text: string, tone: Tone = "info", ms?: number): void {
+    this.toasts.show(text, tone, ms);
   }
 
   openPicker(title: string, select: (itemId: string) => void, items?: readonly PickerItem[]): (items: readonly PickerItem[] | null) => void {
@@ -279,7 +271,7 @@ export class TuiHost {
   /** Stop listening (the app closes the session itself). */
   dispose(): void {
     this.detach();
-    if (this.toastTimer !== undefined) this.options.clock.clearTimeout(this.toastTimer);
+    this.toasts.dispose();
   }
 
   /** Compute the five view states from the projection and local state, and commit them. */
@@ -295,7 +287,7 @@ export class TuiHost {
         history: this.history,
         picker: this.picker?.state,
         draft: this.draft,
-        toast: this.toastValue,
+        toast: this.toasts.current,
         columns: this.columns,
         dirty: this.dirty,
       }),
@@ -352,7 +344,7 @@ export class TuiHost {
       controller.subscribe((event) => this.onEvent(event)),
       controller.onNotice((notice) => {
         if (notice.level === "error") this.addLocal({ kind: "error", message: notice.text }); // stays on the timeline
-        this.toast(notice.text, notice.level);
+        this.toasts.show(notice.text, notice.level, undefined, notice.turnId);
       }),
       session.plugins?.onToast((text, tone, ms) => this.toast(text, tone, ms)) ?? (() => undefined),
     );
@@ -376,6 +368,9 @@ export class TuiHost {
     }
     if (event.kind === "config_option_update" && event.harnessTargetId !== undefined) this.config.onSnapshot(event.harnessTargetId);
     if (event.kind === "_baton_turn_summary") this.refreshTitle();
+    // A turn's end (its idle, or its summary) takes any toast about it along (#11.15).
+    const ended = event.kind === "_baton_turn_summary" || (isKind(event, "state_update") && event.payload.state === "idle");
+    if (ended && event.turnId !== undefined) this.toasts.turnEnded(event.turnId);
     this.throttle.onEvent(event.kind);
   }
 

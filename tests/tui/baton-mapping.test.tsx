@@ -24,6 +24,7 @@ import {
   titleSequence,
   type ActivityInput,
 } from "../../src/tui/index.ts";
+import { Toasts } from "../../src/tui/toasts.ts";
 import { createEventFactory } from "../support/events.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 
@@ -321,6 +322,28 @@ describe("stream throttle (TUI-12)", () => {
     throttle.dispose();
     throttle.onEvent("state_update");
     expect(published).toBe(3);
+  });
+});
+
+describe("toasts", () => {
+  test("a toast lasts its time; one about a turn goes as soon as that turn ends (#11.15)", () => {
+    const clock = new ManualClock();
+    let changes = 0;
+    const toasts = new Toasts(clock, () => changes++);
+    toasts.show("steering fake — applies at the next safe point", "info", undefined, "t_1");
+    toasts.turnEnded("t_2");
+    expect(toasts.current?.text).toBe("steering fake — applies at the next safe point");
+    toasts.turnEnded("t_1");
+    expect(toasts.current).toBeUndefined();
+    expect(clock.pendingTimers()).toBe(0);
+    toasts.show("Talking to Fake fake");
+    toasts.turnEnded("t_1");
+    expect(toasts.current?.text).toBe("Talking to Fake fake");
+    clock.advance(2999);
+    expect(toasts.current).toBeDefined();
+    clock.advance(1);
+    expect(toasts.current).toBeUndefined();
+    expect(changes).toBe(4);
   });
 });
 

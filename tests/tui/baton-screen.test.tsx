@@ -154,6 +154,17 @@ describe("Baton screen", () => {
     home.cleanup();
   });
 
+  test("the 'steering …' hint goes when its turn ends, not seconds later (#11.15)", async () => {
+    mounted = await mountBaton({ script: { steer: "steer", turns: [[{ type: "text", text: "working" }, { type: "wait", ms: 600 }, { type: "text", text: " done" }]] } });
+    await mounted.submit("start");
+    await mounted.waitFor("working");
+    await mounted.submit("also this");
+    await mounted.waitFor("steering fake — applies at the next safe point");
+    const idle = await mounted.waitFor("fake · idle", 3000);
+    // The toast would last 3 s; the turn ended well before that, and the hint with it.
+    expect(idle).not.toContain("steering fake");
+  });
+
   test("/model opens a picker of the adapter's models; choosing one applies next turn and is remembered", async () => {
     mounted = await mountBaton();
     await mounted.submit("/model");
