@@ -61,9 +61,13 @@ export class StreamPrinter {
         this.errLine(`[stall] ${String(payload["detail"] ?? `${payload["level"]} ${payload["verdict"] ?? ""}`)}`);
         return;
       case "_baton_run_status": {
+        // A status is said again only when something else was printed since: the controller's "Starting X…"
+        // while it opens the harness and the harness's own while its process starts are one line (#11.15).
         const title = payload["title"];
-        if (typeof title === "string" && title !== this.lastStatus) this.errLine(`[status] ${title}`);
-        this.lastStatus = typeof title === "string" ? title : undefined;
+        if (typeof title === "string" && title !== this.lastStatus) {
+          this.errLine(`[status] ${title}`);
+          this.lastStatus = title;
+        }
         return;
       }
       default:
@@ -99,6 +103,7 @@ export class StreamPrinter {
 
   private write(text: string): void {
     if (text.length === 0) return;
+    this.lastStatus = undefined;
     this.options.out.write(text);
     this.atLineStart = text.endsWith("\n");
   }
@@ -114,6 +119,7 @@ export class StreamPrinter {
 
   private errLine(text: string): void {
     this.endLine();
+    this.lastStatus = undefined;
     this.options.err.write(`${text}\n`);
   }
 }

@@ -49,6 +49,16 @@ describe("baton exec --agent claude", () => {
     expect(allMessageText(requests[0]!.body)).toContain("say hello");
   }, 60_000);
 
+  test("prints its starting status once, though both Baton and the adapter announce the start (#11.15)", async () => {
+    await mock.script(reply.text("Hello."));
+    const result = await exec(["--agent", "claude", "say hello"]);
+    expect(result.code).toBe(0);
+    expect(result.stderr.split("\n").filter((line) => line.startsWith("[status] "))).toEqual(["[status] Starting Claude Code…"]);
+    // Both announcements are in the ledger: what was deduplicated is the printing.
+    const starts = ledgerOf(sessionOf(result.stderr)).filter((e) => e.kind === "_baton_run_status" && e.payload["phase"] === "starting");
+    expect(starts.length).toBe(2);
+  }, 60_000);
+
   test("Bash runs with --approve allow (file on disk) and not with --approve deny (declined; the model got the denial)", async () => {
     await mock.script(reply.tool("Bash", { command: "touch allowed.txt", description: "create a file" }), reply.text("created"));
     const allowed = await exec(["--approve", "allow", "create the file"]);
