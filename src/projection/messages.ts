@@ -12,7 +12,7 @@ import type { MessageItem, MessageRole, MessageStatus, ProjectionState } from ".
 import { tableGet, tableSet } from "./table.ts";
 import { pushTimeline } from "./timeline.ts";
 import { noteAgentMessage, noteUserMessage, withTurnData } from "./turn-data.ts";
-import { clearRetrying } from "./turns.ts";
+import { clearRetrying, noteStreaming } from "./turns.ts";
 import { queuedInput, withoutInput } from "./inputs.ts";
 
 type ChunkEvent = EventOf<"user_message_chunk"> | EventOf<"agent_message_chunk"> | EventOf<"agent_thought_chunk">;
@@ -53,7 +53,11 @@ function commitMessage(
     if (message.role === "user") next = withTurnData(next, message.turnId, (d) => noteUserMessage(d, message.messageId));
     if (message.role === "agent") next = withTurnData(next, message.turnId, (d) => noteAgentMessage(d, message.messageId));
   }
-  if (message.role !== "user") next = clearRetrying(next, event.turnId ?? null);
+  if (message.role !== "user") {
+    next = clearRetrying(next, event.turnId ?? null);
+    const streaming = message.status === "completed" ? null : message.role === "agent" ? "answer" : "thought";
+    next = noteStreaming(next, event.turnId ?? null, streaming);
+  }
   return next;
 }
 

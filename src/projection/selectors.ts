@@ -12,6 +12,7 @@ import type {
   SessionRunState,
   ToolCallItem,
   TurnRole,
+  TurnStreaming,
 } from "./state.ts";
 import { ownGet } from "./record.ts";
 import { tableGet, type Table } from "./table.ts";
@@ -51,6 +52,8 @@ export interface ActivityTurn {
   readonly phase: string | null;
   readonly phaseTitle: string | null;
   readonly retrying: boolean;
+  /** What the turn is streaming (answer text or thoughts), null when neither. */
+  readonly streaming: TurnStreaming;
   /** The latest still-running tool call of this turn (drives "running command…" style labels). */
   readonly activeTool: ActivityTool | null;
 }
@@ -103,6 +106,7 @@ const activityOf = memoOn(
           phase: turn.phase,
           phaseTitle: turn.phaseTitle,
           retrying: turn.retrying,
+          streaming: turn.streaming,
           activeTool: activeToolOf(turnData, toolCalls, turn.turnId),
         }),
       );
@@ -144,7 +148,8 @@ function activityEqual(a: Activity, b: Activity): boolean {
       turn.startedAt === other.startedAt &&
       turn.phase === other.phase &&
       turn.phaseTitle === other.phaseTitle &&
-      turn.retrying === other.retrying
+      turn.retrying === other.retrying &&
+      turn.streaming === other.streaming
     );
   });
 }

@@ -15,7 +15,7 @@ import { emptyTable, type Table } from "./table.ts";
  * Bump whenever the state shape or the meaning of a field changes: checkpoints written under another
  * version are discarded and the ledger is replayed.
  */
-export const PROJECTION_VERSION = "projection-4";
+export const PROJECTION_VERSION = "projection-5";
 
 export type SessionRunState = "idle" | "running" | "requires_action";
 export type TurnRole = "driven" | "observed";
@@ -187,7 +187,11 @@ export interface ActiveTurn {
   readonly phaseTitle: string | null;
   /** The last error of this turn said `willRetry` and no output followed yet. */
   readonly retrying: boolean;
+  /** What the turn is streaming: answer text, thoughts, or null (nothing yet, it completed, or a tool call took over). */
+  readonly streaming: TurnStreaming;
 }
+
+export type TurnStreaming = "answer" | "thought" | null;
 
 /** What a turn summary needs, kept in memory until that turn's summary is reduced. */
 export interface TurnData {

@@ -10,7 +10,7 @@ import type { ProjectionState, ToolCallItem } from "./state.ts";
 import { tableGet, tableSet } from "./table.ts";
 import { pushTimeline } from "./timeline.ts";
 import { noteToolCall, withTurnData } from "./turn-data.ts";
-import { clearRetrying } from "./turns.ts";
+import { clearRetrying, noteStreaming } from "./turns.ts";
 
 const TERMINAL_TOOL_STATUSES: ReadonlySet<string> = new Set(["completed", "failed", "declined", "interrupted"]);
 
@@ -49,7 +49,7 @@ function commitToolCall(
   if (tool.turnId !== null && existing?.turnId !== tool.turnId) {
     next = withTurnData(next, tool.turnId, (d) => noteToolCall(d, tool.toolCallId));
   }
-  return clearRetrying(next, event.turnId ?? null);
+  return noteStreaming(clearRetrying(next, event.turnId ?? null), event.turnId ?? null, null);
 }
 
 export function reduceToolCallUpdate(state: ProjectionState, event: EventOf<"tool_call_update">): ProjectionState {

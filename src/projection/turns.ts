@@ -6,7 +6,7 @@
 import type { EventOf } from "../event/envelope.ts";
 import type { StopReason } from "../event/stop-reasons.ts";
 import { ownGet, recordDelete, recordSet } from "./record.ts";
-import type { ActiveTurn, ProjectionState, SessionRunState, TurnRole } from "./state.ts";
+import type { ActiveTurn, ProjectionState, SessionRunState, TurnRole, TurnStreaming } from "./state.ts";
 import { tableGet, tableHas, tableSet } from "./table.ts";
 import { withTurnData } from "./turn-data.ts";
 
@@ -75,6 +75,7 @@ function openOrUpdateTurn(state: ProjectionState, event: EventOf<"state_update">
     phase: null,
     phaseTitle: null,
     retrying: false,
+    streaming: null,
   };
   const next = { ...state, activeTurns: recordSet(state.activeTurns, turnId, turn) };
   return withTurnData(next, turnId, (data) =>
@@ -130,4 +131,12 @@ export function markRetrying(state: ProjectionState, turnId: string | null): Pro
 /** Any output of the turn ends its retrying state. */
 export function clearRetrying(state: ProjectionState, turnId: string | null): ProjectionState {
   return setRetrying(state, turnId, false);
+}
+
+/** Notes what an active turn streams now (drives "responding…" vs "thinking…"); same state when unchanged. */
+export function noteStreaming(state: ProjectionState, turnId: string | null, streaming: TurnStreaming): ProjectionState {
+  if (turnId === null) return state;
+  const turn = ownGet(state.activeTurns, turnId);
+  if (turn === undefined || turn.streaming === streaming) return state;
+  return { ...state, activeTurns: recordSet(state.activeTurns, turnId, { ...turn, streaming }) };
 }

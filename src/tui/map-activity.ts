@@ -45,7 +45,8 @@ export function phaseLabel(turn: ActivityTurn): string {
     const prefix = (tool.title ?? "").trim().split(/\s+/).slice(0, 3).join(" ").slice(0, 24);
     if (prefix !== "") return `${prefix}…`;
   }
-  return "thinking…";
+  // Answer text streaming is not thinking (#11.15); thoughts, silence and anything else are.
+  return turn.streaming === "answer" ? "responding…" : "thinking…";
 }
 
 const isSet = (value: string | undefined): value is string => value !== undefined && value !== "" && value !== "default";

@@ -272,6 +272,26 @@ describe("activity, footer, composer", () => {
     expect(rows[1]).not.toHaveProperty("hint");
   });
 
+  test("answer text streaming reads 'responding…', not 'thinking…'; thoughts and a tool call take it back (#11.15)", () => {
+    const f = createEventFactory();
+    const on = { turn: "t_1", target: "fake" } as const;
+    const label = (s: ReturnType<typeof fold>): string | undefined => mapActivity(selectActivity(s), input())[0]?.label;
+    let s = fold([f.make("state_update", { state: "running" }, { ...on, source: "baton" })]);
+    expect(label(s)).toBe("big · high · thinking…");
+    s = fold([f.make("agent_thought_chunk", { messageId: "th", content: { type: "text", text: "hmm" } }, on)], s);
+    expect(label(s)).toBe("big · high · thinking…");
+    s = fold([f.make("agent_message_chunk", { messageId: "m1", content: { type: "text", text: "Here" } }, on)], s);
+    expect(label(s)).toBe("big · high · responding…");
+    s = fold([f.make("tool_call_update", { toolCallId: "x", kind: "execute", status: "in_progress" }, on)], s);
+    expect(label(s)).toBe("big · high · running command…");
+    s = fold([f.make("tool_call_update", { toolCallId: "x", status: "completed" }, on)], s);
+    expect(label(s)).toBe("big · high · thinking…");
+    s = fold([f.make("agent_message_chunk", { messageId: "m2", content: { type: "text", text: "Done" } }, on)], s);
+    expect(label(s)).toBe("big · high · responding…");
+    s = fold([f.make("agent_message", { messageId: "m2", content: [{ type: "text", text: "Done." }] }, on)], s);
+    expect(label(s)).toBe("big · high · thinking…");
+  });
+
   test("idle reads '<model> · idle'; the info row joins plan mode and context use", () => {
     const rows = mapActivity(selectActivity(initialState("bs")), input({ settingsOf: () => ({ model: "big", mode: "plan" }) }));
     expect(rows).toEqual([

@@ -90,6 +90,7 @@ describe("selectActivity", () => {
         phase: null,
         phaseTitle: null,
         retrying: false,
+        streaming: null,
         activeTool: { toolCallId: "call_1", kind: "search", title: "rg foo", status: "in_progress" },
       },
       {
@@ -101,6 +102,7 @@ describe("selectActivity", () => {
         phase: "starting",
         phaseTitle: "Starting claude…",
         retrying: false,
+        streaming: null,
         activeTool: null,
       },
     ]);
@@ -109,8 +111,10 @@ describe("selectActivity", () => {
 
   test("the same object comes back when a chunk changes nothing the activity shows", () => {
     const f = createEventFactory();
-    const s1 = replay(session(f));
+    // The first chunk after the tool call starts an answer stream (the activity shows it); more chunks change nothing.
+    const s1 = reduce(replay(session(f)), f.make("agent_message_chunk", { messageId: "m_a", content: textBlock("…") }, { turn: "t_1" }));
     const a1 = selectActivity(s1);
+    expect(a1.turns[0]?.streaming).toBe("answer");
     const s2 = reduce(s1, f.make("agent_message_chunk", { messageId: "m_a", content: textBlock("…") }, { turn: "t_1" }));
     expect(selectActivity(s2)).toBe(a1);
     const s3 = reduce(s2, f.make("tool_call_update", { toolCallId: "call_1", status: "completed" }, { turn: "t_1" }));
