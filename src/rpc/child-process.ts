@@ -100,6 +100,14 @@ function sleep(ms: number): Promise<false> {
   });
 }
 
+/**
+ * The exit, or undefined when the child is still running after `ms`. A real timer (not the clock port: it bounds
+ * an OS effect, not domain time) that never holds Baton's exit up.
+ */
+export function exitWithin(exited: Promise<ChildExit>, ms: number): Promise<ChildExit | undefined> {
+  return Promise.race([exited, sleep(ms).then(() => undefined)]);
+}
+
 /** Send a signal to a whole process group; false when no member is left. */
 function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { OpenedSession } from "../../src/app/open-session.ts";
 import { FailedTurns } from "../../src/harness/codex/failed-turns.ts";
+import type { TurnId } from "../../src/shared/ids.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
 
@@ -12,6 +13,7 @@ function reverts(answers: (true | string)[]) {
   const calls: string[] = [];
   const published: (string | undefined)[] = [];
   const warnings: string[] = [];
+  const notices: string[] = [];
   const turns = (stored?: string) =>
     new FailedTurns(
       {
@@ -22,10 +24,11 @@ function reverts(answers: (true | string)[]) {
         },
         publish: (revertBefore) => published.push(revertBefore),
         warn: (message) => warnings.push(message),
+        notice: (turnId, detail) => notices.push(`${turnId}: ${detail}`),
       },
       stored,
     );
-  return { calls, published, warnings, turns };
+  return { calls, published, warnings, notices, turns };
 }
 
 describe("Codex: a failed turn is taken out of the thread before the next turn", () => {
@@ -48,12 +51,15 @@ describe("Codex: a failed turn is taken out of the thread before the next turn",
     expect(r.published.at(-1)).toBeUndefined();
   });
 
-  test("given a revert that keeps failing, then settle says why (the caller warns that Codex will see the prompt)", async () => {
+  test("given a revert that keeps failing, when the next turn starts, then that turn is told why (once: Codex will see the prompt)", async () => {
     const r = reverts(["busy", "still busy"]);
     const failed = r.turns();
     failed.drop("turn-1");
-    expect(await failed.settle()).toBe("still busy");
-    expect(await failed.settle()).toBeUndefined();
+    await failed.leaveBehind("t_2" as TurnId);
+    expect(r.notices).toEqual(["t_2: still busy"]);
+    await failed.leaveBehind("t_3" as TurnId);
+    expect(r.notices).toHaveLength(1);
+    expect(r.calls).toEqual(["turn-1", "turn-1"]);
   });
 
   test("given a revert stored by a previous process, when it is already gone, then it counts as done", async () => {

@@ -21,9 +21,8 @@ import { CodexSession } from "./session.ts";
 import { codexSettingsOf } from "./settings.ts";
 import { generateStructuredWithCodex } from "./textgen.ts";
 import { probeCodexModels } from "./model-probe.ts";
-import { CodexTurn } from "./turn.ts";
-import { RECONCILE_TIMEOUT_MS, SETUP_TIMEOUT_MS } from "./wire.ts";
-import { leaveFailedTurnsBehind, trackFailedTurns } from "./failed-turns.ts";
+import { CONTROL_TIMEOUT_MS, RECONCILE_TIMEOUT_MS, SETUP_TIMEOUT_MS } from "./wire.ts";
+import { trackFailedTurns } from "./failed-turns.ts";
 import type { ExecutableReport } from "../definition.ts";
 import type { AdapterDraft } from "../../event/envelope.ts";
 import type { ThreadStartParams } from "./protocol/v2/ThreadStartParams";
@@ -142,15 +141,12 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
         }
       }
       response ??= await session.call("thread/start", params, SETUP_TIMEOUT_MS);
-      session.threadId = response.thread.id;
-      session.model = response.model;
-      session.reasoningEffort = response.reasoningEffort;
-      session.approvalsReviewer = response.approvalsReviewer;
-      session.status = response.thread.status;
-      trackFailedTurns(session, binding, { version: RESUME_STATE_VERSION, fresh, stored: options.resumeState }, log);
+      const threadId = response.thread.id;
+      const revert = (beforeTurnId: string) => session.call("thread/revert", { threadId, beforeTurnId }, CONTROL_TIMEOUT_MS);
+      session.adoptThread(response, trackFailedTurns({ threadId, revert, binding, sink, version: RESUME_STATE_VERSION, fresh, stored: options.resumeState, log }));
     } catch (error) {
       await session.shutdown();
-      throw this.startupError(error, session.deps.process, report);
+      throw this.startupError(error, session.process, report);
     }
     const handle: HarnessHandle = { id: options.ids.mint("handle") };
     this.sessions.set(handle.id, session);
@@ -170,12 +166,10 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
       ...(this.options.trace !== undefined ? { trace: this.options.trace } : {}),
     });
     try {
-      await session.call(
-        "initialize",
+      await session.initialize(
         { clientInfo: { name: "baton", title: "Baton", version: this.options.clientVersion ?? "0.1.0" }, capabilities: { experimentalApi: true, requestAttestation: false } },
         SETUP_TIMEOUT_MS,
       );
-      session.peer.notify("initialized");
       return session;
     } catch (error) {
       await session.shutdown();
@@ -247,7 +241,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
     }
     const active = session.active;
     if (active !== undefined && !active.finished) return session.steer(input);
-    await leaveFailedTurnsBehind(session, input.turnId);
+    await session.failedTurns?.leaveBehind(input.turnId);
     return session.startTurn(input, { summary: "auto", ...this.config.turnParams(session) });
   }
 
@@ -271,20 +265,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
 
   /** Native compaction as a control turn; its terminal arrives like any turn's. */
   async compactContext(handle: HarnessHandle, turnId: TurnId): Promise<SendTurnResult> {
-    const session = this.session(handle);
-    if (session.dead) throw new BatonError("harness_dead", `Codex app-server is not running (${session.deadReason ?? "dead"})`);
-    if (session.active !== undefined && !session.active.finished) return { accepted: false, effective: "rejected", reason: "a turn is running" };
-    await leaveFailedTurnsBehind(session, turnId);
-    const turn = new CodexTurn(turnId, "control");
-    turn.visible = true;
-    session.active = turn;
-    session.lastTurnId = turnId;
-    session.call("thread/compact/start", { threadId: session.threadId }, SETUP_TIMEOUT_MS).catch((error: unknown) => {
-      if (turn.finished || isBatonError(error, "harness_dead")) return;
-      session.emitError(turn, `Codex could not compact the thread: ${describeError(error)}`, "compact_failed", false);
-      session.finish(turn, "failed");
-    });
-    return { accepted: true, effective: "new_turn" };
+    return this.session(handle).compact(turnId);
   }
 
   async getConfig(handle: HarnessHandle | undefined): Promise<readonly SessionConfigOption[]> {
@@ -323,7 +304,6 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
     try {
       const read = await session.call("thread/read", { threadId: session.threadId, includeTurns: false }, RECONCILE_TIMEOUT_MS);
       const status = read.thread.status;
-      session.status = status;
       switch (status.type) {
         case "idle":
           return { state: "idle" };
@@ -335,7 +315,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
           return { state: "unknown", detail: `thread status ${status.type}` };
       }
     } catch (error) {
-      const pid = session.deps.process.pid;
+      const pid = session.process.pid;
       const stopped = pid !== undefined && isStopped(pid) ? `; codex app-server (pid ${pid}) is stopped and cannot answer until it is continued` : "";
       return { state: "unknown", detail: `${describeError(error)}${stopped}` };
     }
@@ -362,7 +342,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
 
   /** For tests and diagnostics: the app-server pid behind a handle. */
   processId(handle: HarnessHandle): number | undefined {
-    return this.sessions.get(handle.id)?.deps.process.pid;
+    return this.sessions.get(handle.id)?.process.pid;
   }
 
   /** For tests and diagnostics: the Codex thread id behind a handle. */

@@ -9,9 +9,9 @@
 import { describeError } from "../../shared/errors.ts";
 import type { TurnId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/log.ts";
-import type { BindingSink, ResumeState } from "../contract.ts";
-import type { CodexSession } from "./session.ts";
-import { CONTROL_TIMEOUT_MS } from "./wire.ts";
+import type { BindingSink, EventSink, ResumeState } from "../contract.ts";
+
+const REVERT_FAILED_TITLE = "Codex could not take the failed prompt of an earlier turn out of the thread; it will see it again";
 
 export const DROPPED_TURN_NOTICE = "Codex will not see this prompt again: the failed turn is taken out of the thread. Send the prompt again to retry.";
 
@@ -21,6 +21,8 @@ export interface FailedTurnDeps {
   /** Publish the resume state, with the revert still to do (or none). */
   publish(revertBefore: string | undefined): void;
   warn(message: string, error: unknown): void;
+  /** Tell the user, on the turn about to start, why the failed prompt is still in the thread. */
+  notice(turnId: TurnId, detail: string): void;
 }
 
 export class FailedTurns {
@@ -68,6 +70,12 @@ export class FailedTurns {
     }
   }
 
+  /** Before a new turn: a failed turn is out of the thread, or the user is told (on the new turn) that it is not. */
+  async leaveBehind(turnId: TurnId): Promise<void> {
+    const problem = await this.settle();
+    if (problem !== undefined) this.deps.notice(turnId, problem);
+  }
+
   private async attempt(nativeTurnId: string): Promise<void> {
     try {
       await this.deps.revert(nativeTurnId);
@@ -92,29 +100,37 @@ function isGone(error: unknown): boolean {
   return /turn not found/i.test(describeError(error));
 }
 
+export interface FailedTurnsOpen {
+  /** The thread thread/start|resume answered with. */
+  readonly threadId: string;
+  /** `thread/revert {threadId, beforeTurnId}` on the session's connection. */
+  readonly revert: (beforeTurnId: string) => Promise<unknown>;
+  readonly binding: BindingSink;
+  /** Where the notice of a revert that could not be done goes (on the new turn). */
+  readonly sink: EventSink;
+  readonly version: number;
+  readonly fresh: boolean;
+  readonly stored: ResumeState | undefined;
+  readonly log: Logger;
+}
+
 /**
- * Publish the thread's identity (with a revert a previous process recorded and may not have done) and give the
- * session its FailedTurns: reverts go to its thread, pending ones into the resume state (`revertBefore`).
+ * Publish the thread's identity (with a revert a previous process recorded and may not have done) and make the
+ * thread's FailedTurns: reverts go to its thread, pending ones into the resume state (`revertBefore`).
  */
-export function trackFailedTurns(session: CodexSession, binding: BindingSink, open: { readonly version: number; readonly fresh: boolean; readonly stored: ResumeState | undefined }, log: Logger): void {
+export function trackFailedTurns(open: FailedTurnsOpen): FailedTurns {
+  const { threadId, binding } = open;
   const value = open.fresh || open.stored?.version !== open.version ? undefined : open.stored.data["revertBefore"];
   const stored = typeof value === "string" && value !== "" ? value : undefined;
-  const resumeState = (revertBefore: string | undefined): ResumeState => ({ version: open.version, data: { threadId: session.threadId, ...(revertBefore === undefined ? {} : { revertBefore }) } });
-  binding.publishIdentity({ harnessSessionId: session.threadId, resumeState: resumeState(stored), fresh: open.fresh });
-  session.failedTurns = new FailedTurns(
+  const resumeState = (revertBefore: string | undefined): ResumeState => ({ version: open.version, data: { threadId, ...(revertBefore === undefined ? {} : { revertBefore }) } });
+  binding.publishIdentity({ harnessSessionId: threadId, resumeState: resumeState(stored), fresh: open.fresh });
+  return new FailedTurns(
     {
-      revert: (beforeTurnId) => session.call("thread/revert", { threadId: session.threadId, beforeTurnId }, CONTROL_TIMEOUT_MS),
-      publish: (revertBefore) => binding.publishIdentity({ harnessSessionId: session.threadId, resumeState: resumeState(revertBefore), fresh: false }),
-      warn: (message, error) => log.log("warn", message, { error }),
+      revert: open.revert,
+      publish: (revertBefore) => binding.publishIdentity({ harnessSessionId: threadId, resumeState: resumeState(revertBefore), fresh: false }),
+      warn: (message, error) => open.log.log("warn", message, { error }),
+      notice: (turnId, detail) => open.sink.emit({ kind: "_baton_notice", payload: { level: "warning", title: REVERT_FAILED_TITLE, detail }, turnId }),
     },
     stored,
   );
-}
-
-/** Before a new turn: a failed turn is out of the thread, or the user is told (on the new turn) that it is not. */
-export async function leaveFailedTurnsBehind(session: CodexSession, turnId: TurnId): Promise<void> {
-  const problem = await session.failedTurns?.settle();
-  if (problem === undefined) return;
-  const title = "Codex could not take the failed prompt of an earlier turn out of the thread; it will see it again";
-  session.deps.sink.emit({ kind: "_baton_notice", payload: { level: "warning", title, detail: problem }, turnId });
 }

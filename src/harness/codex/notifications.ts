@@ -7,7 +7,7 @@ import type { PayloadOf } from "../../event/kinds.ts";
 import { normalizeStopReason } from "../normalize.ts";
 import { DROPPED_TURN_NOTICE } from "./failed-turns.ts";
 import { isVisible, itemCompletedParts, itemStartedParts, part, toolIdentity } from "./items.ts";
-import type { CodexSession } from "./session.ts";
+import type { CodexSessionPort } from "./session-port.ts";
 import type { NotificationMethod, NotificationParams } from "./wire.ts";
 import type { TokenUsageBreakdown } from "./protocol/v2/TokenUsageBreakdown";
 import type { TurnPlanStepStatus } from "./protocol/v2/TurnPlanStepStatus";
@@ -21,6 +21,7 @@ export interface NotificationTable {
 /** Notifications that carry nothing Baton shows. */
 const IGNORED: ReadonlySet<string> = new Set([
   "thread/started",
+  "thread/status/changed",
   "thread/readState/changed",
   "thread/settings/updated",
   "account/rateLimits/updated",
@@ -50,9 +51,9 @@ function usageDelta(total: TokenUsageBreakdown, previous: TokenUsageBreakdown | 
   };
 }
 
-export function createNotificationTable(session: CodexSession): NotificationTable {
+export function createNotificationTable(session: CodexSessionPort): NotificationTable {
   const unknownCounts = new Map<string, number>();
-  const log = session.deps.log;
+  const log = session.log;
 
   const handlers: Handlers = {
     "turn/started": (p) => {
@@ -80,7 +81,7 @@ export function createNotificationTable(session: CodexSession): NotificationTabl
       const item = p.item;
       if (item.type === "agentMessage") turn.openMessages.set(item.id, item.text);
       if (toolIdentity(item) !== undefined) turn.openTools.add(item.id);
-      if (item.type === "fileChange") session.fileChanges.set(item.id, item.changes);
+      if (item.type === "fileChange") session.rememberFileChanges(item.id, item.changes);
       for (const draft of itemStartedParts(item)) session.emit(turn, draft, p);
     },
     "item/completed": (p) => {
@@ -90,7 +91,7 @@ export function createNotificationTable(session: CodexSession): NotificationTabl
       turn.openMessages.delete(item.id);
       turn.openTools.delete(item.id);
       for (const key of [...turn.openThoughts.keys()]) if (key === item.id || key.startsWith(`${item.id}:`)) turn.openThoughts.delete(key);
-      session.fileChanges.delete(item.id);
+      session.forgetFileChanges(item.id);
       if (isVisible(item)) turn.visible = true;
       for (const draft of itemCompletedParts(item)) session.emit(turn, draft, p);
       const tool = toolIdentity(item);
@@ -134,8 +135,7 @@ export function createNotificationTable(session: CodexSession): NotificationTabl
       session.emit(turn, part("plan_update", { planId: `pl_${p.turnId}`, entries }), p);
     },
     "thread/tokenUsage/updated": (p) => {
-      const previous = session.usageBaseline;
-      session.usageBaseline = p.tokenUsage.total;
+      const previous = session.swapUsageTotal(p.tokenUsage.total);
       const turn = session.turnFor(p.turnId);
       if (turn === undefined) return;
       session.emit(turn, part("usage_update", usageDelta(p.tokenUsage.total, previous)), p);
@@ -151,9 +151,6 @@ export function createNotificationTable(session: CodexSession): NotificationTabl
       session.emitError(turn, message, codeOf(p.error.codexErrorInfo), p.willRetry, p);
       if (!p.willRetry && turn !== undefined) session.noteFatal(turn, message);
     },
-    "thread/status/changed": (p) => {
-      session.status = p.status;
-    },
     "item/autoApprovalReview/started": (p) => {
       const turn = session.turnFor(p.turnId);
       if (turn === undefined) return;
@@ -165,7 +162,7 @@ export function createNotificationTable(session: CodexSession): NotificationTabl
       if (p.targetItemId !== null) turn.reviewed.add(p.targetItemId);
       const review = p.review;
       const payload: PayloadOf<"approval_review_update"> = {
-        reviewId: session.deps.ids.mint("review"),
+        reviewId: session.ids.mint("review"),
         decision: REVIEW_DECISIONS[review.status as keyof typeof REVIEW_DECISIONS] ?? "aborted",
         actionType: p.action.type,
       };
@@ -185,7 +182,7 @@ export function createNotificationTable(session: CodexSession): NotificationTabl
       if (turn !== undefined) turn.visible = true;
     },
     "serverRequest/resolved": (p) => {
-      session.pendingRequests.get(String(p.requestId))?.abort();
+      session.serverRequestResolved(String(p.requestId));
     },
     warning: (p) => log.log("info", `codex warning: ${p.message}`),
     configWarning: (p) => log.log("info", `codex config warning: ${p.summary}`),

@@ -1,4 +1,8 @@
-/** Server → client requests (COD-09): approvals and questions become Interactions; anything else is a JSON-RPC error. */
+/**
+ * Server → client requests (COD-09). One table: wire method → handler, typed by the generated protocol
+ * like the notifications. Approvals and questions become Interactions; a method not in the table is a
+ * JSON-RPC error.
+ */
 import {
   commandApproval,
   fileChangeApproval,
@@ -9,41 +13,36 @@ import {
   type PreparedInteraction,
 } from "./approvals.ts";
 import type { RpcId } from "../../rpc/jsonrpc.ts";
-import type { CodexSession } from "./session.ts";
-import type { ServerRequestParams } from "./wire.ts";
+import type { CodexSessionPort } from "./session-port.ts";
+import type { ServerRequestMethod, ServerRequestParams } from "./wire.ts";
 
-async function answer<R>(session: CodexSession, prepared: PreparedInteraction<R>, turnId: string | null, itemId: string, id: RpcId, raw: unknown): Promise<R> {
-  const resolution = await session.ask(prepared.draft, turnId, itemId, id, raw);
-  return prepared.reply(resolution);
+type RequestPort = Pick<CodexSessionPort, "ask" | "warnShape" | "fileChanges">;
+type Handlers = { readonly [M in ServerRequestMethod]?: (params: ServerRequestParams<M>, id: RpcId) => Promise<unknown> };
+
+export interface RequestTable {
+  dispatch(method: string, params: unknown, id: RpcId): Promise<unknown>;
 }
 
-export function handleServerRequest(session: CodexSession, method: string, params: unknown, id: RpcId): Promise<unknown> {
-  switch (method) {
-    case "item/commandExecution/requestApproval": {
-      const p = params as ServerRequestParams<"item/commandExecution/requestApproval">;
-      return answer(session, commandApproval(p, (shape) => session.warnShape(shape)), p.turnId, p.itemId, id, p);
-    }
-    case "item/fileChange/requestApproval": {
-      const p = params as ServerRequestParams<"item/fileChange/requestApproval">;
-      return answer(session, fileChangeApproval(p, session.fileChanges.get(p.itemId) ?? []), p.turnId, p.itemId, id, p);
-    }
-    case "item/permissions/requestApproval": {
-      const p = params as ServerRequestParams<"item/permissions/requestApproval">;
-      return answer(session, permissionsApproval(p), p.turnId, p.itemId, id, p);
-    }
-    case "item/tool/requestUserInput": {
-      const p = params as ServerRequestParams<"item/tool/requestUserInput">;
-      return answer(session, userInputQuestion(p), p.turnId, p.itemId, id, p);
-    }
-    case "execCommandApproval": {
-      const p = params as ServerRequestParams<"execCommandApproval">;
-      return answer(session, legacyExecApproval(p), null, p.callId, id, p);
-    }
-    case "applyPatchApproval": {
-      const p = params as ServerRequestParams<"applyPatchApproval">;
-      return answer(session, legacyPatchApproval(p), null, p.callId, id, p);
-    }
-    default:
-      return Promise.reject(new Error(`Baton does not handle the server request ${method}`));
+export function createRequestTable(session: RequestPort): RequestTable {
+  async function answer<R>(prepared: PreparedInteraction<R>, turnId: string | null, itemId: string, id: RpcId, raw: unknown): Promise<R> {
+    const resolution = await session.ask(prepared.draft, turnId, itemId, id, raw);
+    return prepared.reply(resolution);
   }
+
+  const handlers: Handlers = {
+    "item/commandExecution/requestApproval": (p, id) => answer(commandApproval(p, (shape) => session.warnShape(shape)), p.turnId, p.itemId, id, p),
+    "item/fileChange/requestApproval": (p, id) => answer(fileChangeApproval(p, session.fileChanges(p.itemId)), p.turnId, p.itemId, id, p),
+    "item/permissions/requestApproval": (p, id) => answer(permissionsApproval(p), p.turnId, p.itemId, id, p),
+    "item/tool/requestUserInput": (p, id) => answer(userInputQuestion(p), p.turnId, p.itemId, id, p),
+    execCommandApproval: (p, id) => answer(legacyExecApproval(p), null, p.callId, id, p),
+    applyPatchApproval: (p, id) => answer(legacyPatchApproval(p), null, p.callId, id, p),
+  };
+
+  return {
+    dispatch(method, params, id) {
+      const handler = Object.hasOwn(handlers, method) ? (handlers as Record<string, (p: unknown, id: RpcId) => Promise<unknown>>)[method] : undefined;
+      if (handler === undefined) return Promise.reject(new Error(`Baton does not handle the server request ${method}`));
+      return handler(params, id);
+    },
+  };
 }

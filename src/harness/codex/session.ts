@@ -13,17 +13,19 @@ import type { IdSource, TurnId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { EventSink, InteractionHandler, PromptInput, SendTurnResult } from "../contract.ts";
 import { part, type DraftPart } from "./items.ts";
+import { contextItems, toUserInput } from "./prompt-items.ts";
 import { JsonRpcError, JsonRpcPeer, type RpcId, type WireTrace } from "../../rpc/jsonrpc.ts";
 import { createNotificationTable, type NotificationTable } from "./notifications.ts";
 import { describeExit, type CodexProcess, type ExitInfo } from "./process.ts";
-import { handleServerRequest } from "./requests.ts";
+import { exitWithin } from "../../rpc/child-process.ts";
+import { createRequestTable, type RequestTable } from "./requests.ts";
+import type { CodexSessionPort } from "./session-port.ts";
 import { CodexTurn } from "./turn.ts";
 import type { FailedTurns } from "./failed-turns.ts";
-import { CONTROL_TIMEOUT_MS, type ClientMethod, type ClientMethods } from "./wire.ts";
-import type { ThreadStatus } from "./protocol/v2/ThreadStatus";
+import { CONTROL_TIMEOUT_MS, SETUP_TIMEOUT_MS, type ClientMethod, type ClientMethods } from "./wire.ts";
+import type { ThreadStartResponse } from "./protocol/v2/ThreadStartResponse";
 import type { TokenUsageBreakdown } from "./protocol/v2/TokenUsageBreakdown";
 import type { TurnStartParams } from "./protocol/v2/TurnStartParams";
-import type { UserInput } from "./protocol/v2/UserInput";
 import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange";
 
 export interface SessionDeps {
@@ -41,56 +43,32 @@ const FATAL_FALLBACK_MS = 3_000;
 /** How long a closed stdout waits for the exit status before reporting the death. */
 const EXIT_GRACE_MS = 300;
 
-/** Process-management waits use real timers (not the clock port): they bound OS effects, not domain time. */
-function realDelay<T>(ms: number, value: T): Promise<T> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(value), ms);
-    timer.unref?.();
-  });
-}
-
-export function toUserInput(blocks: readonly PromptBlock[]): UserInput[] {
-  const out: UserInput[] = [];
-  for (const block of blocks) if (block.type === "text") out.push({ type: "text", text: block.text, text_elements: [] });
-  return out;
-}
-
-/**
- * Catch-up context as Responses API items for `thread/inject_items` (sync_context): one plain user message
- * in the thread's model-visible history, before the next prompt. `user`, not `developer`: relayed text is
- * another agent's words and gets no more authority than the user's own.
- */
-export function contextItems(blocks: readonly PromptBlock[]): { type: "message"; role: "user"; content: { type: "input_text"; text: string }[] }[] {
-  const text = blocks.map((b) => (b.type === "text" ? b.text : "")).join("\n");
-  return text === "" ? [] : [{ type: "message", role: "user", content: [{ type: "input_text", text }] }];
-}
-
-export class CodexSession {
-  readonly peer: JsonRpcPeer;
-  readonly deps: SessionDeps;
-  threadId = "";
-  model: string | undefined;
-  reasoningEffort: string | null = null;
-  approvalsReviewer: string | undefined;
-  status: ThreadStatus | undefined;
-  dead = false;
-  deadReason: string | undefined;
-  closing = false;
-  active: CodexTurn | undefined;
-  lastTurnId: TurnId | undefined;
-  usageBaseline: TokenUsageBreakdown | undefined;
-  /** Failed driven turns to take out of the thread before the next turn (set once the thread is known). */
-  failedTurns: FailedTurns | undefined;
-  readonly finishedNative = new Set<string>();
-  readonly pendingRequests = new Map<string, AbortController>();
+export class CodexSession implements CodexSessionPort {
+  private readonly peer: JsonRpcPeer;
+  private readonly deps: SessionDeps;
+  readonly log: Logger;
+  readonly ids: IdSource;
+  /** What thread/start|resume reported, and the thread's failed turns (failed-turns.ts); written only by `adoptThread`. */
+  private thread: { readonly id: string; readonly model?: string; readonly approvalsReviewer?: string; readonly failedTurns?: FailedTurns } = { id: "" };
+  /** Why the app-server is gone; set once, by `markDead`. */
+  private death: string | undefined;
+  private closing = false;
+  private current: CodexTurn | undefined;
+  private usageTotal: TokenUsageBreakdown | undefined;
+  private readonly finishedNative = new Set<string>();
+  private readonly pendingRequests = new Map<string, AbortController>();
   /** fileChange item id → its changes (with Codex's diffs), for the approval card. */
-  readonly fileChanges = new Map<string, readonly FileUpdateChange[]>();
+  private readonly changesByItem = new Map<string, readonly FileUpdateChange[]>();
   private readonly warnedShapes = new Set<string>();
   private readonly notifications: NotificationTable;
+  private readonly requests: RequestTable;
 
   constructor(deps: SessionDeps) {
     this.deps = deps;
+    this.log = deps.log;
+    this.ids = deps.ids;
     this.notifications = createNotificationTable(this);
+    this.requests = createRequestTable(this);
     this.peer = new JsonRpcPeer({
       transport: deps.process.transport,
       name: "codex app-server",
@@ -98,11 +76,79 @@ export class CodexSession {
       clock: deps.clock,
       ...(deps.trace !== undefined ? { trace: deps.trace } : {}),
       onNotification: (method, params) => this.notifications.dispatch(method, params),
-      onRequest: (method, params, id) => handleServerRequest(this, method, params, id),
+      onRequest: (method, params, id) => this.requests.dispatch(method, params, id),
       onClose: (reason) => this.onPeerClose(reason),
     });
     void this.peer.start();
     void deps.process.exited.then((exit) => this.onExit(exit));
+  }
+
+  get threadId(): string {
+    return this.thread.id;
+  }
+
+  get model(): string | undefined {
+    return this.thread.model;
+  }
+
+  /** Who answers approvals on this thread, as Codex reported it (IX-08). */
+  get approvalsReviewer(): string | undefined {
+    return this.thread.approvalsReviewer;
+  }
+
+  /** Failed driven turns to take out of the thread before the next turn (set once the thread is known). */
+  get failedTurns(): FailedTurns | undefined {
+    return this.thread.failedTurns;
+  }
+
+  get active(): CodexTurn | undefined {
+    return this.current;
+  }
+
+  get dead(): boolean {
+    return this.death !== undefined;
+  }
+
+  get deadReason(): string | undefined {
+    return this.death;
+  }
+
+  /** The app-server process (pid, argv, stderr, exit) for diagnostics; the session alone signals it. */
+  get process(): CodexProcess {
+    return this.deps.process;
+  }
+
+  /** The handshake every app-server connection starts with: initialize, then the initialized notification. */
+  async initialize(params: ClientMethods["initialize"]["params"], timeoutMs: number): Promise<void> {
+    await this.call("initialize", params, timeoutMs);
+    this.peer.notify("initialized");
+  }
+
+  /** Bind the session to the thread thread/start|resume answered with. */
+  adoptThread(response: Pick<ThreadStartResponse, "thread" | "model" | "approvalsReviewer">, failedTurns?: FailedTurns): void {
+    this.thread = { id: response.thread.id, model: response.model, approvalsReviewer: response.approvalsReviewer, ...(failedTurns !== undefined ? { failedTurns } : {}) };
+  }
+
+  swapUsageTotal(total: TokenUsageBreakdown): TokenUsageBreakdown | undefined {
+    const previous = this.usageTotal;
+    this.usageTotal = total;
+    return previous;
+  }
+
+  rememberFileChanges(itemId: string, changes: readonly FileUpdateChange[]): void {
+    this.changesByItem.set(itemId, changes);
+  }
+
+  forgetFileChanges(itemId: string): void {
+    this.changesByItem.delete(itemId);
+  }
+
+  fileChanges(itemId: string): readonly FileUpdateChange[] {
+    return this.changesByItem.get(itemId) ?? [];
+  }
+
+  serverRequestResolved(requestId: string): void {
+    this.pendingRequests.get(requestId)?.abort();
   }
 
   call<M extends ClientMethod>(method: M, params: ClientMethods[M]["params"], timeoutMs?: number): Promise<ClientMethods[M]["result"]> {
@@ -143,8 +189,7 @@ export class CodexSession {
     if (!openOrBind) return undefined;
     const turn = new CodexTurn(this.deps.ids.mint("turn"), "observed");
     turn.nativeTurnId = nativeTurnId;
-    this.active = turn;
-    this.lastTurnId = turn.turnId;
+    this.current = turn;
     this.emit(turn, part("state_update", { state: "running" }));
     return turn;
   }
@@ -162,8 +207,7 @@ export class CodexSession {
   startTurn(input: PromptInput, extra: Partial<TurnStartParams>): SendTurnResult {
     if (this.dead) throw new BatonError("harness_dead", `Codex app-server is not running (${this.deadReason ?? "dead"})`, { hint: "Re-open the harness; the thread is resumed." });
     const turn = new CodexTurn(input.turnId, "driven");
-    this.active = turn;
-    this.lastTurnId = turn.turnId;
+    this.current = turn;
     const params: TurnStartParams = { ...extra, threadId: this.threadId, input: toUserInput(input.blocks) };
     this.call("turn/start", params).then(
       (result) => {
@@ -191,6 +235,22 @@ export class CodexSession {
     const items = contextItems(blocks);
     if (items.length === 0) return;
     await this.call("thread/inject_items", { threadId: this.threadId, items }, CONTROL_TIMEOUT_MS);
+  }
+
+  /** Native compaction as a control turn (thread/compact/start); its terminal arrives like any turn's. */
+  async compact(turnId: TurnId): Promise<SendTurnResult> {
+    if (this.dead) throw new BatonError("harness_dead", `Codex app-server is not running (${this.deadReason ?? "dead"})`);
+    if (this.current !== undefined && !this.current.finished) return { accepted: false, effective: "rejected", reason: "a turn is running" };
+    await this.failedTurns?.leaveBehind(turnId);
+    const turn = new CodexTurn(turnId, "control");
+    turn.visible = true;
+    this.current = turn;
+    this.call("thread/compact/start", { threadId: this.threadId }, SETUP_TIMEOUT_MS).catch((error: unknown) => {
+      if (turn.finished || isBatonError(error, "harness_dead")) return;
+      this.emitError(turn, `Codex could not compact the thread: ${describeError(error)}`, "compact_failed", false);
+      this.finish(turn, "failed");
+    });
+    return { accepted: true, effective: "new_turn" };
   }
 
   /** Steer the active turn (COD-04): only when the Baton turn matches and the Codex turn id is known. */
@@ -267,7 +327,7 @@ export class CodexSession {
     }
     this.emit(turn, part("state_update", { state: "idle", stopReason }), raw);
     if (turn.nativeTurnId !== undefined) this.finishedNative.add(turn.nativeTurnId);
-    if (this.active === turn) this.active = undefined;
+    if (this.current === turn) this.current = undefined;
   }
 
   /** Ask the host (IX-01); the item is recorded as "asked" for the bypass heuristic (IX-10). */
@@ -298,7 +358,7 @@ export class CodexSession {
 
   private onPeerClose(reason: string): void {
     if (this.closing || this.dead) return;
-    void Promise.race([this.deps.process.exited, realDelay(EXIT_GRACE_MS, undefined)]).then(() => this.markDead(`${reason}; ${describeExit(this.deps.process.exitInfo())}`));
+    void exitWithin(this.deps.process.exited, EXIT_GRACE_MS).then(() => this.markDead(`${reason}; ${describeExit(this.deps.process.exitInfo())}`));
   }
 
   private onExit(exit: ExitInfo): void {
@@ -310,8 +370,7 @@ export class CodexSession {
   /** A dead app-server: one error and one failed terminal for the active turn; the handle is then unusable. */
   private markDead(reason: string): void {
     if (this.dead || this.closing) return;
-    this.dead = true;
-    this.deadReason = reason;
+    this.death = reason;
     this.deps.log.log("error", `codex app-server died: ${reason}`);
     const turn = this.active;
     if (turn !== undefined && !turn.finished) {
