@@ -136,6 +136,13 @@ function startWatchdog(pgid: number): ChildProcess | undefined {
   }
 }
 
+/** Baton's own environment as a complete child environment (the user's login and settings; unset keys dropped). */
+export function inheritedEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
 export function spawnChild(file: string, args: readonly string[], options: ChildSpawnOptions): ChildHandle {
   const child = spawn(file, [...args], {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),

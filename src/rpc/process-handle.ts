@@ -8,7 +8,7 @@
 import type { Readable, Writable } from "node:stream";
 import { BatonError, describeError } from "../shared/errors.ts";
 import { terminalSafe } from "../shared/terminal-text.ts";
-import { spawnChild, type ChildExit } from "./child-process.ts";
+import { spawnChild, type ChildExit, type StopOptions } from "./child-process.ts";
 import type { JsonRpcTransport } from "./jsonrpc.ts";
 
 export type ExitInfo = ChildExit;
@@ -35,6 +35,8 @@ export interface ProcessSpec {
 
 export interface ProcessHandle {
   readonly label: string;
+  /** The program and its arguments, as started (for messages). */
+  readonly argv: readonly string[];
   readonly pid: number | undefined;
   /** The channel as a transport (undefined with channel `none`). */
   readonly transport: JsonRpcTransport | undefined;
@@ -47,6 +49,8 @@ export interface ProcessHandle {
   kill(signal?: NodeJS.Signals): void;
   /** SIGTERM to the group, SIGKILL after `graceMs`; resolves once reaped (members of its group die with it). */
   terminate(graceMs?: number): Promise<ExitInfo>;
+  /** Close its stdin (EOF), give it `eofGraceMs` to exit by itself, then TERM/KILL the group; resolves once reaped. */
+  stop(options?: StopOptions): Promise<ExitInfo>;
   /** SIGKILL whatever is still in the child's group (after the leader exited). */
   reapGroup(): void;
 }
@@ -122,9 +126,10 @@ function pipeTransport(label: string, input: Readable, output: Writable): JsonRp
   };
 }
 
-function failedHandle(label: string, exit: ExitInfo): ProcessHandle {
+function failedHandle(label: string, argv: readonly string[], exit: ExitInfo): ProcessHandle {
   return {
     label,
+    argv,
     pid: undefined,
     transport: undefined,
     exited: Promise.resolve(exit),
@@ -132,6 +137,7 @@ function failedHandle(label: string, exit: ExitInfo): ProcessHandle {
     stderrTail: () => "",
     kill: () => undefined,
     terminate: () => Promise.resolve(exit),
+    stop: () => Promise.resolve(exit),
     reapGroup: () => undefined,
   };
 }
@@ -149,7 +155,7 @@ export function spawnProcess(spec: ProcessSpec): ProcessHandle {
     });
   } catch (error) {
     // Synchronous spawn failures (EINVAL…) become an exit like ENOENT does.
-    return failedHandle(spec.label, { code: null, signal: null, error: describeError(error) });
+    return failedHandle(spec.label, [spec.file, ...spec.args], { code: null, signal: null, error: describeError(error) });
   }
   const child = handle.child;
   let stderr = "";
@@ -186,6 +192,7 @@ export function spawnProcess(spec: ProcessSpec): ProcessHandle {
   }
   return {
     label: spec.label,
+    argv: [spec.file, ...spec.args],
     pid: handle.pid,
     transport,
     exited: handle.exited,
@@ -193,6 +200,7 @@ export function spawnProcess(spec: ProcessSpec): ProcessHandle {
     stderrTail: () => stderr,
     kill: (signal = "SIGTERM") => void handle.signal(signal),
     terminate,
+    stop: (options) => handle.stop(options),
     reapGroup: () => {
       const pid = handle.pid;
       if (pid === undefined) return;

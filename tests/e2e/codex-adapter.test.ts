@@ -334,7 +334,7 @@ describe.skipIf(CODEX_BIN === undefined)("codex adapter against the real codex a
 
   test("syncContext on a dead app-server throws harness_dead (nothing is receipted)", async () => {
     const h = await start();
-    const pid = (h.adapter as unknown as { sessions: Map<string, { deps: { process: { pid: number } } }> }).sessions.get(h.handle.id)!.deps.process.pid;
+    const pid = h.adapter.processId(h.handle) as number;
     process.kill(pid, "SIGKILL");
     await Bun.sleep(500);
     const error = await h.adapter.syncContext(h.handle, [{ type: "text", text: "history" }]).catch((e: unknown) => e);

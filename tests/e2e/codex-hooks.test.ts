@@ -11,7 +11,7 @@ import { CodexAdapter } from "../../src/harness/codex/adapter.ts";
 import { codexDefinition } from "../../src/harness/codex/definition.ts";
 import { resolveInstalledCodex } from "../../src/harness/codex/executable.ts";
 import { HOOK_BYPASS_FLAG } from "../../src/harness/codex/hook-trust.ts";
-import { spawnAppServer, type CodexProcess } from "../../src/harness/codex/process.ts";
+import { spawnProcess, type ProcessHandle as CodexProcess } from "../../src/rpc/process-handle.ts";
 import type { HarnessHandle, HarnessOpenOptions } from "../../src/harness/contract.ts";
 import type { InteractionResolution } from "../../src/event/interaction-types.ts";
 import { systemClock } from "../../src/shared/clock.ts";
@@ -77,8 +77,8 @@ function adapterFor(f: Fixture, settings: Record<string, unknown> = {}): { adapt
       const method = (message as { method?: unknown }).method;
       if (direction === "out" && typeof method === "string") wire.push(method);
     },
-    spawn: (argv, options) => {
-      const child = spawnAppServer(argv, options);
+    spawn: (spec) => {
+      const child = spawnProcess(spec);
       spawned.push(child);
       return child;
     },

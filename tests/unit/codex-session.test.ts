@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { CodexAdapter } from "../../src/harness/codex/adapter.ts";
 import type { JsonRpcTransport } from "../../src/rpc/jsonrpc.ts";
-import type { CodexProcess, ExitInfo } from "../../src/harness/codex/process.ts";
+import type { ExitInfo, ProcessHandle as CodexProcess } from "../../src/rpc/process-handle.ts";
 import type { HarnessHandle, PromptInput } from "../../src/harness/contract.ts";
 import { ManualClock } from "../../src/shared/clock.ts";
 import { isBatonError } from "../../src/shared/errors.ts";
@@ -56,7 +56,12 @@ class FakeAppServer {
       write: (line) => server.onClientLine(line),
       end: () => server.die({ code: 0, signal: null }),
     };
+    const stop = async (): Promise<ExitInfo> => {
+      server.die({ code: 0, signal: null });
+      return server.exit ?? { code: 0, signal: null };
+    };
     return {
+      label: "fake codex app-server",
       pid: 4242,
       argv: ["fake-codex", "app-server"],
       transport,
@@ -64,10 +69,9 @@ class FakeAppServer {
       exitInfo: () => server.exit,
       stderrTail: () => "",
       kill: () => server.die({ code: null, signal: "SIGKILL" }),
-      stop: async () => {
-        server.die({ code: 0, signal: null });
-        return server.exit ?? { code: 0, signal: null };
-      },
+      terminate: stop,
+      stop,
+      reapGroup: () => undefined,
     };
   })();
 

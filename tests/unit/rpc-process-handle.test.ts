@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { JsonRpcPeer } from "../../src/rpc/jsonrpc.ts";
 import { describeExit, exitError, spawnProcess } from "../../src/rpc/process-handle.ts";
+import { startRpcChild } from "../../src/rpc/rpc-child.ts";
 import { runChild } from "../../src/rpc/run-child.ts";
 import { waitUntil } from "../support/baton-process.ts";
 import { isRunning } from "../support/processes.ts";
@@ -88,6 +89,40 @@ describe("spawnProcess", () => {
     peer.close("done");
     expect((await child.exited).code).toBe(0);
     expect(lines).toContain("plain stdout noise");
+  });
+});
+
+describe("startRpcChild", () => {
+  test("a stdio JSON-RPC round trip; close stops a child that ignores stdin EOF, and its whole group, and reaps it", async () => {
+    // Answers requests, ignores EOF on stdin, and leaves a grandchild in its group.
+    const script = `
+      const { spawn } = require("node:child_process");
+      const sleeper = spawn("sleep", ["30"], { stdio: "ignore" });
+      process.stdin.on("data", (d) => {
+        for (const line of d.toString().split("\\n").filter(Boolean)) {
+          const m = JSON.parse(line);
+          process.stdout.write(JSON.stringify({ id: m.id, result: { n: m.params.n * 2, grandchild: sleeper.pid } }) + "\\n");
+        }
+      });
+      process.stdin.on("end", () => undefined);
+      setInterval(() => undefined, 1000);`;
+    const child = startRpcChild({ label: "doubler", file: process.execPath, args: ["-e", script], cwd, env }, {});
+    const answer = (await child.peer.request("double", { n: 21 })) as { n: number; grandchild: number };
+    expect(answer.n).toBe(42);
+    expect(isRunning(answer.grandchild)).toBe(true);
+    const exit = await child.close("done", { eofGraceMs: 100, termGraceMs: 300 });
+    expect(exit.signal === "SIGTERM" || exit.signal === "SIGKILL").toBe(true);
+    expect(child.process.exitInfo()).toEqual(exit);
+    await waitUntil(() => !isRunning(answer.grandchild), 3000, "the grandchild to be gone");
+  });
+
+  test("a program that cannot start: a request is rejected (never left pending) and close resolves with the failed start", async () => {
+    const child = startRpcChild({ label: "ghost", file: "/nonexistent/ghost", args: [], cwd, env }, {});
+    const error = await child.peer.request("hello", {}, { timeoutMs: 5_000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).not.toContain("timed out");
+    const exit = await child.close("done");
+    expect(exit.error).toContain("ENOENT");
   });
 });
 

@@ -2,18 +2,13 @@
  * The Claude Code harness type (HAR-02). The adapter and the inspector load the Agent SDK (~100 ms), so
  * both are imported on first use, not when Baton starts.
  */
+import { inheritedEnv } from "../../rpc/child-process.ts";
 import type { HarnessDefinition } from "../definition.ts";
 import type { HarnessSessionInspector } from "../inspector.ts";
 import { LazyAdapter } from "../lazy-adapter.ts";
 import { CLAUDE_CAPABILITIES } from "./capabilities.ts";
 import { probeClaudeExecutable } from "./executable.ts";
 import { claudeSettingsSchema } from "./settings.ts";
-
-function inheritedEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) out[key] = value;
-  return out;
-}
 
 const inspector: HarnessSessionInspector = {
   probe: async (id, context) => (await import("./inspector.ts")).claudeInspector.probe(id, context),

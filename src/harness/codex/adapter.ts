@@ -14,7 +14,10 @@ import { silentLogger, type Logger } from "../../shared/log.ts";
 import { CodexConfig, type ConfigId } from "./config.ts";
 import { INSTALL_HINT, resolveCodexCommand } from "./executable.ts";
 import { JsonRpcError, type WireTrace } from "../../rpc/jsonrpc.ts";
-import { describeExit, spawnAppServer, type CodexProcess } from "./process.ts";
+import { inheritedEnv } from "../../rpc/child-process.ts";
+import { describeExit, type ProcessHandle } from "../../rpc/process-handle.ts";
+import type { SpawnPort } from "../../rpc/rpc-child.ts";
+import { CLIENT_VERSION } from "./app-server.ts";
 import { HookTrustStore } from "./hook-trust-store.ts";
 import { HOOK_BYPASS_CONFIG, needsHookPreflight, preflightHookTrust, verifyHookTrust, withHookBypass } from "./hook-trust.ts";
 import { CodexSession } from "./session.ts";
@@ -30,13 +33,6 @@ import type { ThreadStartResponse } from "./protocol/v2/ThreadStartResponse";
 
 export const RESUME_STATE_VERSION = 1;
 
-/** The user's environment, for textgen before any open (the host normally passes it on open). */
-function inheritedEnv(): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) out[key] = value;
-  return out;
-}
-
 export interface CodexAdapterOptions {
   /** The target's `harnesses.codex` settings: `command`, `approvalPolicy`, `sandbox`, `approvalsReviewer`. */
   readonly settings?: Readonly<Record<string, unknown>>;
@@ -47,7 +43,7 @@ export interface CodexAdapterOptions {
   /** Where the installed @openai/codex package is looked up from (tests); null disables that step. */
   readonly installedFrom?: string | null;
   /** The process port (tests pass an in-memory app-server). */
-  readonly spawn?: typeof spawnAppServer;
+  readonly spawn?: SpawnPort;
   /** Baton's state directory (`$BATON_HOME/state`): saved hook trust lives in `hook.json` there (COD-05). */
   readonly stateDir?: string;
   /** The target's environment overrides (e.g. CODEX_HOME), for processes started before any open. */
@@ -155,9 +151,8 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
 
   /** Spawn `argv` and run the handshake (initialize → initialized); a failure kills the child. */
   private async launch(report: Launch, argv: readonly string[], options: HarnessOpenOptions, sink: EventSink): Promise<CodexSession> {
-    const process = (this.options.spawn ?? spawnAppServer)(argv, { cwd: options.cwd, env: options.env, log: options.log });
     const session = new CodexSession({
-      process,
+      launch: { argv, cwd: options.cwd, env: options.env, log: options.log, spawn: this.options.spawn },
       sink,
       interactions: options.interactions,
       ids: options.ids,
@@ -166,14 +161,11 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
       ...(this.options.trace !== undefined ? { trace: this.options.trace } : {}),
     });
     try {
-      await session.initialize(
-        { clientInfo: { name: "baton", title: "Baton", version: this.options.clientVersion ?? "0.1.0" }, capabilities: { experimentalApi: true, requestAttestation: false } },
-        SETUP_TIMEOUT_MS,
-      );
+      await session.initialize(this.clientVersion);
       return session;
     } catch (error) {
       await session.shutdown();
-      throw this.startupError(error, process, report);
+      throw this.startupError(error, session.process, report);
     }
   }
 
@@ -212,7 +204,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
     return { session: await this.launch(report, report.argv, options, sink), bypass: false };
   }
 
-  private startupError(error: unknown, process: CodexProcess, report: Launch): BatonError {
+  private startupError(error: unknown, process: ProcessHandle, report: Launch): BatonError {
     if (isBatonError(error, "harness_start_failed")) return error;
     const stderr = process.stderrTail().trim().split("\n").slice(-3).join("\n");
     const exit = process.exitInfo();
@@ -221,6 +213,10 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
       cause: error,
       hint: `Command: ${process.argv.join(" ")} (from ${report.source}); exit: ${describeExit(exit)}.${exit?.error !== undefined ? ` ${INSTALL_HINT}` : ""}`,
     });
+  }
+
+  private get clientVersion(): string {
+    return this.options.clientVersion ?? CLIENT_VERSION;
   }
 
   private session(handle: HarnessHandle): CodexSession {
@@ -286,8 +282,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
     const report = resolveCodexCommand(this.settings, env, this.options.installedFrom === undefined ? {} : { installedFrom: this.options.installedFrom });
     if (!report.ok) return;
     try {
-      const spawn = this.options.spawn ?? spawnAppServer;
-      this.config.adoptCatalog(await probeCodexModels({ argv: report.argv, cwd: process.cwd(), env, log: this.log, spawn, clientVersion: this.options.clientVersion ?? "0.1.0" }));
+      this.config.adoptCatalog(await probeCodexModels({ argv: report.argv, cwd: process.cwd(), env, log: this.log, spawn: this.options.spawn, clientVersion: this.clientVersion }));
     } catch (error) {
       this.log.log("warn", `could not list Codex's models: ${describeError(error)}`);
     }
@@ -327,7 +322,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
     const report = resolveCodexCommand(this.settings, env, this.options.installedFrom === undefined ? {} : { installedFrom: this.options.installedFrom });
     if (!report.ok) throw new BatonError("harness_missing", `Codex is not installed or not configured. Searched: ${report.searched.join("; ")}.`, { hint: report.hint });
     return generateStructuredWithCodex(
-      { argv: report.argv, env, log: this.log, spawn: this.options.spawn ?? spawnAppServer, clientVersion: this.options.clientVersion ?? "0.1.0" },
+      { argv: report.argv, env, log: this.log, spawn: this.options.spawn, clientVersion: this.clientVersion },
       request,
     );
   }

@@ -17,8 +17,8 @@ import { normalizeStopReason } from "../normalize.ts";
 import { resolveCodexCommand } from "./executable.ts";
 import type { InspectorMethods, ThreadTurnsListParams } from "./inspector-wire.ts";
 import { itemCompletedParts } from "./items.ts";
-import { JsonRpcError, JsonRpcPeer } from "../../rpc/jsonrpc.ts";
-import { spawnAppServer } from "./process.ts";
+import { JsonRpcError } from "../../rpc/jsonrpc.ts";
+import { initialize, startAppServer } from "./app-server.ts";
 import type { Thread } from "./protocol/v2/Thread";
 import type { Turn } from "./protocol/v2/Turn";
 import type { UserInput } from "./protocol/v2/UserInput";
@@ -39,33 +39,27 @@ class Unavailable extends Error {}
 async function withAppServer<T>(context: InspectContext, body: (call: Call) => Promise<T>): Promise<T> {
   const report = resolveCodexCommand(context.settings, context.env);
   if (!report.ok) throw new Unavailable(`Codex is not installed (searched: ${report.searched.join("; ")})`);
-  const child = spawnAppServer(report.argv, { cwd: context.cwd, env: context.env, log: context.log });
-  const peer = new JsonRpcPeer({
-    transport: child.transport,
-    name: "codex app-server (inspector)",
-    log: context.log,
-    onRequest: (method) => {
-      throw new Error(`the inspector does not answer ${method}`);
+  const child = startAppServer(
+    { argv: report.argv, cwd: context.cwd, env: context.env, log: context.log },
+    {
+      name: "codex app-server (inspector)",
+      onRequest: (method) => {
+        throw new Error(`the inspector does not answer ${method}`);
+      },
     },
-  });
-  void peer.start();
+  );
+  const peer = child.peer;
   const call: Call = (method, params) => peer.request(method, params, { timeoutMs: CALL_TIMEOUT_MS }) as never;
   try {
-    await peer.request(
-      "initialize",
-      { clientInfo: { name: "baton", title: "Baton (inspector)", version: "0.1.0" }, capabilities: { experimentalApi: true, requestAttestation: false } },
-      { timeoutMs: CALL_TIMEOUT_MS },
-    );
-    peer.notify("initialized");
+    await initialize(peer, "Baton (inspector)");
     return await body(call);
   } catch (error) {
     if (error instanceof BatonError && error.code === "harness_dead") {
-      throw new BatonError("native_unreadable", `codex app-server stopped while Baton was reading (${child.stderrTail().trim().split("\n").at(-1) ?? "no output"})`, { cause: error });
+      throw new BatonError("native_unreadable", `codex app-server stopped while Baton was reading (${child.process.stderrTail().trim().split("\n").at(-1) ?? "no output"})`, { cause: error });
     }
     throw error;
   } finally {
-    peer.close("inspection finished");
-    await child.stop({ termGraceMs: EXIT_GRACE_MS });
+    await child.close("inspection finished", { termGraceMs: EXIT_GRACE_MS });
   }
 }
 

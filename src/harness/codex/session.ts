@@ -14,10 +14,12 @@ import type { Logger } from "../../shared/log.ts";
 import type { EventSink, InteractionHandler, PromptInput, SendTurnResult } from "../contract.ts";
 import { part, type DraftPart } from "./items.ts";
 import { contextItems, toUserInput } from "./prompt-items.ts";
-import { JsonRpcError, JsonRpcPeer, type RpcId, type WireTrace } from "../../rpc/jsonrpc.ts";
-import { createNotificationTable, type NotificationTable } from "./notifications.ts";
-import { describeExit, type CodexProcess, type ExitInfo } from "./process.ts";
+import { JsonRpcError, type JsonRpcPeer, type RpcId, type WireTrace } from "../../rpc/jsonrpc.ts";
 import { exitWithin } from "../../rpc/child-process.ts";
+import { describeExit, type ExitInfo, type ProcessHandle } from "../../rpc/process-handle.ts";
+import type { RpcChild } from "../../rpc/rpc-child.ts";
+import { APP_SERVER_STOP, CLIENT_VERSION, initialize, startAppServer, type AppServerLaunch } from "./app-server.ts";
+import { createNotificationTable, type NotificationTable } from "./notifications.ts";
 import { createRequestTable, type RequestTable } from "./requests.ts";
 import type { CodexSessionPort } from "./session-port.ts";
 import { CodexTurn } from "./turn.ts";
@@ -29,7 +31,8 @@ import type { TurnStartParams } from "./protocol/v2/TurnStartParams";
 import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange";
 
 export interface SessionDeps {
-  readonly process: CodexProcess;
+  /** The app-server to start (the session owns its process from then on). */
+  readonly launch: AppServerLaunch;
   readonly sink: EventSink;
   readonly interactions: InteractionHandler;
   readonly ids: IdSource;
@@ -44,6 +47,7 @@ const FATAL_FALLBACK_MS = 3_000;
 const EXIT_GRACE_MS = 300;
 
 export class CodexSession implements CodexSessionPort {
+  private readonly child: RpcChild;
   private readonly peer: JsonRpcPeer;
   private readonly deps: SessionDeps;
   readonly log: Logger;
@@ -69,18 +73,16 @@ export class CodexSession implements CodexSessionPort {
     this.ids = deps.ids;
     this.notifications = createNotificationTable(this);
     this.requests = createRequestTable(this);
-    this.peer = new JsonRpcPeer({
-      transport: deps.process.transport,
+    this.child = startAppServer(deps.launch, {
       name: "codex app-server",
-      log: deps.log,
       clock: deps.clock,
       ...(deps.trace !== undefined ? { trace: deps.trace } : {}),
       onNotification: (method, params) => this.notifications.dispatch(method, params),
       onRequest: (method, params, id) => this.requests.dispatch(method, params, id),
       onClose: (reason) => this.onPeerClose(reason),
     });
-    void this.peer.start();
-    void deps.process.exited.then((exit) => this.onExit(exit));
+    this.peer = this.child.peer;
+    void this.child.process.exited.then((exit) => this.onExit(exit));
   }
 
   get threadId(): string {
@@ -114,14 +116,13 @@ export class CodexSession implements CodexSessionPort {
   }
 
   /** The app-server process (pid, argv, stderr, exit) for diagnostics; the session alone signals it. */
-  get process(): CodexProcess {
-    return this.deps.process;
+  get process(): ProcessHandle {
+    return this.child.process;
   }
 
-  /** The handshake every app-server connection starts with: initialize, then the initialized notification. */
-  async initialize(params: ClientMethods["initialize"]["params"], timeoutMs: number): Promise<void> {
-    await this.call("initialize", params, timeoutMs);
-    this.peer.notify("initialized");
+  /** The handshake (initialize → initialized) before anything else is sent. */
+  initialize(clientVersion: string = CLIENT_VERSION): Promise<void> {
+    return initialize(this.peer, "Baton", clientVersion);
   }
 
   /** Bind the session to the thread thread/start|resume answered with. */
@@ -358,7 +359,7 @@ export class CodexSession implements CodexSessionPort {
 
   private onPeerClose(reason: string): void {
     if (this.closing || this.dead) return;
-    void exitWithin(this.deps.process.exited, EXIT_GRACE_MS).then(() => this.markDead(`${reason}; ${describeExit(this.deps.process.exitInfo())}`));
+    void exitWithin(this.child.process.exited, EXIT_GRACE_MS).then(() => this.markDead(`${reason}; ${describeExit(this.child.process.exitInfo())}`));
   }
 
   private onExit(exit: ExitInfo): void {
@@ -377,7 +378,7 @@ export class CodexSession implements CodexSessionPort {
       this.emitError(turn, `Codex app-server stopped unexpectedly (${reason})`, "harness_dead", false);
       this.finish(turn, "failed");
     }
-    this.deps.process.kill("SIGKILL");
+    this.child.process.kill("SIGKILL");
   }
 
   /** Host close: the active turn ends as cancelled, then the process is stopped (stdin EOF, then signals). */
@@ -390,8 +391,6 @@ export class CodexSession implements CodexSessionPort {
   /** Stop the process without emitting anything (also used when open fails). */
   async shutdown(): Promise<void> {
     this.closing = true;
-    this.peer.close("closed by Baton");
-    // stdin EOF ends the app-server at once; TERM, then KILL, go to its whole process group.
-    await this.deps.process.stop({ eofGraceMs: 2_000, termGraceMs: 1_000 });
+    await this.child.close("closed by Baton", APP_SERVER_STOP);
   }
 }

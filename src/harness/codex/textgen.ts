@@ -4,10 +4,8 @@
  * `outputSchema` on the turn. The live session's process is never touched.
  */
 import { BatonError, describeError } from "../../shared/errors.ts";
-import type { Logger } from "../../shared/log.ts";
 import type { TextGenRequest } from "../capabilities.ts";
-import { JsonRpcPeer } from "../../rpc/jsonrpc.ts";
-import type { CodexProcess, spawnAppServer } from "./process.ts";
+import { APP_SERVER_STOP, initialize, startAppServer, type AppServerLaunch } from "./app-server.ts";
 import type { ThreadStartResponse } from "./protocol/v2/ThreadStartResponse";
 import type { TurnStartResponse } from "./protocol/v2/TurnStartResponse";
 import type { JsonValue } from "./protocol/serde_json/JsonValue";
@@ -15,26 +13,19 @@ import { SETUP_TIMEOUT_MS } from "./wire.ts";
 
 export const TEXTGEN_TIMEOUT_MS = 60_000;
 
-export interface TextGenDeps {
-  readonly argv: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  readonly log: Logger;
-  readonly spawn: typeof spawnAppServer;
+export interface TextGenDeps extends Omit<AppServerLaunch, "cwd"> {
   readonly clientVersion: string;
 }
 
 export async function generateStructuredWithCodex(deps: TextGenDeps, request: TextGenRequest): Promise<unknown> {
-  const child: CodexProcess = deps.spawn(deps.argv, { cwd: request.cwd, env: deps.env, log: deps.log });
   let threadId = "";
   let lastMessage: string | undefined;
   let finish: ((status: string, error?: string) => void) | undefined;
   const done = new Promise<{ status: string; error?: string }>((resolve) => {
     finish = (status, error) => resolve(error === undefined ? { status } : { status, error });
   });
-  const peer = new JsonRpcPeer({
-    transport: child.transport,
+  const child = startAppServer({ ...deps, cwd: request.cwd }, {
     name: "codex app-server (textgen)",
-    log: deps.log,
     onNotification: (method, params) => {
       const p = params as { threadId?: string; item?: { type?: string; text?: string }; turn?: { status?: string; error?: { message?: string } | null } };
       if (p.threadId !== threadId) return;
@@ -46,13 +37,12 @@ export async function generateStructuredWithCodex(deps: TextGenDeps, request: Te
     },
     onClose: (reason) => finish?.("failed", `app-server closed (${reason})`),
   });
-  void peer.start();
+  const peer = child.peer;
   const timer = setTimeout(() => finish?.("failed", `no answer within ${TEXTGEN_TIMEOUT_MS} ms`), TEXTGEN_TIMEOUT_MS);
   const onAbort = () => finish?.("failed", "aborted");
   request.signal?.addEventListener("abort", onAbort);
   try {
-    await peer.request("initialize", { clientInfo: { name: "baton", title: "Baton", version: deps.clientVersion }, capabilities: { experimentalApi: true, requestAttestation: false } }, { timeoutMs: SETUP_TIMEOUT_MS });
-    peer.notify("initialized");
+    await initialize(peer, "Baton", deps.clientVersion);
     const started = (await peer.request(
       "thread/start",
       { cwd: request.cwd, ephemeral: true, sandbox: "read-only", approvalPolicy: "never", ...(request.model !== undefined ? { model: request.model } : {}) },
@@ -75,7 +65,6 @@ export async function generateStructuredWithCodex(deps: TextGenDeps, request: Te
   } finally {
     clearTimeout(timer);
     request.signal?.removeEventListener("abort", onAbort);
-    peer.close("textgen done");
-    await child.stop({ eofGraceMs: 2_000, termGraceMs: 1_000 });
+    await child.close("textgen done", APP_SERVER_STOP);
   }
 }
