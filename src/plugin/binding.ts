@@ -8,11 +8,15 @@ import fs from "node:fs";
 import path from "node:path";
 import type { PluginReasonCode } from "../event/kinds.ts";
 import type { ChildStream } from "../rpc/process-handle.ts";
+import { systemClock, type Clock } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import type { Logger, LogLevel } from "../shared/log.ts";
 import type { LoadedInstall } from "./install/installed.ts";
 import { encodeName } from "./paths.ts";
 import { scrubEnvironment } from "./permissions.ts";
+import { answerResourceRequest } from "./resources/requests.ts";
+import { parseTypeKey } from "./resources/schema.ts";
+import { ResourceStore } from "./resources/store.ts";
 import { PROTOCOL_VERSION, type CommandResultWire, type NotificationOf, type Registration, type RunnerNotification } from "./protocol.ts";
 import type { InstanceSettings } from "./settings.ts";
 import { RunnerSupervisor, type FailureCode, type SupervisorTimings } from "./supervisor.ts";
@@ -49,6 +53,7 @@ export interface BindingDeps {
   /** Records stamped with this plugin's provenance (session log and plugin log). */
   readonly log: Logger;
   readonly timings?: Partial<SupervisorTimings>;
+  readonly clock?: Clock;
   /** active / failed / closed, once each. */
   readonly onSettled: (binding: PluginBinding) => void;
   readonly onToast: (binding: PluginBinding, text: string, tone: "info" | "success" | "warning" | "error") => void;
@@ -62,6 +67,7 @@ export class PluginBinding {
   private supervisor: RunnerSupervisor | undefined;
   private registered: readonly Registration[] = [];
   private closing: Promise<void> | undefined;
+  private store: ResourceStore | undefined;
 
   constructor(private readonly deps: BindingDeps) {
     if (deps.install === undefined) {
@@ -107,6 +113,11 @@ export class PluginBinding {
     return this.supervisor?.rssBytes ?? 0;
   }
 
+  /** This instance's resources in this session (once the binding started). */
+  get resources(): ResourceStore | undefined {
+    return this.store;
+  }
+
   /** Spawn, initialize, check registrations; resolves once active or failed (never rejects). */
   async start(): Promise<void> {
     const { instance, install, session } = this.deps;
@@ -121,6 +132,14 @@ export class PluginBinding {
       return;
     }
     if (this.closing !== undefined) return;
+    const store = new ResourceStore({
+      root: path.join(session.sessionDir, "plugins", instance.pluginInstanceId, "resources"),
+      namespace: instance.pluginInstanceId,
+      owned: manifest.permissions.resourceTypes.map(parseTypeKey),
+      clock: this.deps.clock ?? systemClock,
+      log: this.deps.log,
+    });
+    this.store = store;
     const env = {
       ...scrubEnvironment(this.deps.env, manifest.permissions.env),
       BATON_PLUGIN_ID: instance.pluginId,
@@ -137,7 +156,7 @@ export class PluginBinding {
       ...(this.deps.timings === undefined ? {} : { timings: this.deps.timings }),
       onOutput: (stream, line) => this.deps.log.log(STDOUT_LEVEL[stream], line, { attributes: { stream } }),
       onNotification: (method, params) => this.notification(method, params),
-      onRequest: (method) => Promise.reject(new BatonError("plugin_failed", `${method} is not available to plugins in this version of Baton`)),
+      onRequest: (method, params) => answerResourceRequest(store, method, params),
       onFailure: (failure) => this.failWith({ code: failure.code, detail: this.current === "activating" ? `during activation: ${failure.detail}` : failure.detail }),
     });
     this.supervisor = supervisor;

@@ -293,6 +293,7 @@ export class PluginManager {
       reservedCommands: this.options.reservedCommands,
       log: this.pluginLog(instance, install?.receipt.version ?? instance.version),
       ...(this.options.timings === undefined ? {} : { timings: this.options.timings }),
+      clock: this.clock,
       onSettled: (binding) => this.settled(binding),
       onToast: (binding, text, tone) => this.options.host.toast(text, tone, binding.pluginId),
     };

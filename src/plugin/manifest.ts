@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { BatonError } from "../shared/errors.ts";
+import { parseTypeKey, sameType, TURN_TYPE } from "./resources/schema.ts";
 
 export const MANIFEST_DIR = ".baton-plugin";
 export const PLUGIN_MANIFEST = `${MANIFEST_DIR}/plugin.json`;
@@ -27,12 +28,25 @@ const relativePath = z
   .min(1)
   .refine((p) => !p.startsWith("/") && !p.split(/[\\/]/).includes(".."), "must be a relative path inside the package (no '/' start, no '..')");
 
+/** A `<apiVersion>/<Kind>` string; Baton's Turn type may be reconciled but never owned. */
+function resourceTypeKey(allowTurn: boolean) {
+  return (text: string, ctx: z.RefinementCtx): void => {
+    try {
+      const type = parseTypeKey(text);
+      if (!allowTurn && sameType(type, TURN_TYPE)) ctx.addIssue({ code: "custom", message: `${text} is Baton's read-only type; it cannot be owned` });
+    } catch (error) {
+      ctx.addIssue({ code: "custom", message: (error as Error).message });
+    }
+  };
+}
+
 const permissionsSchema = z.strictObject({
   exec: z.array(z.string().regex(/^\S+$/, "a program name without spaces")).default([]),
   env: z.array(z.string().regex(ENV_NAME, "an environment variable name (or PREFIX_*)")).default([]),
   network: z.boolean().default(false),
   fs: z.strictObject({ write: z.boolean().default(false) }).default({ write: false }),
-  resourceTypes: z.array(z.string().min(1)).default([]),
+  /** `<apiVersion>/<Kind>` (e.g. `example.dev/v1/Task`): the resource types this plugin owns and writes. */
+  resourceTypes: z.array(z.string().min(1).superRefine(resourceTypeKey(false))).default([]),
 });
 
 const commandSchema = z.strictObject({
@@ -53,7 +67,7 @@ export const pluginManifestSchema = z.strictObject({
   contributes: z
     .strictObject({
       commands: z.array(commandSchema).default([]),
-      controllers: z.array(z.strictObject({ resourceType: z.string().min(1) })).default([]),
+      controllers: z.array(z.strictObject({ resourceType: z.string().min(1).superRefine(resourceTypeKey(true)) })).default([]),
     })
     .default({ commands: [], controllers: [] }),
   limits: z

@@ -2,7 +2,8 @@
  * The closed host ⇄ runner method table (plugins.md §2): one row a method, with zod schemas for params and
  * result and the deadline of each call. Both sides validate what they receive; an unknown method or
  * invalid params from the runner is a protocol violation and fails the binding closed. Adding a method is
- * one row. Rows marked "resources" are answered from the next issue on (their handlers are not wired yet).
+ * one row. The controller/watch/context/source rows are not served yet (a known method that is not served
+ * gets an error answer, never a violation).
  */
 import { z } from "zod";
 
@@ -77,14 +78,22 @@ export const HOST_REQUESTS = {
   "source/stop": row(z.looseObject({ sourceRunId: z.string() }), z.strictObject({}), 2_000),
 } as const;
 
-/** Requests the runner sends; the host answers within 5 s (resources: next issue). */
+const resourceRef = { apiVersion: z.string(), kind: z.string(), name: z.string() };
+const expectedVersion = { expectedResourceVersion: z.string().optional() };
+const stringsOrNull = z.record(z.string(), z.string().nullable());
+
+/**
+ * Requests the runner sends; the host answers within 5 s. What a resource call means (names, ownership,
+ * versions) is checked by the store: a refusal is an error answer with `data.code`, not a violation.
+ */
 export const RUNNER_REQUESTS = {
-  "resource/get": row(z.looseObject({ apiVersion: z.string(), kind: z.string(), name: z.string() }), json, 5_000),
-  "resource/list": row(z.looseObject({ apiVersion: z.string(), kind: z.string() }), z.array(record), 5_000),
-  "resource/create": row(z.looseObject({ apiVersion: z.string(), kind: z.string() }), record, 5_000),
-  "resource/delete": row(z.looseObject({ apiVersion: z.string(), kind: z.string(), name: z.string() }), json, 5_000),
-  "resource/patchStatus": row(z.looseObject({ apiVersion: z.string(), kind: z.string(), name: z.string() }), record, 5_000),
-  "resource/patchMetadata": row(z.looseObject({ apiVersion: z.string(), kind: z.string(), name: z.string() }), record, 5_000),
+  "resource/get": row(z.strictObject(resourceRef), record.nullable(), 5_000),
+  "resource/list": row(z.strictObject({ apiVersion: z.string(), kind: z.string(), matchLabels: z.record(z.string(), z.string()).optional() }), z.array(record), 5_000),
+  "resource/create": row(z.strictObject({ resource: record }), record, 5_000),
+  "resource/replaceSpec": row(z.strictObject({ ...resourceRef, spec: json, ...expectedVersion }), record, 5_000),
+  "resource/patchStatus": row(z.strictObject({ ...resourceRef, patch: record, ...expectedVersion }), record, 5_000),
+  "resource/patchMetadata": row(z.strictObject({ ...resourceRef, labels: stringsOrNull.optional(), annotations: stringsOrNull.optional(), ...expectedVersion }), record, 5_000),
+  "resource/delete": row(z.strictObject(resourceRef), record.nullable(), 5_000),
   "source/emit": row(z.looseObject({ sourceRunId: z.string(), resource: record }), json, 5_000),
 } as const;
 
@@ -109,6 +118,7 @@ export type HostMethod = keyof typeof HOST_REQUESTS;
 export type RunnerMethod = keyof typeof RUNNER_REQUESTS;
 export type RunnerNotification = keyof typeof RUNNER_NOTIFICATIONS;
 export type ParamsOf<M extends HostMethod> = z.input<(typeof HOST_REQUESTS)[M]["params"]>;
+export type ParamsOfRunner<M extends RunnerMethod> = z.infer<(typeof RUNNER_REQUESTS)[M]["params"]>;
 export type ResultOf<M extends HostMethod> = z.infer<(typeof HOST_REQUESTS)[M]["result"]>;
 export type NotificationOf<N extends RunnerNotification> = z.infer<(typeof RUNNER_NOTIFICATIONS)[N]>;
 

@@ -30,6 +30,7 @@ export type BatonErrorCode =
   | "plugin_exists"
   | "plugin_failed"
   | "plugin_consent"
+  | "plugin_conflict"
   | "internal";
 
 export class BatonError extends Error {

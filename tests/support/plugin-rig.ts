@@ -16,6 +16,8 @@ import { createSessionLog } from "../../src/store/session-log.ts";
 
 export const FIXTURE_DIR = path.resolve(import.meta.dir, "../fixtures/plugins/fixture");
 export const FIXTURE_ID = "baton-test/fixture";
+/** The fixture for plugin loops: resources (and controllers, proposals, questions, Board as they land). */
+export const LOOPS_DIR = path.resolve(import.meta.dir, "../fixtures/plugins/loops");
 export const BATON_VERSION = "0.1.0";
 
 export function tempDir(prefix: string): string {

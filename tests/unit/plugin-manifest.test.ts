@@ -48,6 +48,10 @@ describe("plugin.json", () => {
     [{ ...base, permissions: { exec: ["git log"] } }, "/p/.baton-plugin/plugin.json: permissions.exec[0]: a program name without spaces"],
     [{ ...base, contributes: { commands: [{ name: "Hello", description: "x" }] } }, "/p/.baton-plugin/plugin.json: contributes.commands[0].name: lowercase letters"],
     [{ ...base, contributes: { commands: [{ name: "a", description: "x" }, { name: "a", description: "y" }] } }, "contributes.commands[1].name: 'a' is listed twice"],
+    [{ ...base, permissions: { resourceTypes: ["Foo/v1/Task"] } }, "/p/.baton-plugin/plugin.json: permissions.resourceTypes[0]: resource type 'Foo/v1/Task': apiVersion 'Foo/v1' must look like"],
+    [{ ...base, permissions: { resourceTypes: ["example.dev/v1/task"] } }, "permissions.resourceTypes[0]: resource type 'example.dev/v1/task': kind 'task'"],
+    [{ ...base, permissions: { resourceTypes: ["baton.dev/v1alpha1/Turn"] } }, "permissions.resourceTypes[0]: baton.dev/v1alpha1/Turn is Baton's read-only type; it cannot be owned"],
+    [{ ...base, contributes: { controllers: [{ resourceType: "Task" }] } }, "contributes.controllers[0].resourceType: resource type 'Task' must be <apiVersion>/<Kind>"],
   ])("rejects %j", (manifest, expected) => {
     expect(messageOf(() => parsePluginManifest(JSON.stringify(manifest), FILE))).toContain(expected);
   });

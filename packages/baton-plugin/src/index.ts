@@ -11,6 +11,18 @@ export {
   EXEC_MAX_TIMEOUT_MS,
 } from "./exec.ts";
 export {
+  ResourceError,
+  type NewResource,
+  type OwnerRef,
+  type Resource,
+  type ResourceClient,
+  type ResourceErrorCode,
+  type ResourceMetadata,
+  type ResourceRef,
+  type ResourceType,
+  type WriteOptions,
+} from "./resources.ts";
+export {
   SDK_VERSION,
   type ActivationContext,
   type CommandInput,

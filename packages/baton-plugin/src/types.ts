@@ -1,9 +1,10 @@
 /**
  * What a Baton plugin author writes against (SDK 1). A plugin is a package whose entry default-exports a
  * `PluginPackage`; Baton runs it in a runner process of its own and calls `activate` once per session.
- * Nothing here can reach a harness, the session ledger or the UI: a plugin registers commands, logs,
- * shows toasts and runs the programs its manifest declares. (Resources and controllers arrive in SDK 2.)
+ * Nothing here can reach a harness, the session ledger or the UI: a plugin registers commands, keeps
+ * Resources, logs, shows toasts and runs the programs its manifest declares.
  */
+import type { ResourceClient } from "./resources.ts";
 
 /** The SDK version this package implements; the manifest's `sdk` must equal it. */
 export const SDK_VERSION = 1;
@@ -28,6 +29,8 @@ export interface ActivationContext {
   readonly toast: { show(toast: { readonly text: string; readonly tone?: "info" | "success" | "warning" | "error" }): void };
   /** Runs a program the manifest declares under `permissions.exec`, always with a timeout and an output cap. */
   readonly exec: ExecFn;
+  /** This instance's Resources in this session (only the types under `permissions.resourceTypes` are writable). */
+  readonly resources: ResourceClient;
   /** Aborted when the binding closes. */
   readonly signal: AbortSignal;
   registerCommand(command: CommandRegistration): void;

@@ -13,10 +13,13 @@ import {
   type PluginPackage,
 } from "../../../packages/baton-plugin/src/index.ts";
 import type { InitializeParams, Registration } from "../protocol.ts";
+import { createResourceClient, type RunnerRequest } from "./resource-client.ts";
 
 export interface RunnerChannel {
   log(level: "debug" | "info" | "warn" | "error", message: string, fields?: LogAttributes): void;
   toast(text: string, tone?: "info" | "success" | "warning" | "error"): void;
+  /** A request to the host (resources, source emits). */
+  request: RunnerRequest;
 }
 
 export interface Activated {
@@ -77,6 +80,7 @@ export async function activate(params: InitializeParams, channel: RunnerChannel)
       },
     },
     exec,
+    resources: createResourceClient(channel.request),
     signal: binding.signal,
     registerCommand(command) {
       registering("registerCommand");

@@ -15,6 +15,8 @@ import { activate, SDK_VERSION, type Activated } from "./activation.ts";
 const SDK_ENTRY = path.resolve(import.meta.dir, "../../../packages/baton-plugin/src/index.ts");
 const PARENT_POLL_MS = 1_000;
 const CLEANUP_LIMIT_MS = 1_500;
+/** The host answers a runner request within 5 s; a little slack for a loaded machine. */
+const HOST_ANSWER_MS = 10_000;
 
 // `import … from "baton-plugin"` in a plugin resolves to this runner's SDK (the same module instance).
 bunPlugin({
@@ -66,6 +68,7 @@ async function dispatch(method: string, params: unknown, signal: AbortSignal): P
         activated = await activate(init, {
           log: (level, message, fields) => peer.notify("log/write", { level, message, ...(fields ?? {}) }),
           toast: (text, tone) => peer.notify("toast/show", { text, ...(tone === undefined ? {} : { tone }) }),
+          request: (method, params) => peer.request(method, params, { timeoutMs: HOST_ANSWER_MS }),
         });
       } catch (error) {
         const e = error instanceof Error ? error : new Error(String(error));
