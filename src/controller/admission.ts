@@ -1,32 +1,40 @@
 /**
  * Admission (IN-03, TURN-10): the user message (none for a control turn) and `running` are appended the
  * moment an input is dequeued — before the harness is even open — then the link to a plan it implements.
+ * Provenance (ATT-01): the user message of an input that waited points at its queueing; the event that
+ * admitted the turn is kept on the turn record for the attempt's events to point at.
  */
 import type { PromptBlock } from "../event/content.ts";
 import type { PromptInputRecord, PromptSubmission } from "../input/input.ts";
-import type { IdSource } from "../shared/ids.ts";
+import type { EventId, IdSource } from "../shared/ids.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
 
-export function appendAdmission(append: AppendFn, turn: TurnRecord, record: PromptInputRecord, admitted: (record: PromptInputRecord) => void): void {
+export function appendAdmission(append: AppendFn, turn: TurnRecord, record: PromptInputRecord, admitted: (record: PromptInputRecord) => EventId | undefined): void {
   if (!turn.compact) {
     // A prompt that waited was stored when it was queued: its user message refers to that copy by messageId.
-    append({
+    const message = append({
       kind: "user_message",
       payload: { messageId: record.messageId, ...(record.durable ? {} : { content: [...record.submission.blocks] }), delivery: record.delivery },
       source: { type: "user" },
+      ...(record.queuedEventId !== undefined ? { parentEventId: record.queuedEventId } : {}),
       turnId: turn.turnId,
       harnessTargetId: turn.targetId,
     });
+    turn.admissionEventId = message.eventId;
+  } else {
+    const admission = admitted(record);
+    if (admission !== undefined) turn.admissionEventId = admission;
   }
-  if (turn.compact) admitted(record);
-  append({
+  const running = append({
     kind: "state_update",
     payload: { state: "running" },
     source: { type: "baton" },
+    ...(turn.admissionEventId !== undefined ? { parentEventId: turn.admissionEventId } : {}),
     turnId: turn.turnId,
     harnessTargetId: turn.targetId,
   });
+  turn.admissionEventId ??= running.eventId;
   const planId = record.submission.implementsPlan;
   if (planId) {
     append({

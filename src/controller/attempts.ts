@@ -27,6 +27,7 @@ export function recordAttempt(append: AppendFn, record: TurnRecord, phase: Attem
     kind: "_baton_delivery_attempt_update",
     payload: { attemptId: record.attemptId, phase, ...fields },
     source: { type: "baton" },
+    ...(record.admissionEventId !== undefined ? { parentEventId: record.admissionEventId } : {}),
     turnId: record.turnId,
     harnessTargetId: record.targetId,
   });

@@ -9,12 +9,14 @@ import type { ContextTransport } from "../event/kinds.ts";
 import { canSyncContext } from "../harness/capabilities.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
 import { summaryTexts, type ProjectionState } from "../projection/index.ts";
-import type { EpochId, IdSource, SnapshotId, TurnId } from "../shared/ids.ts";
+import type { EpochId, EventId, IdSource, SnapshotId, TurnId } from "../shared/ids.ts";
 import type { HarnessBinding } from "./binding.ts";
 import type { AppendFn } from "./pipeline.ts";
 
 export interface PlannedDelivery {
   readonly snapshotId: SnapshotId;
+  /** The snapshot's event: its receipt points at it (`parentEventId`). */
+  readonly snapshotEventId: EventId;
   readonly contextEpochId: EpochId;
   readonly transport: ContextTransport;
   readonly text: string;
@@ -65,7 +67,7 @@ export function planDelivery(deps: DeliveryDeps, state: ProjectionState, binding
   });
   if (!catchUp) return undefined;
   const snapshotId = deps.ids.mint("snapshot");
-  deps.append({
+  const snapshot = deps.append({
     kind: "_baton_context_snapshot",
     payload: {
       snapshotId,
@@ -80,7 +82,7 @@ export function planDelivery(deps: DeliveryDeps, state: ProjectionState, binding
     harnessTargetId: binding.target.id,
   });
   const transport: ContextTransport = canSyncContext(binding.adapter) ? "sync_context" : "prompt_prepend";
-  return { snapshotId, contextEpochId, transport, text: wrapSync(catchUp.text) };
+  return { snapshotId, snapshotEventId: snapshot.eventId, contextEpochId, transport, text: wrapSync(catchUp.text) };
 }
 
 /** The prompt blocks for a delivery: `prompt_prepend` puts the sync block (and a blank line) first. */
@@ -94,6 +96,7 @@ export function appendReceipt(append: AppendFn, delivery: PlannedDelivery, turnI
     kind: "_baton_context_delivery_receipt",
     payload: { snapshotId: delivery.snapshotId, contextEpochId: delivery.contextEpochId, transport: delivery.transport, accepted: true },
     source: { type: "baton" },
+    parentEventId: delivery.snapshotEventId,
     turnId,
     harnessTargetId: targetId,
   });

@@ -133,6 +133,7 @@ export class TurnFinalizer {
         kind: "_baton_turn_summary",
         payload: buildTurnSummary(this.deps.state(), turnId, stopReason ?? "unknown", endedAt),
         source: { type: "baton" },
+        ...(record.admissionEventId !== undefined ? { parentEventId: record.admissionEventId } : {}),
         turnId: record.turnId,
         harnessTargetId: record.targetId,
       });

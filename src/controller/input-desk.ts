@@ -10,6 +10,7 @@ import type { PromptInputRecord, SubmitOutcome } from "../input/input.ts";
 import type { InputQueue } from "../input/queue.ts";
 import type { InputExit } from "../event/kinds.ts";
 import type { ProjectionState } from "../projection/index.ts";
+import type { EventId } from "../shared/ids.ts";
 import type { AppendFn } from "./pipeline.ts";
 
 /** The text of prompt blocks, the way `submit` derives a display text when none is given. */
@@ -24,7 +25,7 @@ export class InputDesk {
   enqueue(record: PromptInputRecord, waits: boolean): Promise<SubmitOutcome> {
     if (waits) {
       const { submission } = record;
-      this.deps.append({
+      const queued = this.deps.append({
         kind: "_baton_input_queued",
         payload: {
           messageId: record.messageId,
@@ -40,6 +41,7 @@ export class InputDesk {
         harnessTargetId: submission.targetId,
       });
       record.durable = true;
+      record.queuedEventId = queued.eventId;
     }
     return this.deps.queue.enqueue(record);
   }
@@ -55,8 +57,8 @@ export class InputDesk {
   }
 
   /** A control input (no user message) that waited: its admission is recorded explicitly (a failure throws). */
-  admitted(record: PromptInputRecord): void {
-    if (record.durable && record.control) this.exit(record, "admitted");
+  admitted(record: PromptInputRecord): EventId | undefined {
+    return record.durable && record.control ? this.exit(record, "admitted") : undefined;
   }
 
   /** Inputs the ledger still shows queued (a previous process stopped first): paused, in their order. */
@@ -77,6 +79,7 @@ export class InputDesk {
         delivery: input.control === null ? "follow_up" : "prompt",
         ...(input.control !== null ? { control: input.control } : {}),
         durable: true,
+        ...(input.eventId !== null ? { queuedEventId: input.eventId as EventId } : {}),
       }),
     );
     this.deps.queue.restorePaused(records);
@@ -98,12 +101,13 @@ export class InputDesk {
     return record;
   }
 
-  private exit(record: PromptInputRecord, state: InputExit): void {
-    this.deps.append({
+  private exit(record: PromptInputRecord, state: InputExit): EventId {
+    return this.deps.append({
       kind: "_baton_input_update",
       payload: { messageId: record.messageId, state },
       source: { type: "user" },
+      ...(record.queuedEventId !== undefined ? { parentEventId: record.queuedEventId } : {}),
       harnessTargetId: record.submission.targetId,
-    });
+    }).eventId;
   }
 }

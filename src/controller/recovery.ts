@@ -65,6 +65,7 @@ export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, 
     if (attempt.phase === "finalized") continue;
     const base = {
       source: { type: "baton" } as const,
+      ...(attempt.admissionEventId ? { parentEventId: attempt.admissionEventId as never } : {}),
       ...(attempt.turnId ? { turnId: attempt.turnId as never } : {}),
       ...(attempt.harnessTargetId ? { harnessTargetId: attempt.harnessTargetId } : {}),
     };

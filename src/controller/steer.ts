@@ -41,6 +41,7 @@ export async function trySteer(deps: SteerDeps, submission: PromptInputRecord["s
         kind: "user_message",
         payload: { messageId, content: [...submission.blocks], delivery: "steer" },
         source: { type: "user" },
+        ...(active.admissionEventId !== undefined ? { parentEventId: active.admissionEventId } : {}),
         turnId: active.turnId,
         harnessTargetId: submission.targetId,
       });

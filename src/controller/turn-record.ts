@@ -1,5 +1,5 @@
 /** The controller's turn ledger entry (§3.5 "Turn (controller ledger)"): live bookkeeping for one turn. */
-import type { AttemptId, TurnId } from "../shared/ids.ts";
+import type { AttemptId, EventId, TurnId } from "../shared/ids.ts";
 import type { TimerHandle } from "../shared/clock.ts";
 import type { PromptInputRecord } from "../input/input.ts";
 import type { AttemptPhase } from "../event/kinds.ts";
@@ -17,6 +17,11 @@ export interface TurnRecord {
   readonly steers: string[];
   /** preparing: nothing dispatched yet (cancel closes it at once); dispatched: the harness has it. */
   phase: "preparing" | "dispatched";
+  /**
+   * The event that admitted the turn (ATT-01): its user message, or for a control turn its admission
+   * (`_baton_input_update`) or `running`. The attempt's events, steers and the summary point at it.
+   */
+  admissionEventId?: EventId;
   attemptId?: AttemptId;
   attemptPhase?: AttemptPhase;
   cancelRequested: boolean;

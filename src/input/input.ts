@@ -4,7 +4,7 @@
  */
 import type { PromptBlock } from "../event/content.ts";
 import type { InteractionResolution } from "../event/interaction-types.ts";
-import type { MessageId, TurnId } from "../shared/ids.ts";
+import type { EventId, MessageId, TurnId } from "../shared/ids.ts";
 
 export type InputSource = { readonly type: "user" } | { readonly type: "plugin"; readonly pluginInstanceId: string };
 
@@ -47,4 +47,6 @@ export interface PromptInputRecord {
    * refers to that copy instead of storing the prompt again.
    */
   durable?: boolean;
+  /** The `_baton_input_queued` event of a durable input: what its admission, recall or drop points at. */
+  queuedEventId?: EventId;
 }

@@ -67,6 +67,7 @@ export function reduceAttemptUpdate(
       detail: p.detail ?? null,
       turnId: event.turnId ?? null,
       harnessTargetId: event.harnessTargetId ?? null,
+      admissionEventId: event.parentEventId ?? null,
       preparedSeq: event.seq,
       updatedSeq: event.seq,
     };

@@ -20,6 +20,7 @@ export function reduceInputQueued(state: ProjectionState, event: EventOf<"_baton
     implementsPlan: implementsPlan ?? null,
     control: control ?? null,
     queuedSeq: event.seq,
+    eventId: event.eventId ?? null,
     ts: event.ts,
   };
   return { ...state, queuedInputs: [...state.queuedInputs, item] };

@@ -253,6 +253,8 @@ export interface AttemptItem {
   readonly detail: string | null;
   readonly turnId: string | null;
   readonly harnessTargetId: string | null;
+  /** The event that admitted the attempt's input (its `prepared` update's parentEventId, ATT-01). */
+  readonly admissionEventId: string | null;
   readonly preparedSeq: number;
   readonly updatedSeq: number;
 }
@@ -275,6 +277,8 @@ export interface QueuedInputItem {
   readonly implementsPlan: string | null;
   readonly control: "compact" | null;
   readonly queuedSeq: number;
+  /** The `_baton_input_queued` event (what its admission points at); null for an event without one. */
+  readonly eventId: string | null;
   readonly ts: string;
 }
 
