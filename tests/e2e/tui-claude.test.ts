@@ -238,6 +238,8 @@ describe("baton TUI with the real Claude Code (tmux)", () => {
       t.keys("1");
       await t.waitFor("Edited the notes.", 30_000);
       expect(fs.readFileSync(file, "utf8")).toBe("first line\n2nd line\n");
+      // Ctrl+D exits only on an idle, empty composer: the answer's text shows before the turn has ended.
+      await t.waitFor(/claude · (\S+ · )?idle/, 20_000);
       t.keys("C-d");
       await t.waitFor(`${EXIT_MARKER}0]`, 20_000);
     } finally {

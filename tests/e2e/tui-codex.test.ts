@@ -111,6 +111,8 @@ describe("baton TUI with the real Codex and Claude Code (tmux)", () => {
       t.keys("1");
       await t.waitFor("Changed beta to gamma.", 30_000);
       expect(fs.readFileSync(path.join(home.workdir, "notes.txt"), "utf8")).toBe("alpha\ngamma\n");
+      // Ctrl+D exits only on an idle, empty composer: the answer's text shows before the turn has ended.
+      await t.waitFor(/codex · (\S+ · )?idle/, 20_000);
       t.keys("C-d");
       await t.waitFor(`${EXIT_MARKER}0]`, 20_000);
     } finally {

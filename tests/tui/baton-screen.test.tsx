@@ -78,6 +78,9 @@ describe("Baton screen", () => {
     await mounted.submit("long task");
     const running = await mounted.waitFor("Esc to interrupt");
     expect(running).toMatch(/fake · thinking… \(\d\d:\d\d\)/);
+    // Wait until the adapter runs the turn: an Esc while the turn is still being prepared ends it without
+    // asking the adapter (a different path, covered by the controller tests).
+    await mounted.waitFor("working on it");
     await mounted.escape();
     await mounted.waitFor("fake · idle");
     expect(mounted.adapters()[0]!.record.cancels).toHaveLength(1);
