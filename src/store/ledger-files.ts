@@ -16,6 +16,26 @@ export function serialize(event: AnyEvent): string {
   return `${json}\n`;
 }
 
+/** The most of an event's `raw` (the verbatim wire message) a ledger line keeps; the wire trace log has it whole. */
+export const RAW_MAX_BYTES = 16 * 1024;
+/** How much of an over-long `raw` (as JSON) its stand-in keeps. */
+const RAW_HEAD_CHARS = 1024;
+
+/**
+ * A line whose `raw` is over `RAW_MAX_BYTES` keeps a stand-in instead — `{ omitted, bytes, head }` — so a large
+ * prompt or tool output echoed on the wire is not stored again (issue 12.14). Only lines already over the
+ * bound pay for the check. Returns the event as written (what is broadcast) and its line.
+ */
+export function boundRaw(event: AnyEvent, line: string, bytes: number): { event: AnyEvent; line: string; bytes: number } {
+  if (bytes <= RAW_MAX_BYTES || event.raw === undefined) return { event, line, bytes };
+  const raw = JSON.stringify(event.raw) ?? "";
+  const rawBytes = Buffer.byteLength(raw);
+  if (rawBytes <= RAW_MAX_BYTES) return { event, line, bytes };
+  const bounded = { ...event, raw: { omitted: `raw over ${RAW_MAX_BYTES} bytes`, bytes: rawBytes, head: raw.slice(0, RAW_HEAD_CHARS) } };
+  const boundedLine = serialize(bounded);
+  return { event: bounded, line: boundedLine, bytes: Buffer.byteLength(boundedLine) };
+}
+
 /** A failed ledger write as one sentence: which file, how many bytes, how much space was left. */
 export function ioError(file: string, action: string, error: unknown, bytes?: number): BatonError {
   return writeError(file, action, error, bytes);

@@ -25,7 +25,7 @@ import { silentLogger, type Logger } from "../shared/log.ts";
 import { FILE_MODE, closeQuietly, errnoCode, isoTime } from "./files.ts";
 import { findTail, lineEndingAt, readAt } from "./ledger-lines.ts";
 import { decodeLine, decodeLineOrThrow, readEventsFromFd, type LocatedEvent } from "./ledger-read.ts";
-import { ioError, serialize, stampDraft, writeFully, writeSidecar } from "./ledger-files.ts";
+import { boundRaw, ioError, serialize, stampDraft, writeFully, writeSidecar } from "./ledger-files.ts";
 
 /** A draft the host has attributed (source stamped); the store stamps the rest. */
 export type AppendDraft = EventDraft | (AdapterDraft & { readonly source: EventSource });
@@ -170,9 +170,9 @@ export class Ledger {
   append(draft: AppendDraft): KnownEvent {
     this.assertWritable();
     if (this.failure) throw this.failure;
-    const event = stampDraft(draft, { seq: this.seq + 1, eventId: this.ids.mint("event"), ts: this.timestamp(), scope: this.scope });
-    const line = serialize(event);
-    const bytes = Buffer.byteLength(line);
+    const stamped = stampDraft(draft, { seq: this.seq + 1, eventId: this.ids.mint("event"), ts: this.timestamp(), scope: this.scope });
+    const serialized = serialize(stamped);
+    const { event, line, bytes } = boundRaw(stamped, serialized, Buffer.byteLength(serialized));
     if (BATCHED_KINDS.has(event.kind)) {
       if (this.batchBytes + bytes > CHUNK_FLUSH_BYTES && this.batchBytes > 0) this.flush();
       if (bytes > CHUNK_FLUSH_BYTES) {
