@@ -3,7 +3,7 @@ import type { StopReason } from "../../src/event/stop-reasons.ts";
 import { describe, expect, test } from "bun:test";
 import { boundaryHolds, canonicalValue, historyBoundary, parseHistoryBoundary, turnDigest } from "../../src/harness/history-boundary.ts";
 import type { NativeEvent, NativeTurn } from "../../src/harness/inspector.ts";
-import { reconcileNative, type BatonTurnView } from "../../src/app/adopt-reconcile.ts";
+import { reconcileNative, type BatonTurnView } from "../../src/adopt/reconcile.ts";
 
 function turn(prompt: string, answer: string, extra: { id?: string; tool?: string; stopReason?: StopReason } = {}): NativeTurn {
   const events: NativeEvent[] = [{ kind: "agent_message", payload: { messageId: `msg-${prompt}`, content: [{ type: "text", text: answer }] } }];

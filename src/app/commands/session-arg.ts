@@ -6,10 +6,10 @@
 import { assertNever } from "../../shared/assert.ts";
 import { isBatonError } from "../../shared/errors.ts";
 import type { SessionRef, SessionStore } from "../../store/index.ts";
-import { adoptNativeSession, type AdoptionResult } from "../adopt.ts";
+import { adoptNativeSession, type AdoptionResult } from "../../adopt/adopt.ts";
 import { createAppContext } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
-import { isPinnedNativeRef, resolveNativeSession } from "../native-ref.ts";
+import { isPinnedNativeRef, resolveNativeSession } from "../../adopt/native-ref.ts";
 
 export type SessionArg =
   | { readonly kind: "baton"; readonly ref: SessionRef }

@@ -15,14 +15,13 @@ import { recoverOnOpen } from "../controller/recovery.ts";
 import { previewOf } from "../controller/preview.ts";
 import { historyBoundary, parseHistoryBoundary, type HistoryBoundary } from "../harness/history-boundary.ts";
 import type { NativeHistory } from "../harness/inspector.ts";
-import { initialState, reduce, type ProjectionState } from "../projection/index.ts";
+import { initialState, reduce, storedProjectionFold, type ProjectionState } from "../projection/index.ts";
 import { acquireLock, loadState, type AdoptionOrigin, type Ledger, type SessionLock, type SessionMeta, type SessionRef } from "../store/index.ts";
 import { BatonError, isBatonError } from "../shared/errors.ts";
-import type { AppContext } from "./app-context.ts";
-import { appendNativeTurns, batonTurnsSince, type AdoptedBinding } from "./adopt-ledger.ts";
-import { promptText, reconcileNative } from "./adopt-reconcile.ts";
+import type { AdoptContext } from "./context.ts";
+import { appendNativeTurns, batonTurnsSince, type AdoptedBinding } from "./native-turns.ts";
+import { promptText, reconcileNative } from "./reconcile.ts";
 import { pinnedForm, type NativeCandidate } from "./native-ref.ts";
-import { projectionFold } from "./open-session.ts";
 
 export const NATIVE_LOCK_FILE = "native-session.lock";
 const LOCK_WAIT_MS = 10_000;
@@ -42,7 +41,7 @@ export interface ImportedThrough extends HistoryBoundary {
   readonly batonThroughSeq: number;
 }
 
-export async function adoptNativeSession(ctx: AppContext, candidate: NativeCandidate): Promise<AdoptionResult> {
+export async function adoptNativeSession(ctx: AdoptContext, candidate: NativeCandidate): Promise<AdoptionResult> {
   const lock = await acquireNativeLock(ctx);
   try {
     const history = await candidate.inspector.read(candidate.session.id, candidate.context);
@@ -59,7 +58,7 @@ export async function adoptNativeSession(ctx: AppContext, candidate: NativeCandi
   }
 }
 
-async function acquireNativeLock(ctx: AppContext): Promise<SessionLock> {
+async function acquireNativeLock(ctx: AdoptContext): Promise<SessionLock> {
   fs.mkdirSync(ctx.home, { recursive: true, mode: 0o700 });
   const file = path.join(ctx.home, NATIVE_LOCK_FILE);
   const deadline = Date.now() + LOCK_WAIT_MS;
@@ -79,7 +78,7 @@ async function acquireNativeLock(ctx: AppContext): Promise<SessionLock> {
 }
 
 /** The session that owns a native session: by `adoptedFrom`, else (legacy) by its current binding. */
-function findOwner(ctx: AppContext, targetId: string, harnessSessionId: string): SessionRef | undefined {
+function findOwner(ctx: AdoptContext, targetId: string, harnessSessionId: string): SessionRef | undefined {
   const sessions = ctx.store.listSessions({ all: true }).sessions;
   const adopted = sessions.filter((ref) => ref.meta.adoptedFrom?.session.harnessTargetId === targetId && ref.meta.adoptedFrom.session.identity.id === harnessSessionId);
   const owners = adopted.length > 0 ? adopted : sessions.filter((ref) => ref.meta.harnessSessions[targetId]?.harnessSessionId === harnessSessionId);
@@ -99,7 +98,7 @@ function importedThrough(history: NativeHistory, batonThroughSeq: number): Impor
   return { ...historyBoundary(history.turns), batonThroughSeq };
 }
 
-function withBinding(ctx: AppContext, meta: SessionMeta, candidate: NativeCandidate, history: NativeHistory, syncedSeq: number): SessionMeta {
+function withBinding(ctx: AdoptContext, meta: SessionMeta, candidate: NativeCandidate, history: NativeHistory, syncedSeq: number): SessionMeta {
   const targetId = candidate.target.id;
   const current = meta.harnessSessions[targetId];
   if (current?.harnessSessionId !== undefined) return meta;
@@ -124,7 +123,7 @@ function withBinding(ctx: AppContext, meta: SessionMeta, candidate: NativeCandid
  * NAT-06: the adopted session lives where the native session ran (its agents run there on resume), or
  * in the invoking directory when the native session does not say or its directory is gone.
  */
-export function adoptionCwd(ctx: Pick<AppContext, "cwd">, history: Pick<NativeHistory, "session">): string {
+export function adoptionCwd(ctx: Pick<AdoptContext, "cwd">, history: Pick<NativeHistory, "session">): string {
   const native = history.session.cwd;
   if (native === undefined || !path.isAbsolute(native)) return ctx.cwd;
   try {
@@ -134,7 +133,7 @@ export function adoptionCwd(ctx: Pick<AppContext, "cwd">, history: Pick<NativeHi
   }
 }
 
-async function createOwner(ctx: AppContext, candidate: NativeCandidate, history: NativeHistory): Promise<Omit<AdoptionResult, "nativeRef">> {
+async function createOwner(ctx: AdoptContext, candidate: NativeCandidate, history: NativeHistory): Promise<Omit<AdoptionResult, "nativeRef">> {
   const label = candidate.session.title ?? candidate.session.preview ?? history.harnessSessionId;
   const ref = ctx.store.createSession({
     cwd: adoptionCwd(ctx, history),
@@ -171,7 +170,7 @@ async function createOwner(ctx: AppContext, candidate: NativeCandidate, history:
   }
 }
 
-async function updateOwner(ctx: AppContext, candidate: NativeCandidate, history: NativeHistory, owner: SessionRef): Promise<Omit<AdoptionResult, "nativeRef">> {
+async function updateOwner(ctx: AdoptContext, candidate: NativeCandidate, history: NativeHistory, owner: SessionRef): Promise<Omit<AdoptionResult, "nativeRef">> {
   const lock = ctx.store.acquireLock(owner);
   try {
     const meta = ctx.store.readMeta(owner);
@@ -205,10 +204,10 @@ async function updateOwner(ctx: AppContext, candidate: NativeCandidate, history:
   }
 }
 
-async function appendTail(ctx: AppContext, candidate: NativeCandidate, history: NativeHistory, owner: SessionRef, tail: NativeHistory["turns"]): Promise<Omit<AdoptionResult, "nativeRef">> {
+async function appendTail(ctx: AdoptContext, candidate: NativeCandidate, history: NativeHistory, owner: SessionRef, tail: NativeHistory["turns"]): Promise<Omit<AdoptionResult, "nativeRef">> {
   const ledger = ctx.store.openLedger(owner);
   try {
-    let state: ProjectionState = loadState(ledger, { ...projectionFold, initial: () => initialState(owner.batonSessionId) }).state;
+    let state: ProjectionState = loadState(ledger, { ...storedProjectionFold, initial: () => initialState(owner.batonSessionId) }).state;
     if (tail.length > 0) state = healOpenTurns(ctx, ledger, state);
     const result = appendNativeTurns(ledger, state, tail, bindingOf(candidate, history), ctx.ids, ctx.clock);
     await ledger.sync();
@@ -227,7 +226,7 @@ async function appendTail(ctx: AppContext, candidate: NativeCandidate, history: 
 }
 
 /** A Baton process that died mid-turn left the owner open: close those turns first, as opening it would. */
-function healOpenTurns(ctx: AppContext, ledger: Ledger, initial: ProjectionState): ProjectionState {
+function healOpenTurns(ctx: AdoptContext, ledger: Ledger, initial: ProjectionState): ProjectionState {
   let state = initial;
   if (Object.keys(state.activeTurns).length === 0 && state.pendingInteractionIds.length === 0) return state;
   recoverOnOpen(() => state, (draft) => {

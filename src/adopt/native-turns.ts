@@ -11,7 +11,7 @@ import type { ContentBlock } from "../event/content.ts";
 import type { TurnSummaryPayload } from "../event/kinds.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdSource, TurnId } from "../shared/ids.ts";
-import type { BatonTurnView } from "./adopt-reconcile.ts";
+import type { BatonTurnView } from "./reconcile.ts";
 
 export interface AdoptedBinding {
   readonly harnessTargetId: string;

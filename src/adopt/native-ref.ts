@@ -8,7 +8,7 @@ import type { HarnessDefinition, HarnessTarget } from "../harness/definition.ts"
 import type { HarnessSessionInspector, InspectContext, NativeSessionInfo } from "../harness/inspector.ts";
 import { BatonError } from "../shared/errors.ts";
 import { silentLogger } from "../shared/log.ts";
-import type { AppContext } from "./app-context.ts";
+import type { AdoptContext } from "./context.ts";
 
 export interface NativeCandidate {
   readonly target: HarnessTarget;
@@ -38,7 +38,7 @@ export function isPinnedNativeRef(text: string): boolean {
   return parseNativeRef(text).prefix !== undefined;
 }
 
-function inspectContext(ctx: AppContext, target: HarnessTarget): InspectContext {
+function inspectContext(ctx: AdoptContext, target: HarnessTarget): InspectContext {
   return { env: { ...ctx.childEnv, ...target.env }, cwd: ctx.cwd, settings: target.settings, log: silentLogger };
 }
 
@@ -48,7 +48,7 @@ export function pinnedForm(candidate: Pick<NativeCandidate, "definition" | "targ
   return `${alias ?? candidate.target.id}:${id}`;
 }
 
-export async function resolveNativeSession(ctx: AppContext, text: string): Promise<NativeCandidate> {
+export async function resolveNativeSession(ctx: AdoptContext, text: string): Promise<NativeCandidate> {
   const ref = parseNativeRef(text);
   if (ref.id === "") throw new BatonError("usage", `'${text}' names no session id`);
   let targets: HarnessTarget[];
