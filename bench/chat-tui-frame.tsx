@@ -7,7 +7,7 @@
  */
 import { act } from "react";
 import { testRender } from "@opentui/react/test-utils";
-import { ChatApp, createChatStore, type TimelineItem } from "../packages/chat-tui/src/index.ts";
+import { ChatApp, createChatStore, type TimelineItem } from "chat-tui";
 
 const SIZES = [100, 2_000, 10_000] as const;
 const FRAMES = 60;

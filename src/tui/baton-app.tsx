@@ -1,6 +1,6 @@
 /** The Baton screen: chat-tui's ChatApp fed by a TuiHost, coloured per target from the harness definitions. */
 import { useMemo, type ReactNode } from "react";
-import { ChatApp, createTheme, type ChatSurface, type ChatTheme, type NowFn } from "../../packages/chat-tui/src/index.ts";
+import { ChatApp, createTheme, type ChatSurface, type ChatTheme, type NowFn } from "chat-tui";
 import type { TuiHost } from "./tui-host.ts";
 import type { TargetLook } from "./targets.ts";
 

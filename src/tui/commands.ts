@@ -1,6 +1,6 @@
 /** The slash commands Baton registers with the composer (completion and `command` intents), inventory 2.3. */
 import type { HarnessRegistry } from "../harness/registry.ts";
-import type { ChatCommand } from "../../packages/chat-tui/src/index.ts";
+import type { ChatCommand } from "chat-tui";
 import { targetLook } from "./targets.ts";
 
 export const BATON_COMMANDS: readonly ChatCommand[] = [

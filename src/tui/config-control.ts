@@ -9,7 +9,7 @@ import { matchConfigChoice } from "../controller/target-config.ts";
 import { canConfigure, type SessionConfigOption } from "../harness/capabilities.ts";
 import type { ProjectionState } from "../projection/index.ts";
 import { describeError } from "../shared/errors.ts";
-import type { PickerItem, Tone } from "../../packages/chat-tui/src/index.ts";
+import type { PickerItem, Tone } from "chat-tui";
 import type { TargetSettings } from "./map-activity.ts";
 import type { LookFn } from "./map-transcript.ts";
 import type { ConfigId } from "./session-port.ts";

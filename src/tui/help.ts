@@ -1,5 +1,5 @@
 /** `/help`: Baton's commands, the agents and the keys (#11.15). Pure. */
-import type { ChatCommand } from "../../packages/chat-tui/src/index.ts";
+import type { ChatCommand } from "chat-tui";
 
 /** The keys of the screen, as the README's table says them. */
 export const KEY_HELP: readonly (readonly [string, string])[] = [

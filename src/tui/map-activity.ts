@@ -4,7 +4,7 @@
  * when nothing runs; an optional info row (plan mode, context use, delegated approvals).
  */
 import type { Activity, ActivityTurn, ContextUsage } from "../projection/index.ts";
-import type { ActivityItem } from "../../packages/chat-tui/src/index.ts";
+import type { ActivityItem } from "chat-tui";
 import type { LookFn } from "./map-transcript.ts";
 
 /** What the TUI knows about a target's session config (projection snapshot plus local changes). */

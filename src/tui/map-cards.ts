@@ -4,7 +4,7 @@
  */
 import type { InteractionDraft, InteractionResolution, PermissionOption as DraftOption } from "../event/interaction-types.ts";
 import type { InteractionItem } from "../projection/index.ts";
-import type { InteractionCard, InteractionResponse, PermissionOption, Question } from "../../packages/chat-tui/src/index.ts";
+import type { InteractionCard, InteractionResponse, PermissionOption, Question } from "chat-tui";
 import { assertNever } from "../shared/assert.ts";
 import { diffParts } from "./map-tools.ts";
 import type { TargetLook } from "./targets.ts";

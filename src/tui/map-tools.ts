@@ -4,7 +4,7 @@
  */
 import type { ContentBlock } from "../event/content.ts";
 import type { TaskItem as ProjectedTask, ToolCallItem } from "../projection/index.ts";
-import type { DiffContent, ToolContent, ToolItem } from "../../packages/chat-tui/src/index.ts";
+import type { DiffContent, ToolContent, ToolItem } from "chat-tui";
 import type { TargetLook } from "./targets.ts";
 
 const DIFF_OPS = new Set(["add", "modify", "delete", "move"]);

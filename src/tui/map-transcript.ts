@@ -11,7 +11,7 @@ import {
   type ProjectionState,
   type TranscriptEntry,
 } from "../projection/index.ts";
-import type { PinnedPlan, ReviewItem, TimelineItem } from "../../packages/chat-tui/src/index.ts";
+import type { PinnedPlan, ReviewItem, TimelineItem } from "chat-tui";
 import { assertNever } from "../shared/assert.ts";
 import { splitThought } from "./map-thoughts.ts";
 import { mapTask, mapToolCall } from "./map-tools.ts";

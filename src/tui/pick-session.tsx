@@ -4,7 +4,7 @@
  * Type to filter by title, id or directory.
  */
 import { createRoot } from "@opentui/react";
-import { ChatApp, createChatStore, type ChatIntent, type PickerItem } from "../../packages/chat-tui/src/index.ts";
+import { ChatApp, createChatStore, type ChatIntent, type PickerItem } from "chat-tui";
 import type { SessionListing } from "./session-port.ts";
 import { sessionPickerItem } from "./session-rows.ts";
 import { createBatonRenderer } from "./start-tui.tsx";

@@ -8,7 +8,7 @@
 import { isKind, type AnyEvent } from "../event/envelope.ts";
 import { selectPluginCommands, type PluginBindingItem, type ProjectionState } from "../projection/index.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
-import type { ChatCommand } from "../../packages/chat-tui/src/index.ts";
+import type { ChatCommand } from "chat-tui";
 import type { PluginListing, TuiPlugins } from "./session-port.ts";
 import type { TuiHost } from "./tui-host.ts";
 

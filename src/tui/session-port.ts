@@ -3,7 +3,7 @@
  * over the store (the TUI never imports it); tests implement them over a test home.
  */
 import type { Controller } from "../controller/controller.ts";
-import type { MentionGroup } from "../../packages/chat-tui/src/index.ts";
+import type { MentionGroup } from "chat-tui";
 
 export type ConfigId = "model" | "effort" | "mode";
 

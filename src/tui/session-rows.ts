@@ -3,7 +3,7 @@
  * picker): the name is the lineage indent, `● ` for the current session and the display title; the
  * detail is `[description · ]id · cwd · last activity · [targets]`.
  */
-import type { PickerItem } from "../../packages/chat-tui/src/index.ts";
+import type { PickerItem } from "chat-tui";
 import { lineageIndent } from "../shared/lineage.ts";
 import type { SessionListing } from "./session-port.ts";
 import { shortCwd } from "./view-states.ts";

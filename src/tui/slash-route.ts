@@ -5,7 +5,7 @@
  */
 import type { HarnessRegistry } from "../harness/registry.ts";
 import type { ProjectionState } from "../projection/index.ts";
-import type { ChatCommand } from "../../packages/chat-tui/src/index.ts";
+import type { ChatCommand } from "chat-tui";
 import { matchSlashTarget } from "./targets.ts";
 
 export type SlashRoute =

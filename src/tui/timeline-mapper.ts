@@ -7,7 +7,7 @@
 import { selectTargetPlan, tableGet, type MessageItem, type ProjectionState, type Table, type TimelineItemType, type TranscriptEntry } from "../projection/index.ts";
 import { assertNever } from "../shared/assert.ts";
 import { terminalSafeDeep } from "../shared/terminal-text.ts";
-import type { PinnedPlan, TimelineItem } from "../../packages/chat-tui/src/index.ts";
+import type { PinnedPlan, TimelineItem } from "chat-tui";
 import { isTurnActive, mapEntry, type LocalItem, type LookFn, type TimelineOutput } from "./map-transcript.ts";
 
 /** A timeline item a streamed chunk changed. */

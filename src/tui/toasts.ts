@@ -3,7 +3,7 @@
  * gone as soon as that turn ends, so it never outlives what it describes (#11.15).
  */
 import type { Clock, TimerHandle } from "../shared/clock.ts";
-import type { Toast, Tone } from "../../packages/chat-tui/src/index.ts";
+import type { Toast, Tone } from "chat-tui";
 
 export const TOAST_MS: Readonly<Record<Tone, number>> = { info: 3000, success: 3000, warning: 6000, error: 8000 };
 

@@ -18,7 +18,7 @@ import {
   type PickerState,
   type TimelineItem,
   type Tone,
-} from "../../packages/chat-tui/src/index.ts";
+} from "chat-tui";
 import { allCommands } from "./commands.ts";
 import { ConfigControl } from "./config-control.ts";
 import { resolutionFor } from "./map-cards.ts";

@@ -6,7 +6,7 @@
 import type { Controller } from "../controller/controller.ts";
 import { reportsApprovalRoute } from "../harness/capabilities.ts";
 import { selectActivity, selectFooter, selectPendingInteractions, selectTargetPlan, type InteractionItem, type ProjectionState } from "../projection/index.ts";
-import type { ActivityItem, ChatCommand, ChatStatePatch, DraftInjection, InteractionCard, PickerState, QueuedInput, Toast } from "../../packages/chat-tui/src/index.ts";
+import type { ActivityItem, ChatCommand, ChatStatePatch, DraftInjection, InteractionCard, PickerState, QueuedInput, Toast } from "chat-tui";
 import { terminalSafeDeep } from "../shared/terminal-text.ts";
 import type { ConfigControl } from "./config-control.ts";
 import { mapActivity } from "./map-activity.ts";

@@ -1,7 +1,7 @@
 /** Composer, footer and header text (TUI-02, TUI-06, TUI-10), and helpers that keep unchanged values identical. */
 import type { QueuedView } from "../input/queue.ts";
 import { displayUserText, selectTranscript, type Footer as ProjectedFooter, type ProjectionState } from "../projection/index.ts";
-import type { QueuedInput, TimelineHeader } from "../../packages/chat-tui/src/index.ts";
+import type { QueuedInput, TimelineHeader } from "chat-tui";
 import { compactNumber } from "./map-activity.ts";
 import type { LookFn } from "./map-transcript.ts";
 

@@ -7,7 +7,7 @@ import { act } from "react";
 import { readLedgerFile } from "../../src/store/index.ts";
 import { mountBaton, tidy, type BatonMounted } from "./baton-setup.tsx";
 import { makeTestHome } from "../support/session-host.ts";
-import { PAUSED_HINT } from "../../packages/chat-tui/src/index.ts";
+import { PAUSED_HINT } from "chat-tui";
 
 let mounted: BatonMounted | undefined;
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { act } from "react";
-import type { MentionGroup, TimelineItem } from "../../packages/chat-tui/src/index.ts";
+import type { MentionGroup, TimelineItem } from "chat-tui";
 import { mountChat, tidy, type Mounted } from "./chat-tui-setup.tsx";
 
 let mounted: Mounted | undefined;

@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
-import type { InteractionCard, PermissionCard, PickerState, QuestionCard } from "../../packages/chat-tui/src/index.ts";
+import type { InteractionCard, PermissionCard, PickerState, QuestionCard } from "chat-tui";
 import { mountChat, tidy, type Mounted } from "./chat-tui-setup.tsx";
 
 let mounted: Mounted | undefined;

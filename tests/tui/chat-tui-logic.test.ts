@@ -21,7 +21,7 @@ import {
   toolStatusLook,
   defaultTheme,
   type ChatStateKey,
-} from "../../packages/chat-tui/src/index.ts";
+} from "chat-tui";
 import { COMMANDS } from "./chat-tui-setup.tsx";
 
 describe("createChatStore", () => {

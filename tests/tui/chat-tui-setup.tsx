@@ -11,7 +11,7 @@ import {
   type ChatSurface,
   type ChatTheme,
   type MentionQuery,
-} from "../../packages/chat-tui/src/index.ts";
+} from "chat-tui";
 import { driver, type Driver, type TestSetup } from "./driver.ts";
 
 export { tidy } from "./driver.ts";

@@ -1,6 +1,6 @@
 import { afterEach, expect, jest, test } from "bun:test";
 import { act } from "react";
-import type { ChatSurface, SidecarState } from "../../packages/chat-tui/src/index.ts";
+import type { ChatSurface, SidecarState } from "chat-tui";
 import { mountChat, tidy, type Mounted } from "./chat-tui-setup.tsx";
 
 let mounted: Mounted | undefined;

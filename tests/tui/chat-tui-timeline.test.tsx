@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { rgbToHex } from "@opentui/core";
-import { createTheme, type TimelineItem } from "../../packages/chat-tui/src/index.ts";
+import { createTheme, type TimelineItem } from "chat-tui";
 import { mountChat, tidy, type Mounted } from "./chat-tui-setup.tsx";
 
 let mounted: Mounted | undefined;

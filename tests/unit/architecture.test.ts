@@ -31,6 +31,26 @@ function layerOf(file: string): string {
   return rel[1] ?? "outside";
 }
 
+/** Workspace packages imported by name: tsconfig `paths` (which the Bun runtime honours too) → their room. */
+const tsconfigPaths = (JSON.parse(readFileSync(path.join(root, "tsconfig.json"), "utf8")) as { compilerOptions: { paths?: Record<string, string[]> } }).compilerOptions.paths ?? {};
+const BY_NAME: Record<string, string> = {};
+for (const dir of readdirSync(path.join(root, "packages"))) {
+  const manifest = path.join(root, "packages", dir, "package.json");
+  let name: string;
+  try {
+    name = (JSON.parse(readFileSync(manifest, "utf8")) as { name: string }).name;
+  } catch {
+    continue;
+  }
+  if (tsconfigPaths[name] !== undefined) BY_NAME[name] = `packages/${dir}`;
+}
+
+/** The room a bare specifier names when it is a workspace package (`chat-tui`, `chat-tui/x`). */
+function packageRoom(spec: string): string | undefined {
+  for (const [name, room] of Object.entries(BY_NAME)) if (spec === name || spec.startsWith(`${name}/`)) return room;
+  return undefined;
+}
+
 const NODE_IO = /^(node:)?(fs|fs\/promises|child_process|net|http|https|os|readline|worker_threads)$/;
 
 /** What each layer may import from src/ (by layer) and from outside. */
@@ -98,9 +118,18 @@ function violations(): string[] {
           problems.push(`${rel} → ${relTarget} (${from} may not import ${to})`);
           continue;
         }
+        if (to !== from && Object.values(BY_NAME).includes(to)) {
+          problems.push(`${rel} → ${relTarget} (import ${to} by its name, not by path)`);
+          continue;
+        }
         if (rule.may.includes("*") || rule.may.includes(to)) continue;
         if (FILE_EXCEPTIONS[from]?.includes(relTarget.split(path.sep).join("/"))) continue;
         problems.push(`${rel} → ${relTarget} (${from} may not import ${to})`);
+        continue;
+      }
+      const room = packageRoom(spec);
+      if (room !== undefined) {
+        if (room !== from && !rule.may.includes("*") && !rule.may.includes(room)) problems.push(`${rel} → ${spec} (${from} may not import ${room})`);
         continue;
       }
       if (NODE_IO.test(spec) && !rule.io) problems.push(`${rel} → ${spec} (${from} may not do I/O)`);
@@ -121,6 +150,20 @@ const SOFT_LIMIT = 400;
 describe("architecture", () => {
   test("imports follow the layer directions", () => {
     expect(violations()).toEqual([]);
+  });
+
+  test("a workspace package imported by name resolves to its package's exports", () => {
+    expect(BY_NAME).toEqual({ "chat-tui": "packages/chat-tui" });
+    const mismatched: string[] = [];
+    for (const [name, room] of Object.entries(BY_NAME)) {
+      const manifest = JSON.parse(readFileSync(path.join(root, room, "package.json"), "utf8")) as { exports?: Record<string, string> };
+      const entry = manifest.exports?.["."];
+      const mapped = tsconfigPaths[name] ?? [];
+      if (entry === undefined || mapped.length !== 1 || path.resolve(root, mapped[0] as string) !== path.resolve(root, room, entry)) {
+        mismatched.push(`${name}: tsconfig paths ${JSON.stringify(mapped)} but ${room}/package.json exports "." = ${String(entry)}`);
+      }
+    }
+    expect(mismatched).toEqual([]);
   });
 
   test("no console.* in src/ outside src/app", () => {
