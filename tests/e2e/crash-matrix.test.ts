@@ -11,7 +11,7 @@ import path from "node:path";
 import { RECOVERY_NOTICE } from "../../src/controller/recovery.ts";
 import { BATON_LAUNCHER, runBaton, spawnBaton, waitUntil } from "../support/baton-process.ts";
 import { EXIT_MARKER, processesIn, Tmux } from "../support/tmux.ts";
-import { crashHarnesses, type CrashHarness } from "../support/crash-harnesses.ts";
+import { claudeAcpHarness, crashHarnesses, type CrashHarness } from "../support/crash-harnesses.ts";
 import { descendants, isStopped, tryKill } from "../support/processes.ts";
 import { ledgerOf, lockFile, newestSession } from "../support/session-files.ts";
 
@@ -36,7 +36,7 @@ const POINTS: readonly Point[] = [
 
 const matrix: string[] = [];
 
-for (const harness of crashHarnesses()) {
+for (const harness of [...crashHarnesses(), claudeAcpHarness()]) {
   describe(`kill -9 recovery: ${harness.name}`, () => {
     beforeAll(async () => {
       await harness.start();

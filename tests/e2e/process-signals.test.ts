@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { BATON_ENTRY, runBaton, spawnBaton, waitUntil, type BatonChild } from "../support/baton-process.ts";
-import { crashHarnesses, type CrashEnv } from "../support/crash-harnesses.ts";
+import { claudeAcpHarness, crashHarnesses, type CrashEnv } from "../support/crash-harnesses.ts";
 import { commandOf, descendants, isRunning, processGroupOf, tryKill } from "../support/processes.ts";
 import { ledgerOf, lockFile, newestSession, type LedgerLine } from "../support/session-files.ts";
 
@@ -60,7 +60,8 @@ function expectCancelledAndReleased(env: CrashEnv, prompt: string): void {
   expect(existsSync(lockFile(env.batonHome, sessionId))).toBe(false);
 }
 
-for (const harness of crashHarnesses()) {
+// claude-agent-acp: an ACP agent is started the same way (own process group, watchdog), so the same holds for it.
+for (const harness of [...crashHarnesses(), claudeAcpHarness()]) {
   describe(`process lifecycle: ${harness.name}`, () => {
     const started: BatonChild[] = [];
     const seen = new Set<number>();
@@ -71,7 +72,7 @@ for (const harness of crashHarnesses()) {
     afterAll(async () => {
       for (const pid of seen) tryKill(pid);
       await harness.stop();
-      if (figures.length > 0 && harness.name === "codex") console.log(`\nagent lifetime after its Baton (harness × how Baton ended → agent gone after)\n${figures.join("\n")}\n`);
+      if (figures.length > 0 && harness.name === "claude-agent-acp") console.log(`\nagent lifetime after its Baton (harness × how Baton ended → agent gone after)\n${figures.join("\n")}\n`);
     });
 
     /** Start `baton <args>` (launcher, own process group) on a slow turn and wait until it streams. */
@@ -147,7 +148,7 @@ for (const harness of crashHarnesses()) {
         expect(result.code).toBe(how.code);
         expectCancelledAndReleased(env, prompt);
         const ms = await goneAfter(processes, `every process of the run to end (left: ${describePids(processes)})`);
-        figures.push(`  ${harness.name.padEnd(7)} × ${how.signal.padEnd(8)} → ${ms} ms after baton exited`);
+        figures.push(`  ${harness.name.padEnd(16)} × ${how.signal.padEnd(8)} → ${ms} ms after baton exited`);
       }, 90_000);
     }
 
@@ -170,7 +171,7 @@ for (const harness of crashHarnesses()) {
       await child.done;
       const ms = await goneAfter(agents, `the agent to stop (left: ${describePids(agents)})`);
       const all = ms + (await goneAfter(processes, `every process of the run to end (left: ${describePids(processes)})`));
-      figures.push(`  ${harness.name.padEnd(7)} × kill -9  → agent gone ${ms} ms, watchdog too ${all} ms after baton died`);
+      figures.push(`  ${harness.name.padEnd(16)} × kill -9  → agent gone ${ms} ms, watchdog too ${all} ms after baton died`);
     }, 90_000);
   });
 }

@@ -4,7 +4,9 @@ import { lastUserText, reply } from "./mock-anthropic/script.ts";
 import { makeClaudeEnv, type ClaudeTestEnv } from "./claude-env.ts";
 import { startMockResponses, type MockResponses } from "./mock-responses/index.ts";
 import { makeCodexHome, type CodexHome } from "./codex-home.ts";
+import fs from "node:fs";
 import path from "node:path";
+import { acpAgentCommand } from "./acp-rig.ts";
 
 export interface CrashEnv {
   readonly env: Record<string, string>;
@@ -107,6 +109,23 @@ function codexHarness(): CrashHarness {
     },
     async requestsSeen() {
       return (await mock!.requests()).map((request) => JSON.stringify(request.body));
+    },
+  };
+}
+
+/** claude-agent-acp as an ACP target (`claude-acp` in config.yaml), against the same mock Anthropic API. */
+export function claudeAcpHarness(): CrashHarness {
+  const inner = claudeHarness();
+  return {
+    ...inner,
+    name: "claude-agent-acp",
+    target: "claude-acp",
+    async freshEnv() {
+      const env = await inner.freshEnv();
+      fs.mkdirSync(env.batonHome, { recursive: true });
+      const command = JSON.stringify(acpAgentCommand("claude-agent-acp"));
+      fs.writeFileSync(path.join(env.batonHome, "config.yaml"), `targets:\n  claude-acp:\n    harness: acp\n    command: ${command}\n    mode: default\n`);
+      return env;
     },
   };
 }

@@ -86,14 +86,20 @@ export async function openRealSession(options: {
   readonly cwd: string;
   readonly env: Record<string, string>;
   readonly settings?: Partial<ControllerSettings>;
-}): Promise<{ session: OpenedSession; cleanup(): Promise<void> }> {
-  const base = mkdtempSync(path.join(os.tmpdir(), "baton-real-"));
+  /** Configured targets (e.g. ACP agents), as config.yaml would give them. */
+  readonly config?: TargetConfigInput;
+  /** Where the session's BATON_HOME is (default: a new temp dir, removed on cleanup). */
+  readonly home?: string;
+  readonly choice?: SessionChoice;
+}): Promise<{ session: OpenedSession; home: string; cleanup(): Promise<void> }> {
+  const base = options.home === undefined ? mkdtempSync(path.join(os.tmpdir(), "baton-real-")) : undefined;
+  const home = options.home ?? path.join(base as string, "home");
   const ids = createUlidSource();
   const session = await openSession({
-    store: createSessionStore({ home: path.join(base, "home"), clock: systemClock, ids }),
-    registry: new HarnessRegistry(options.definitions),
+    store: createSessionStore({ home, clock: systemClock, ids }),
+    registry: new HarnessRegistry(options.definitions, options.config),
     cwd: options.cwd,
-    choice: { kind: "new" },
+    choice: options.choice ?? { kind: "new" },
     clock: systemClock,
     ids,
     env: options.env,
@@ -102,9 +108,10 @@ export async function openRealSession(options: {
   });
   return {
     session,
+    home,
     async cleanup() {
       await session.close();
-      rmSync(base, { recursive: true, force: true });
+      if (base !== undefined) rmSync(base, { recursive: true, force: true });
     },
   };
 }

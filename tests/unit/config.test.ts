@@ -95,7 +95,7 @@ describe("config", () => {
 
   test("targets: an unknown harness is an error on the harness line", () => {
     write("targets:\n  mystery:\n    harness: gemini\n");
-    expect((errorOf() as Error).message).toBe(`${path.join(home, "config.yaml")}:3: targets.mystery.harness: unknown harness 'gemini' (known: codex, claude)`);
+    expect((errorOf() as Error).message).toBe(`${path.join(home, "config.yaml")}:3: targets.mystery.harness: unknown harness 'gemini' (known: codex, claude, acp)`);
   });
 
   test("targets: an id taken by a built-in target or alias is an error with its line", () => {
@@ -112,7 +112,7 @@ describe("config", () => {
 
   test("harnesses: an unknown section is an error naming the known harnesses", () => {
     write("harnesses:\n  gemini:\n    command: [gemini]\n");
-    expect((errorOf() as Error).message).toContain(":2: harnesses.gemini: unknown harness (known: codex, claude)");
+    expect((errorOf() as Error).message).toContain(":2: harnesses.gemini: unknown harness (known: codex, claude, acp)");
   });
 
   test("the schemas are the adapters': every value Codex's protocol offers is accepted, and only those", () => {
