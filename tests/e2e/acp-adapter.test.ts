@@ -8,7 +8,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { AcpAdapter } from "../../src/harness/acp/adapter.ts";
 import type { ResumeState } from "../../src/harness/contract.ts";
-import { makeClaudeAcpWorld, makeCodexAcpWorld, spawnEditingInitialize, type AcpWorld } from "../support/acp-rig.ts";
+import { makeClaudeAcpWorld, makeCodexAcpWorld, spawnEditingAnswers, spawnEditingInitialize, type AcpWorld } from "../support/acp-rig.ts";
 import { ClaudeHost, agentText } from "../support/claude-host.ts";
 import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { reply } from "../support/mock-anthropic/script.ts";
@@ -300,6 +300,38 @@ describe("ACP adapter with claude-agent-acp: details", () => {
         await adapter.sendTurn(handle, next);
         expect((await host.waitForIdle(next.turnId, 30_000)).payload).toMatchObject({ stopReason: "end_turn" });
       });
+    } finally {
+      world.cleanup();
+    }
+  }, 60_000);
+
+  test("the target's mode `default` is set when the agent starts in another mode (claude-agent-acp 0.101 starts in `auto`)", async () => {
+    const world = await worlds["claude-agent-acp"]!();
+    try {
+      let started = "";
+      const wire: Traced = [];
+      const adapter = world.adapter({
+        // the agent reports another starting mode in its session/new answer (what 0.101 does on its own)
+        spawn: spawnEditingAnswers((message) => {
+          const modes = (message["result"] as { modes?: { currentModeId: string; availableModes: { id: string }[] } } | undefined)?.modes;
+          if (modes === undefined) return;
+          started = modes.availableModes.find((m) => m.id !== "default")?.id ?? "";
+          modes.currentModeId = started;
+        }),
+        trace: (direction, message) => wire.push({ direction, message: message as Record<string, unknown> }),
+      });
+      expect(world.settings["mode"]).toBe("default");
+      await withAgent(
+        world,
+        async ({ host }) => {
+          const config = host.events.filter((e) => e.kind === "config_option_update").at(-1);
+          expect((config?.payload as { options: { id: string; value: string }[] }).options.find((o) => o.id === "mode")?.value).toBe("default");
+        },
+        { adapter },
+      );
+      expect(started).not.toBe("");
+      const setMode = wire.filter((w) => w.direction === "out" && w.message["method"] === "session/set_mode");
+      expect(setMode.map((w) => (w.message["params"] as { modeId: string }).modeId)).toEqual(["default"]);
     } finally {
       world.cleanup();
     }

@@ -130,10 +130,11 @@ export function makeCodexAcpWorld(mock: MockResponses, targetId = "codex-acp"): 
 }
 
 /**
- * A process port that starts the real agent but edits its `initialize` answer on the way in, e.g. to hide
- * `sessionCapabilities.resume` so the fallback chain has to use `session/load` (a capability that "lies").
+ * A process port that starts the real agent but edits its answers on the way in: `edit` sees each JSON-RPC
+ * message from the agent and may change it in place (e.g. hide a capability so the fallback chain has to use
+ * `session/load`, or report another starting mode).
  */
-export function spawnEditingInitialize(edit: (agentCapabilities: Record<string, unknown>) => void): typeof spawnAgent {
+export function spawnEditingAnswers(edit: (message: Record<string, unknown>) => void): typeof spawnAgent {
   return (argv, options) => {
     const agent = spawnAgent(argv, options);
     const decoder = new TextDecoder();
@@ -146,9 +147,14 @@ export function spawnEditingInitialize(edit: (agentCapabilities: Record<string, 
         buffered = lines.pop() ?? "";
         for (const line of lines) {
           let out = line;
-          if (line.includes('"agentCapabilities"')) {
-            const message = JSON.parse(line) as { result?: { agentCapabilities?: Record<string, unknown> } };
-            if (message.result?.agentCapabilities) edit(message.result.agentCapabilities);
+          let message: Record<string, unknown> | undefined;
+          try {
+            message = JSON.parse(line) as Record<string, unknown>;
+          } catch {
+            // not JSON: passed on as it came (the adapter reports it)
+          }
+          if (typeof message === "object" && message !== null) {
+            edit(message);
             out = JSON.stringify(message);
           }
           controller.enqueue(encoder.encode(`${out}\n`));
@@ -160,4 +166,12 @@ export function spawnEditingInitialize(edit: (agentCapabilities: Record<string, 
     });
     return { ...agent, streams: { input: agent.streams.input.pipeThrough(rewrite), output: agent.streams.output } };
   };
+}
+
+/** `initialize`'s `agentCapabilities`, edited (a capability that "lies"). */
+export function spawnEditingInitialize(edit: (agentCapabilities: Record<string, unknown>) => void): typeof spawnAgent {
+  return spawnEditingAnswers((message) => {
+    const result = message["result"] as { agentCapabilities?: Record<string, unknown> } | undefined;
+    if (result?.agentCapabilities) edit(result.agentCapabilities);
+  });
 }

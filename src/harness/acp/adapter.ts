@@ -106,13 +106,16 @@ export class AcpAdapter implements HarnessAdapter, Configurable {
   }
 
   /**
-   * Before the first turn: the session's chosen mode, else the target's (some agents start in modes that approve
-   * everything, so a configured mode that cannot be applied fails the open); then model and effort.
+   * Before the first turn: the session's chosen mode, else (nothing chosen, or Baton's `default`) the target's.
+   * The target's mode is the agent's own id, `default` included: some agents start in modes that approve
+   * everything (claude-agent-acp 0.101 starts in `auto`), so it is sent whenever the agent is not in it, and a
+   * configured mode that cannot be applied fails the open. Then model and effort.
    */
   private async applyStartingConfig(session: AcpSession, options: HarnessOpenOptions, targetMode: string | undefined): Promise<void> {
     const label = this.options.targetId;
-    const mode = options.mode ?? this.desired.get("mode") ?? targetMode;
-    if (mode !== undefined && mode !== "default") {
+    const chosen = options.mode ?? this.desired.get("mode");
+    const mode = chosen === undefined || chosen === "default" ? targetMode : chosen;
+    if (mode !== undefined) {
       try {
         await this.applyConfig(session, "mode", mode);
       } catch (error) {
