@@ -1,0 +1,176 @@
+/**
+ * Projection reducer benchmark (architecture §8, issue #18): `node_modules/.bin/bun bench/reducer.ts
+ * [--events N] [--rounds N] [--against <checkout>]`.
+ *
+ * Builds the shared realistic ledger (bench/_fixture.ts: 100,000 events, ~92 % streamed chunks, `raw`
+ * kept) through the real append path, reads its lines back, then alternates in one process, `--rounds`
+ * times (default 7, at least 7 counted for the verdicts):
+ * - the floor: `JSON.parse` + envelope decode of every line (what any open must pay);
+ * - the fold: `reduceStored` over the decoded events (what an open without a checkpoint adds);
+ * - with `--against <dir>`: the same fold by the reducer of another checkout (e.g. `/work/main`), to
+ *   A/B an optimisation; its output must equal this one's (a plain-JSON comparison) or the bench fails.
+ * Then streams 20,000 chunks into a live turn on the 100k state and reports the per-chunk reduce
+ * latency (p50/p99). Each figure: median and spread (min–max) over the rounds.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import type { AnyEvent } from "../src/event/envelope.ts";
+import { initialState, plainState, reduceStored, type ProjectionState } from "../src/projection/index.ts";
+import { systemClock } from "../src/shared/clock.ts";
+import { createUlidSource, type BatonSessionId } from "../src/shared/ids.ts";
+import { openLedger } from "../src/store/ledger.ts";
+import { decodeLine } from "../src/store/ledger-read.ts";
+import { EVENTS_PER_TURN, turnDrafts } from "./_fixture.ts";
+
+const SESSION = "bs_01KBENCH0000000000000000000" as BatonSessionId;
+/** The earlier implementation's figure for 100k events (issue #18), the budget. */
+const REDUCE_BUDGET_MS = 92;
+const CHUNK_P99_BUDGET_US = 4;
+
+type Fold = { readonly initial: (id: string) => unknown; readonly fold: (state: unknown, event: AnyEvent) => unknown; readonly plain: (state: unknown) => unknown };
+
+const here: Fold = {
+  initial: (id) => initialState(id),
+  fold: (state, event) => reduceStored(state as ProjectionState, event),
+  plain: (state) => plainState(state as ProjectionState),
+};
+
+async function foldOf(checkout: string): Promise<Fold> {
+  const mod = (await import(path.resolve(checkout, "src/projection/index.ts"))) as {
+    initialState: (id: string) => unknown;
+    reduceStored?: (state: unknown, event: AnyEvent) => unknown;
+    reduce: (state: unknown, event: AnyEvent) => unknown;
+    plainState: (state: unknown) => unknown;
+  };
+  return { initial: mod.initialState, fold: mod.reduceStored ?? mod.reduce, plain: mod.plainState };
+}
+
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+const spread = (values: readonly number[]): string => `${Math.min(...values).toFixed(1)}–${Math.max(...values).toFixed(1)}`;
+
+function line(label: string, value: string, budget?: string, ok?: boolean): void {
+  const verdict = budget === undefined ? "(info)" : `budget ${budget}  ${ok ? "OK" : "OVER"}`;
+  console.log(`${label.padEnd(44)} ${value.padStart(22)}  ${verdict}`);
+}
+
+function decodeAll(lines: readonly string[]): AnyEvent[] {
+  return lines.map((text, i) => {
+    const decoded = decodeLine(text);
+    if (!decoded.ok) throw new Error(`line ${i + 1}: ${decoded.reason}`);
+    return decoded.event;
+  });
+}
+
+function foldAll(fold: Fold, events: readonly AnyEvent[]): unknown {
+  let state = fold.initial(SESSION);
+  for (const event of events) state = fold.fold(state, event);
+  return state;
+}
+
+function timed<T>(run: () => T): { ms: number; value: T } {
+  const started = Bun.nanoseconds();
+  const value = run();
+  return { ms: (Bun.nanoseconds() - started) / 1e6, value };
+}
+
+/** Per-chunk reduce latency on `state`: 20,000 chunks into one live turn, in messages of 60 chunks. */
+function chunkLatency(fold: Fold, state: unknown, template: AnyEvent, lastSeq: number): Float64Array {
+  let live = fold.fold(state, { ...template, kind: "state_update", seq: lastSeq + 1, turnId: "t_live", payload: { state: "running" } } as AnyEvent);
+  const samples = new Float64Array(20_000);
+  let seq = lastSeq + 1;
+  for (let i = 0; i < samples.length; i++) {
+    const event = { ...template, seq: ++seq, turnId: "t_live", payload: { messageId: `live_${Math.floor(i / 60)}`, content: { type: "text", text: "some streamed words " } } } as AnyEvent;
+    const started = Bun.nanoseconds();
+    live = fold.fold(live, event);
+    samples[i] = (Bun.nanoseconds() - started) / 1e3;
+  }
+  return samples.sort();
+}
+
+const pct = (sorted: Float64Array, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const arg = (name: string): string | undefined => {
+    const i = args.indexOf(name);
+    return i === -1 ? undefined : args[i + 1];
+  };
+  const totalEvents = Number(arg("--events") ?? 100_000);
+  const rounds = Math.max(1, Number(arg("--rounds") ?? 7));
+  const against = arg("--against");
+  const other = against === undefined ? undefined : await foldOf(against);
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-reducer-"));
+  let lines: string[];
+  try {
+    const file = path.join(dir, "session.jsonl");
+    const ledger = openLedger({ path: file, batonSessionId: SESSION, clock: systemClock, ids: createUlidSource() });
+    for (let turn = 0; turn < Math.max(1, Math.round(totalEvents / EVENTS_PER_TURN)); turn++) for (const draft of turnDrafts(turn)) ledger.append(draft);
+    await ledger.close();
+    lines = fs.readFileSync(file, "utf8").split("\n").filter((text) => text !== "");
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const bytes = lines.reduce((sum, text) => sum + text.length + 1, 0);
+  line("events", `${lines.length}`);
+  line("ledger size", `${(bytes / 1e6).toFixed(1)} MB`);
+  line("rounds (alternated, median and min–max)", `${rounds}`);
+
+  const events = decodeAll(lines);
+  const parseMs: number[] = [];
+  const reduceMs: number[] = [];
+  const otherMs: number[] = [];
+  let state: unknown;
+  for (let round = 0; round < rounds; round++) {
+    Bun.gc(true);
+    parseMs.push(timed(() => decodeAll(lines)).ms);
+    // A/B in alternating order (ABBA…): whichever folds second in a round is not favoured by warm caches.
+    const runOurs = (): void => {
+      Bun.gc(true);
+      const ours = timed(() => foldAll(here, events));
+      reduceMs.push(ours.ms);
+      state = ours.value;
+    };
+    const runTheirs = (fold: Fold): void => {
+      Bun.gc(true);
+      const theirs = timed(() => foldAll(fold, events));
+      otherMs.push(theirs.ms);
+      if (otherMs.length === 1 && JSON.stringify(fold.plain(theirs.value)) !== JSON.stringify(here.plain(foldAll(here, events)))) {
+        throw new Error(`the reducer of ${against} folds these events into another state: not an A/B of the same output`);
+      }
+    };
+    if (other !== undefined && round % 2 === 1) runTheirs(other);
+    runOurs();
+    if (other !== undefined && round % 2 === 0) runTheirs(other);
+  }
+  const parse = median(parseMs);
+  const reduce = median(reduceMs);
+  line("floor: JSON.parse + decode of every line", `${parse.toFixed(1)} ms (${spread(parseMs)})`);
+  line(`reduce ${lines.length} events`, `${reduce.toFixed(1)} ms (${spread(reduceMs)})`, `${REDUCE_BUDGET_MS} ms`, reduce <= REDUCE_BUDGET_MS);
+  line("  per event", `${((reduce * 1000) / lines.length).toFixed(2)} µs`);
+  const openRatio = (parse + reduce) / parse;
+  line("parse + reduce ÷ parse (open, no checkpoint)", `${openRatio.toFixed(2)}×`, "1.2×", openRatio <= 1.2);
+  if (other !== undefined) {
+    const ratios = reduceMs.map((ms, i) => ms / (otherMs[i] ?? ms));
+    line(`  reduce by ${against}`, `${median(otherMs).toFixed(1)} ms (${spread(otherMs)})`);
+    line("  this ÷ that, per round", `${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`);
+  }
+
+  const template = events.find((event) => event.kind === "agent_message_chunk");
+  if (template === undefined) throw new Error("no chunk in the fixture");
+  const lastSeq = events.at(-1)?.seq ?? 0;
+  const p50s: number[] = [];
+  const p99s: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const samples = chunkLatency(here, state, template, lastSeq);
+    p50s.push(pct(samples, 0.5));
+    p99s.push(pct(samples, 0.99));
+  }
+  line("reduce one chunk on the 100k state, p50", `${median(p50s).toFixed(2)} µs (${spread(p50s)})`);
+  line("reduce one chunk on the 100k state, p99", `${median(p99s).toFixed(2)} µs (${spread(p99s)})`, `${CHUNK_P99_BUDGET_US} µs`, median(p99s) <= CHUNK_P99_BUDGET_US);
+  const over = [reduce > REDUCE_BUDGET_MS, openRatio > 1.2, median(p99s) > CHUNK_P99_BUDGET_US].filter(Boolean).length;
+  console.log(`summary: reducer ${over === 0 ? "OK" : `${over} of 3 figures OVER budget`}`);
+}
+
+await main();
