@@ -40,7 +40,8 @@ export class StreamPrinter {
       case "interaction.resolved": {
         const resolution = payload["resolution"] as { outcome: string; optionId?: string; reason?: string; answeredBy?: string };
         const how = resolution.outcome === "selected" ? `chose ${resolution.optionId}` : resolution.outcome === "cancelled" ? `cancelled (${resolution.reason})` : resolution.outcome;
-        this.errLine(`[approval] ${how}${resolution.answeredBy ? ` by ${resolution.answeredBy}` : ""}`);
+        const label = resolution.outcome === "submitted" || resolution.outcome === "dismissed" ? "suggestion" : "approval";
+        this.errLine(`[${label}] ${how}${resolution.answeredBy ? ` by ${resolution.answeredBy}` : ""}`);
         return;
       }
       case "approval_review_update":

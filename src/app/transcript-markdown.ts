@@ -53,7 +53,7 @@ function renderEntry(entry: TranscriptEntry): string | undefined {
       return `> **error:** ${entry.item.message}`;
     case "interaction": {
       const item = entry.item;
-      const title = item.draft.type === "permission" ? item.draft.title : item.draft.type === "question" ? item.draft.questions.map((q) => q.question).join(" / ") : "hook trust";
+      const title = item.draft.type === "permission" ? item.draft.title : item.draft.type === "question" ? item.draft.questions.map((q) => q.question).join(" / ") : item.draft.type === "proposed_input" ? item.draft.text : "hook trust";
       const resolution = item.resolution;
       const answer = !resolution
         ? "pending"

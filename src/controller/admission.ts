@@ -6,7 +6,7 @@
  */
 import type { PromptBlock } from "../event/content.ts";
 import type { PromptInputRecord, PromptSubmission } from "../input/input.ts";
-import type { EventId, IdSource } from "../shared/ids.ts";
+import type { EventId, IdSource, MessageId } from "../shared/ids.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
 
@@ -17,7 +17,8 @@ export function appendAdmission(append: AppendFn, turn: TurnRecord, record: Prom
       kind: "user_message",
       payload: { messageId: record.messageId, ...(record.durable ? {} : { content: [...record.submission.blocks] }), delivery: record.delivery },
       source: { type: "user" },
-      ...(record.queuedEventId !== undefined ? { parentEventId: record.queuedEventId } : {}),
+      // Its queueing if it waited (that event points at the proposal it came from), else where it came from.
+      ...(record.queuedEventId !== undefined ? { parentEventId: record.queuedEventId } : record.submission.parentEventId !== undefined ? { parentEventId: record.submission.parentEventId } : {}),
       turnId: turn.turnId,
       harnessTargetId: turn.targetId,
     });
@@ -48,8 +49,8 @@ export function appendAdmission(append: AppendFn, turn: TurnRecord, record: Prom
 }
 
 /** A prompt input with its identity fixed now (IN-01): its messageId and the turnId it will run as. */
-export function promptRecord(ids: IdSource, submission: PromptSubmission, delivery: "prompt" | "follow_up"): PromptInputRecord {
-  return { messageId: ids.mint("message"), turnId: ids.mint("turn"), submission, state: "queued", delivery };
+export function promptRecord(ids: IdSource, submission: PromptSubmission, delivery: "prompt" | "follow_up", messageId?: MessageId): PromptInputRecord {
+  return { messageId: messageId ?? ids.mint("message"), turnId: ids.mint("turn"), submission, state: "queued", delivery };
 }
 
 /** A compaction control turn's input (TURN-10): no user message, just a turn. */

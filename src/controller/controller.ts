@@ -37,6 +37,7 @@ import { expandBlocks, hasMentions } from "../context/mentions.ts";
 import type { ContextProviderRegistry } from "../context/providers.ts";
 import { canSteer, trySteer } from "./steer.ts";
 import { targetLabel } from "./context-delivery.ts";
+import { Proposals, type Provenance } from "./proposals.ts";
 
 export interface SubmitOptions {
   /** What the user typed before @-expansion; defaults to the text of the blocks. */
@@ -48,6 +49,8 @@ export interface SubmitOptions {
    * references found only there are not expanded (a piped file must not pull another session's history in).
    */
   readonly untyped?: readonly string[];
+  /** A submitted proposal's prompt: its messageId and the resolution it links to (never steered). */
+  readonly provenance?: Provenance;
 }
 
 export type ControllerNotice = { readonly level: "info" | "warning" | "error"; readonly text: string; readonly turnId?: string };
@@ -64,6 +67,8 @@ export class Controller {
   readonly broker: InteractionBroker;
   /** Model, effort and mode per target. */
   readonly config: TargetConfigurator;
+  /** Suggested inputs (`proposed_input`) from Baton or plugins: open, submit, dismiss, withdraw. */
+  readonly proposals: Proposals;
   private readonly bindings: BindingPool;
   private readonly queue = new InputQueue();
   private readonly desk: InputDesk;
@@ -93,12 +98,8 @@ export class Controller {
       (target, draft, context) => this.broker.request(target, draft, context),
       (draft, error) => this.onAppendFailure(draft, error),
     );
-    this.broker = new InteractionBroker({
-      append: this.pipeline.append,
-      ledger: this.pipeline,
-      ids: options.ids,
-      onOpened: (pending) => pending.turnId !== undefined && this.stall.pause(pending.turnId),
-    });
+    this.broker = new InteractionBroker({ append: this.pipeline.append, ledger: this.pipeline, ids: options.ids,
+      onOpened: (pending) => pending.turnId !== undefined && this.stall.pause(pending.turnId) });
     this.finalizer = new TurnFinalizer({
       append: this.pipeline.append,
       state: () => this.pipeline.state,
@@ -121,15 +122,12 @@ export class Controller {
       fail: (record, error) => this.failTurn(record, error),
       label: (targetId) => targetLabel(this.options.registry, targetId),
     });
-    this.stall = new StallWatch({
-      append: this.pipeline.append,
-      clock: options.clock,
-      silenceMs: options.settings.stallNoticeMs,
-      record: (turnId) => this.turns.get(turnId),
-      binding: (targetId) => this.bindings.get(targetId),
-      log: options.log,
-    });
+    this.stall = new StallWatch({ append: this.pipeline.append, clock: options.clock, silenceMs: options.settings.stallNoticeMs,
+      record: (turnId) => this.turns.get(turnId), binding: (targetId) => this.bindings.get(targetId), log: options.log });
     this.config = new TargetConfigurator({ registry: options.registry, meta: this.meta, preferences: options.preferences, binding: (id) => this.binding(id) });
+    this.proposals = new Proposals({ append: this.pipeline.append, sync: () => this.pipeline.sync(), state: () => this.pipeline.state, ids: options.ids,
+      resolveTarget: (ref) => (this.storage.assertWritable("The suggestion was not sent"), this.options.registry.resolve(ref).id),
+      submit: (targetId, text, provenance) => this.submit(targetId, [{ type: "text", text }], { displayText: text, provenance }) });
     this.unsubscribe = this.pipeline.subscribe((event) => this.route(event));
   }
 
@@ -178,9 +176,7 @@ export class Controller {
     return this.queue.queuedView();
   }
 
-  pendingInteractions(): PendingInteraction[] {
-    return this.broker.pending();
-  }
+  pendingInteractions(): PendingInteraction[] { return this.broker.pending(); }
 
   /**
    * Submit a prompt to a target (IN-05): a steer when the active driven turn of the same target can take it,
@@ -196,17 +192,17 @@ export class Controller {
     const providers = this.options.contextProviders;
     const untyped = options.untyped ?? [];
     const expanded = providers && hasMentions(blocks, untyped) ? await expandBlocks(blocks, providers, this.options.settings.mentionBudgetChars, untyped) : blocks;
-    const submission = promptSubmission(target.id, expanded, displayText, options.implementsPlan);
+    const submission = { ...promptSubmission(target.id, expanded, displayText, options.implementsPlan), ...(options.provenance ? { parentEventId: options.provenance.parentEventId } : {}) };
     const notify = (level: "info" | "warning", text: string, turnId?: string) => this.notify(level, text, turnId);
     const steerDeps = { driven: this.driven, bindings: this.bindings, ids: this.options.ids, append: this.pipeline.append, queue: this.queue, notify };
     // Only a possible steer waits for the harness; everything else is queued synchronously, in order.
-    if (canSteer(steerDeps, target.id)) {
+    if (options.provenance === undefined && canSteer(steerDeps, target.id)) {
       const steered = await trySteer(steerDeps, submission);
       if (steered) return steered;
     }
     // A prompt that has to wait is recorded as queued (a crash must not lose what was typed).
     const waits = this.busy;
-    const outcome = this.desk.enqueue(promptRecord(this.options.ids, submission, waits ? "follow_up" : "prompt"), waits);
+    const outcome = this.desk.enqueue(promptRecord(this.options.ids, submission, waits ? "follow_up" : "prompt", options.provenance?.messageId), waits);
     this.drain();
     return outcome;
   }

@@ -39,6 +39,7 @@ export class InputDesk {
         },
         source: submission.source.type === "plugin" ? { type: "plugin", pluginInstanceId: submission.source.pluginInstanceId } : { type: "user" },
         harnessTargetId: submission.targetId,
+        ...(submission.parentEventId === undefined ? {} : { parentEventId: submission.parentEventId }),
       });
       record.durable = true;
       record.queuedEventId = queued.eventId;

@@ -1,7 +1,7 @@
 /**
  * Recovery on open (ATT-04, IX-05, TURN-02): what a dead process left running is closed — never re-sent.
  * Attempts: prepared-only → not_accepted; a harness terminal in the ledger → finalized; else → uncertain.
- * Pending harness/Baton interactions → cancelled/recovery; plugin ones stay pending.
+ * Pending harness/Baton interactions → cancelled/recovery; plugin ones and proposals (they wait for no process) stay pending.
  */
 import { buildTurnSummary, type ProjectionState } from "../projection/index.ts";
 import { tableGet, tableValues } from "../projection/table.ts";
@@ -50,7 +50,7 @@ export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, 
 
   for (const interactionId of state.pendingInteractionIds) {
     const interaction = tableGet(state.interactions, interactionId);
-    if (!interaction || interaction.requester.type === "plugin") continue;
+    if (!interaction || interaction.requester.type === "plugin" || interaction.draft.type === "proposed_input") continue;
     append({
       kind: "interaction.resolved",
       payload: { interactionId, resolution: { outcome: "cancelled", reason: "recovery" } },

@@ -65,14 +65,36 @@ export const hookTrustDraftSchema = z.looseObject({
   hooks: z.array(hookSchema),
 });
 
+/** The longest text a proposal may carry (plugins.md §4). */
+export const PROPOSAL_TEXT_MAX = 32 * 1024;
+
+/**
+ * A suggested next input (plugins.md §4): non-blocking, carries no turn. It becomes an ordinary prompt only
+ * when the user submits it (possibly edited, possibly to another target). `dedupeKey` is the proposal's
+ * identity: a key the projection already holds, pending or resolved, is never proposed again.
+ * `pluginContext` is the requesting plugin's own provenance (resource ref, generations), kept as given.
+ */
+export const proposedInputDraftSchema = z.looseObject({
+  type: z.literal("proposed_input"),
+  text: z.string().min(1).max(PROPOSAL_TEXT_MAX),
+  dedupeKey: z.string().min(1),
+  title: z.string().optional(),
+  /** The target the requester suggests; the user may pick another. */
+  targetId: z.string().optional(),
+  contextRefs: z.array(z.looseObject({ name: z.string() })).optional(),
+  pluginContext: z.looseObject({}).optional(),
+});
+
 export const interactionDraftSchema = z.discriminatedUnion("type", [
   permissionDraftSchema,
   questionDraftSchema,
   hookTrustDraftSchema,
+  proposedInputDraftSchema,
 ]);
 export type InteractionDraft = z.infer<typeof interactionDraftSchema>;
 export type PermissionDraft = z.infer<typeof permissionDraftSchema>;
 export type QuestionDraft = z.infer<typeof questionDraftSchema>;
+export type ProposedInputDraft = z.infer<typeof proposedInputDraftSchema>;
 
 export const requesterSchema = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("harness"), harnessTargetId: z.string() }),
@@ -94,6 +116,10 @@ export const resolutionSchema = z.discriminatedUnion("outcome", [
   z.looseObject({ outcome: z.literal("trusted") }),
   z.looseObject({ outcome: z.literal("skipped") }),
   z.looseObject({ outcome: z.literal("cancelled"), reason: z.enum(CANCEL_REASONS) }),
+  /** A proposal was sent: `messageId` is the prompt it became (its user_message links back by parentEventId). */
+  z.looseObject({ outcome: z.literal("submitted"), messageId: z.string().min(1), targetId: z.string().optional(), edited: z.boolean().optional() }),
+  /** A proposal was dismissed by the user; it never returns. */
+  z.looseObject({ outcome: z.literal("dismissed") }),
 ]);
 /** `answeredBy` says who answered when it was not a person at the keyboard (e.g. `cli-policy:allow`). */
 export type InteractionResolution = z.infer<typeof resolutionSchema>;

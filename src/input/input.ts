@@ -17,6 +17,8 @@ export interface PromptSubmission {
   readonly displayText: string;
   /** The proposed plan this prompt implements (linked once admitted). */
   readonly implementsPlan?: string;
+  /** The event this prompt came from (a submitted proposal's resolution), stamped on its user_message. */
+  readonly parentEventId?: EventId;
 }
 
 export interface InteractionAnswer {

@@ -5,6 +5,7 @@ export { errorIdOf, noticeIdOf } from "./notices.ts";
 export { emptyList, listAt, listSlice, listToArray, PAGE_SIZE, type PagedList } from "./paged-list.ts";
 export { checkStoredState, reduce, reduceStored, replay, storedProjectionFold } from "./reduce.ts";
 export { selectPluginCommands } from "./plugins.ts";
+export { findProposal, isProposal, pendingProposal, selectPendingProposals, type ProposalItem } from "./proposals.ts";
 export {
   createTranscriptSelector,
   resolveTimelineItem,
@@ -31,5 +32,5 @@ export {
 export * from "./state.ts";
 export { buildTurnSummary, summaryTexts, type SummaryTexts } from "./summary.ts";
 export { emptyTable, tableGet, tableHas, tableToRecord, tableValues, TABLE_BUCKETS, type Table } from "./table.ts";
-export { deriveRunState } from "./turns.ts";
+export { blockingInteractionCount, deriveRunState } from "./turns.ts";
 export { plainState, type PlainState } from "./plain.ts";

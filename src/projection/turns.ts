@@ -21,6 +21,17 @@ function hasPendingFor(state: ProjectionState, turnId: string): boolean {
   return false;
 }
 
+/**
+ * `pendingCount` counts the pending interactions that block: those of a turn (plugins.md §4). A proposal, or a
+ * question Baton or a plugin asks outside any turn, waits for the user without making the session require action.
+ */
+/** Pending interactions that block: those of a turn (plugins.md §4). */
+export function blockingInteractionCount(state: Pick<ProjectionState, "pendingInteractionIds" | "interactions">): number {
+  let count = 0;
+  for (const id of state.pendingInteractionIds) if ((tableGet(state.interactions, id)?.turnId ?? null) !== null) count++;
+  return count;
+}
+
 export function deriveRunState(activeTurns: Readonly<Record<string, ActiveTurn>>, pendingCount: number): SessionRunState {
   if (pendingCount > 0) return "requires_action";
   let any = false;
@@ -41,7 +52,7 @@ export function settleTurns(state: ProjectionState): ProjectionState {
     const desired = turn.nativeState === "requires_action" || hasPendingFor(state, turnId) ? "requires_action" : "running";
     if (desired !== turn.state) active = recordSet(active, turnId, { ...turn, state: desired });
   }
-  const runState = deriveRunState(active, state.pendingInteractionIds.length);
+  const runState = deriveRunState(active, blockingInteractionCount(state));
   if (active === state.activeTurns && runState === state.runState) return state;
   return { ...state, activeTurns: active, runState };
 }

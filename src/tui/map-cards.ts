@@ -3,7 +3,7 @@
  * and what the user picked becomes the controller's InteractionResolution (TUI-08).
  */
 import type { InteractionDraft, InteractionResolution, PermissionOption as DraftOption } from "../event/interaction-types.ts";
-import type { InteractionItem } from "../projection/index.ts";
+import type { InteractionItem, ProjectionState } from "../projection/index.ts";
 import type { InteractionCard, InteractionResponse, PermissionOption, Question } from "chat-tui";
 import { assertNever } from "../shared/assert.ts";
 import { diffParts } from "./map-tools.ts";
@@ -49,7 +49,32 @@ function questionEsc(draft: Extract<InteractionDraft, { type: "question" }>): In
   return { outcome: "answered", answers: { [only.questionId]: { selected: [String(index)] } } };
 }
 
-export function mapInteraction(item: InteractionItem, look: TargetLook): InteractionCard {
+/** "Suggested by <requester>": Baton itself, or the plugin (by its id once its binding is known). */
+export function requesterLabel(state: ProjectionState, item: InteractionItem): string {
+  const requester = item.requester;
+  if (requester.type === "plugin") {
+    const binding = Object.hasOwn(state.plugins, requester.pluginInstanceId) ? state.plugins[requester.pluginInstanceId] : undefined;
+    return binding?.pluginId ?? requester.pluginInstanceId;
+  }
+  return requester.type === "baton" ? "baton" : requester.harnessTargetId;
+}
+
+/**
+ * The dock's cards: what blocks a turn first (approvals, questions), suggestions after them, each group in
+ * the order it opened; a suggestion names the target it goes to when it names one.
+ */
+export function mapCards(state: ProjectionState, pending: readonly InteractionItem[], lookOf: (targetId: string | null) => TargetLook): InteractionCard[] {
+  const blocking = pending.filter((item) => item.draft.type !== "proposed_input");
+  const suggestions = pending.filter((item) => item.draft.type === "proposed_input");
+  return [...blocking, ...suggestions].map((item) => {
+    const requester = requesterLabel(state, item);
+    const card = mapInteraction(item, lookOf(item.requester.type === "harness" ? item.harnessTargetId : requester), requester);
+    if (card.kind !== "suggestion" || item.draft.type !== "proposed_input" || item.draft.targetId === undefined) return card;
+    return { ...card, target: lookOf(item.draft.targetId).label };
+  });
+}
+
+export function mapInteraction(item: InteractionItem, look: TargetLook, requester = look.author): InteractionCard {
   const draft = item.draft;
   const base = { id: item.interactionId, author: look.author, authorKey: look.id };
   switch (draft.type) {
@@ -83,6 +108,8 @@ export function mapInteraction(item: InteractionItem, look: TargetLook): Interac
         escLabel: "skip",
       };
     }
+    case "proposed_input":
+      return { ...base, kind: "suggestion", title: draft.title ?? "Suggested follow-up", text: draft.text, requester, escLabel: "dismiss" };
     default:
       return assertNever(draft, "interaction draft");
   }

@@ -57,12 +57,17 @@ function mapReview(item: ApprovalReviewItem, look: TargetLook): ReviewItem {
   };
 }
 
+function firstLine(text: string): string {
+  const line = text.split("\n", 1)[0] ?? "";
+  return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}
+
 /** A resolved card stays on the timeline as a receipt of what was decided. */
 function mapResolvedInteraction(item: InteractionItem, look: TargetLook): TimelineItem | undefined {
   const resolution = item.resolution;
   if (item.status !== "resolved" || resolution === null) return undefined;
   const draft = item.draft;
-  const title = draft.type === "permission" ? draft.title : draft.type === "question" ? "Question" : `${draft.harnessName} hooks`;
+  const title = draft.type === "permission" ? draft.title : draft.type === "question" ? "Question" : draft.type === "proposed_input" ? `Suggestion · ${draft.title ?? firstLine(draft.text)}` : `${draft.harnessName} hooks`;
   let decision: ReviewItem["decision"] = "cancelled";
   let detail: string | undefined;
   switch (resolution.outcome) {
@@ -85,7 +90,15 @@ function mapResolvedInteraction(item: InteractionItem, look: TargetLook): Timeli
       detail = "skipped";
       break;
     case "cancelled":
-      detail = resolution.reason === "user" ? undefined : `cancelled (${resolution.reason})`;
+      detail = resolution.reason === "user" ? undefined : resolution.reason === "requester" && draft.type === "proposed_input" ? "withdrawn" : `cancelled (${resolution.reason})`;
+      break;
+    case "submitted":
+      decision = "approved";
+      detail = `sent${resolution.targetId === undefined ? "" : ` to ${resolution.targetId}`}${resolution.edited === true ? " (edited)" : ""}`;
+      break;
+    case "dismissed":
+      decision = "denied";
+      detail = "dismissed";
       break;
     default:
       return assertNever(resolution, "resolution");

@@ -5,7 +5,7 @@
 import type { Controller, SubmitOptions } from "../controller/controller.ts";
 import { isKind, type AnyEvent } from "../event/envelope.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
-import { tableGet } from "../projection/index.ts";
+import { isProposal, tableGet } from "../projection/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import {
@@ -34,6 +34,7 @@ import { Toasts } from "./toasts.ts";
 import { ViewComposer } from "./view-composer.ts";
 import { historyOf } from "./view-states.ts";
 import { queueIntent, refusalText } from "./queue-intents.ts";
+import { ProposalEditor } from "./proposal-intents.ts";
 
 export interface TuiHostOptions {
   readonly session: TuiSession;
@@ -67,7 +68,8 @@ export class TuiHost {
   private readonly view: ViewComposer;
   private local: LocalItem[] = [];
   private history: readonly string[] = [];
-  private draft: { id: string; text: string } | undefined;
+  private draft: { id: string; text: string; mode?: "ifEmpty" } | undefined;
+  private readonly proposalEdits = new ProposalEditor(this);
   private picker: { state: PickerState; select: (itemId: string) => void } | undefined;
   private readonly toasts: Toasts;
   private throttle: PublishThrottle;
@@ -108,17 +110,11 @@ export class TuiHost {
     this.attach(options.session);
   }
 
-  get session(): TuiSession {
-    return this.current;
-  }
+  get session(): TuiSession { return this.current; }
 
-  get controller(): Controller {
-    return this.current.controller;
-  }
+  get controller(): Controller { return this.current.controller; }
 
-  get target(): string {
-    return this.targetId;
-  }
+  get target(): string { return this.targetId; }
 
   /** The user's home directory, if known (cwds are shown relative to it). */
   get home(): string | undefined { return this.options.home; }
@@ -130,9 +126,7 @@ export class TuiHost {
     this.publish();
   }
 
-  get isExiting(): boolean {
-    return this.exiting;
-  }
+  get isExiting(): boolean { return this.exiting; }
 
   /** A driven or observed turn runs, or inputs wait. */
   readonly isBusy = (): boolean => this.controller.busy || Object.keys(this.controller.state.activeTurns).length > 0;
@@ -155,6 +149,7 @@ export class TuiHost {
       case "exit":
         return this.exit();
       case "clearDraft":
+        if (intent.cleared) this.proposalEdits.cancelEdit();
         return this.toast("Press Ctrl+C again to exit", "info", 1500);
       case "resolveInteraction":
         return this.later(() => void this.resolve(intent.id, intent.response));
@@ -171,7 +166,7 @@ export class TuiHost {
       case "dismissSidecar":
         return;
       case "draftRejected":
-        return this.toast("Clear the composer first", "warning");
+        return this.proposalEdits.rejected(intent.id) ? this.publish() : this.toast("Clear the composer first", "warning");
     }
   };
 
@@ -186,8 +181,9 @@ export class TuiHost {
       this.targetId = targetId;
       this.toast(`Talking to ${this.lookOf(targetId).label}`, "info");
     }
-    if (message !== "") this.send(targetId, message, { untyped });
-    else this.publish();
+    // While a suggestion is being edited, the message sent is that suggestion (to the target picked here).
+    if (message !== "") return void (this.proposalEdits.takeSubmit(targetId, message) || this.send(targetId, message, { untyped }));
+    this.publish();
   }
 
   /** Submit a prompt: steered into the running turn when the harness accepts, else queued (IN-05). */
@@ -287,6 +283,7 @@ export class TuiHost {
         history: this.history,
         picker: this.picker?.state,
         draft: this.draft,
+        hiddenCard: this.proposalEdits.hidden,
         toast: this.toasts.current,
         columns: this.columns,
         dirty: this.dirty,
@@ -298,7 +295,7 @@ export class TuiHost {
   private submitText(text: string, pasted: readonly string[]): void {
     const route = routeSlash(this.registry, this.commands, nativeCommands(this.controller.state, this.targetId), text);
     if (route.kind === "target") this.switchTarget(route.targetId, route.message, pasted);
-    else if (route.kind === "prompt") this.send(this.targetId, text, { untyped: pasted });
+    else if (route.kind === "prompt") void (this.proposalEdits.takeSubmit(this.targetId, text) || this.send(this.targetId, text, { untyped: pasted }));
     else {
       // Nothing is sent; a mistyped command comes back to the composer to be fixed.
       if (route.retype) this.draft = { id: `retype-${++this.counter}`, text };
@@ -306,9 +303,10 @@ export class TuiHost {
     }
   }
 
-  editDraft(text: string, targetId: string): void {
+  editDraft(text: string, targetId: string, mode?: "ifEmpty"): string {
     this.targetId = targetId;
-    this.draft = { id: `recall-${++this.counter}`, text };
+    this.draft = { id: `recall-${++this.counter}`, text, ...(mode === undefined ? {} : { mode }) };
+    return this.draft.id;
   }
 
   private async resolve(id: string, response: Parameters<typeof resolutionFor>[1]): Promise<void> {
@@ -317,6 +315,7 @@ export class TuiHost {
       this.toast("interaction request is no longer pending", "warning");
       return;
     }
+    if (isProposal(item)) return this.proposalEdits.respond(item, response);
     try {
       await this.controller.resolveInteraction(id, resolutionFor(item.draft, response));
     } catch (error) {
@@ -338,6 +337,7 @@ export class TuiHost {
     this.dirty = undefined;
     this.local = [];
     this.draft = undefined;
+    this.proposalEdits.reset();
     this.history = historyOf(session.controller.state);
     const controller = session.controller;
     this.detachFns.push(

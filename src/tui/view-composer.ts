@@ -5,12 +5,12 @@
  */
 import type { Controller } from "../controller/controller.ts";
 import { reportsApprovalRoute } from "../harness/capabilities.ts";
-import { selectActivity, selectFooter, selectPendingInteractions, selectTargetPlan, type InteractionItem, type ProjectionState } from "../projection/index.ts";
+import { selectActivity, selectFooter, selectPendingInteractions, selectPendingProposals, selectTargetPlan, type InteractionItem, type ProjectionState } from "../projection/index.ts";
 import type { ActivityItem, ChatCommand, ChatStatePatch, DraftInjection, InteractionCard, PickerState, QueuedInput, Toast } from "chat-tui";
 import { terminalSafeDeep } from "../shared/terminal-text.ts";
 import type { ConfigControl } from "./config-control.ts";
 import { mapActivity } from "./map-activity.ts";
-import { mapInteraction } from "./map-cards.ts";
+import { mapCards } from "./map-cards.ts";
 import { pluginCompletions } from "./plugins-view.ts";
 import type { LocalItem, LookFn, TimelineOutput } from "./map-transcript.ts";
 import { createTimelineMapper, type DirtyRef, type TimelineMapper } from "./timeline-mapper.ts";
@@ -27,6 +27,8 @@ export interface HostView {
   readonly history: readonly string[];
   readonly picker: PickerState | undefined;
   readonly draft: DraftInjection | undefined;
+  /** A card not shown (a suggestion whose text is being edited in the composer). */
+  readonly hiddenCard?: string | undefined;
   readonly toast: Toast | undefined;
   readonly columns: number;
   /** Items named by the stream chunks since the last composition, when nothing else happened since. */
@@ -77,7 +79,7 @@ export class ViewComposer {
     const pending = selectPendingInteractions(state);
     if (pending !== this.cardsFrom) {
       this.cardsFrom = pending;
-      this.cards = pending.map((item) => mapInteraction(item, lookOf(item.requester.type === "baton" ? "baton" : item.harnessTargetId)));
+      this.cards = mapCards(state, pending, lookOf);
     }
     const queued = view.controller.queued();
     this.queued = keepArray(this.queued, mapQueued(queued, lookOf), shallowSame);
@@ -111,7 +113,7 @@ export class ViewComposer {
       composer: terminalSafeDeep({
         busy: view.busy,
         queued: this.queued,
-        interactions: this.cards,
+        interactions: view.hiddenCard === undefined ? this.cards : this.cards.filter((card) => card.id !== view.hiddenCard),
         placeholder: placeholderFor(look.label, view.busy, queued.length),
         history: view.history,
         ...(this.pluginCommands.length === 0 ? {} : { commands: this.pluginCommands }),
@@ -125,6 +127,7 @@ export class ViewComposer {
           sessionId: view.sessionId,
           footer: selectFooter(state),
           queue: queued.length,
+          suggestions: selectPendingProposals(state).length,
           ...(plan !== null && plan.pinned ? { plan: { done: plan.done, total: plan.total } } : {}),
           author: look.author,
           cwd: view.cwd,

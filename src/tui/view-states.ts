@@ -27,6 +27,8 @@ export interface FooterInput {
   readonly footer: ProjectedFooter;
   readonly queue: number;
   readonly plan?: { readonly done: number; readonly total: number };
+  /** Pending suggestions (proposals): shown as "N suggestions" when there are any. */
+  readonly suggestions?: number;
   readonly author: string;
   readonly cwd: string;
   readonly home?: string;
@@ -50,10 +52,12 @@ function leftText(input: FooterInput, sessionId: string): string {
   const { tokens, turns } = input.footer;
   const parts = [`session: ${sessionId}`, `in:${compactNumber(tokens.input)} out:${compactNumber(tokens.output)}`, `turns:${turns}`, `queue:${input.queue}`];
   if (input.plan !== undefined) parts.push(`plan:${input.plan.done}/${input.plan.total}`);
+  const n = input.suggestions ?? 0;
+  if (n > 0) parts.push(`${n} suggestion${n === 1 ? "" : "s"}`);
   return parts.join("  ");
 }
 
-/** TUI-10: `session: <id>  in:<n> out:<n>  turns:<n>  queue:<n>[  plan:x/y]` and `<target> · cwd:<cwd>`. */
+/** TUI-10: `session: <id>  in:<n> out:<n>  turns:<n>  queue:<n>[  plan:x/y][  N suggestions]` and `<target> · cwd:<cwd>`. */
 export function footerTexts(input: FooterInput): { readonly left: string; readonly right: string } {
   const full = leftText(input, input.sessionId);
   const cwd = shortCwd(input.cwd, input.home);

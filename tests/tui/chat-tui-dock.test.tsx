@@ -271,3 +271,33 @@ test("a long diff is fitted to the screen; the options stay visible", async () =
   expect(frame).toContain("1. Allow once");
   expect(frame).toContain("2. Deny");
 });
+
+const SUGGESTION: InteractionCard = {
+  kind: "suggestion",
+  id: "ix_s",
+  title: "Codex hit its usage limit",
+  text: "Continue the task\non the other agent",
+  requester: "baton",
+  target: "Claude Code",
+};
+
+test("suggestion card: who suggests it, its text, and its keys", async () => {
+  mounted = await withCards([SUGGESTION]);
+  const frame = tidy(mounted.frame());
+  expect(frame).toContain("Suggested by baton");
+  expect(frame).toContain("on the other agent");
+  expect(frame).toContain("Enter send · to Claude Code · e edit · Esc dismiss");
+});
+
+test("suggestion card: Enter sends, e edits, Esc dismisses; other letters do nothing", async () => {
+  mounted = await withCards([SUGGESTION]);
+  await mounted.type("x");
+  await mounted.keys((k) => k.pressEnter());
+  await mounted.keys((k) => k.pressKey("e"));
+  await mounted.escape();
+  expect(mounted.intents).toEqual([
+    { type: "resolveInteraction", id: "ix_s", response: { outcome: "selected", optionId: "send" } },
+    { type: "resolveInteraction", id: "ix_s", response: { outcome: "selected", optionId: "edit" } },
+    { type: "resolveInteraction", id: "ix_s", response: { outcome: "cancelled" } },
+  ]);
+});

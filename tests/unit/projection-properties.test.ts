@@ -8,6 +8,7 @@ import fc from "fast-check";
 import type { AnyEvent } from "../../src/event/envelope.ts";
 import type { EventKind, PayloadOf } from "../../src/event/kinds.ts";
 import {
+  blockingInteractionCount,
   deriveRunState,
   initialState,
   listToArray,
@@ -195,7 +196,7 @@ function withoutSeq(state: ProjectionState): unknown {
 }
 
 function checkInvariants(state: ProjectionState): void {
-  expect(state.runState).toBe(deriveRunState(state.activeTurns, state.pendingInteractionIds.length));
+  expect(state.runState).toBe(deriveRunState(state.activeTurns, blockingInteractionCount(state)));
   const pending = tableValues(state.interactions).filter((ix) => ix.status === "pending").map((ix) => ix.interactionId);
   expect([...state.pendingInteractionIds].sort()).toEqual(pending.sort());
   const seen = new Set<string>();

@@ -127,11 +127,13 @@ describe("interactions and runState (IX-04)", () => {
     expect(reduce(state, resolve(f, "ix_nope"))).toBe(state);
   });
 
-  test("a pending card without a turn still makes the session require action", () => {
+  test("a pending card without a turn (Baton's or a plugin's question, a proposal) blocks nothing (plugins.md §4)", () => {
     const f = createEventFactory();
     const state = replay([open(f, "ix_1")]);
     expect(state.activeTurns).toEqual({});
-    expect(state.runState).toBe("requires_action");
+    expect(state.pendingInteractionIds).toEqual(["ix_1"]);
+    expect(state.runState).toBe("idle");
+    expect(replay([run(f, "t_1"), open(f, "ix_2")]).runState).toBe("running");
   });
 
   test("a card opened before its turn's running makes that turn start in requires_action", () => {

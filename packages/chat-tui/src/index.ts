@@ -63,6 +63,7 @@ export type {
   SidecarItem,
   SidecarSection,
   SidecarState,
+  SuggestionCard,
   ThoughtItem,
   TimelineHeader,
   TimelineItem,
@@ -74,3 +75,4 @@ export type {
   ToolStatus,
   UserMessageItem,
 } from "./types.ts";
+export { SUGGESTION_EDIT, SUGGESTION_SEND } from "./types.ts";

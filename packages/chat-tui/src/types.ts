@@ -218,7 +218,23 @@ export interface QuestionCard extends CardBase {
   readonly questions: readonly Question[];
 }
 
-export type InteractionCard = PermissionCard | QuestionCard;
+/**
+ * A suggested next input (non-blocking): Enter sends it (`selected` SUGGESTION_SEND), `e` edits it in the
+ * composer (`selected` SUGGESTION_EDIT), Esc dismisses it (`cancelled`).
+ */
+export interface SuggestionCard extends CardBase {
+  readonly kind: "suggestion";
+  readonly text: string;
+  /** Who suggests it, shown as "Suggested by <requester>". */
+  readonly requester: string;
+  /** Label of the target it goes to when sent as it is. */
+  readonly target?: string;
+}
+
+export const SUGGESTION_SEND = "send";
+export const SUGGESTION_EDIT = "edit";
+
+export type InteractionCard = PermissionCard | QuestionCard | SuggestionCard;
 
 /** Replaces the composer draft once per `id` (recall, suggested input). */
 export interface DraftInjection {

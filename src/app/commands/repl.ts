@@ -159,6 +159,7 @@ async function askFor(io: CliIo, draft: InteractionDraft): Promise<InteractionRe
     }
     return { outcome: "answered", answers };
   }
+  if (draft.type !== "hook_trust") return { outcome: "cancelled", reason: "user" }; // proposals are not broker cards
   io.stdout.write(`[hook trust] ${draft.harnessName}: ${draft.hooks.map((h) => h.command).join("; ")}\ntrust these hooks? y/N> `);
   const line = (await io.stdin.next())?.trim().toLowerCase() ?? "";
   return line === "y" || line === "yes" ? { outcome: "trusted" } : { outcome: "skipped" };

@@ -3,6 +3,7 @@ import { assertNever } from "../assert.ts";
 import type { InteractionCard } from "../types.ts";
 import { PermissionCardView } from "./permission-card.tsx";
 import { QuestionCardView } from "./question-card.tsx";
+import { SuggestionCardView } from "./suggestion-card.tsx";
 
 /** Shows the first pending card; it takes the keys while `active` (no picker open above it). */
 export function InteractionDock(props: { readonly cards: readonly InteractionCard[]; readonly active: boolean }): ReactNode {
@@ -14,6 +15,8 @@ export function InteractionDock(props: { readonly cards: readonly InteractionCar
       return <PermissionCardView key={card.id} card={card} active={props.active} pending={pending} />;
     case "question":
       return <QuestionCardView key={card.id} card={card} active={props.active} pending={pending} />;
+    case "suggestion":
+      return <SuggestionCardView key={card.id} card={card} active={props.active} pending={pending} />;
     default:
       return assertNever(card);
   }
