@@ -73,6 +73,7 @@ export function createAppContext(io: CliIo, options: { cwd?: string; home?: stri
       stallNoticeMs: config.stallNoticeSeconds * 1000,
       ...(config.textgenPrefer ? { textgenPrefer: config.textgenPrefer } : {}),
       ...(config.textgenModels ? { textgenModels: config.textgenModels } : {}),
+      failover: config.failover,
     },
     childEnv,
     preferences: loadedPreferences(home, io),

@@ -33,6 +33,12 @@ export const configSchema = z.strictObject({
   cancelGraceSeconds: seconds(MAX_CANCEL_GRACE_SECONDS, "ten minutes").default(10),
   textgenPrefer: targetId.optional(),
   textgenModels: z.record(z.string(), z.string().min(1)).optional(),
+  /** Terminal notifications (OSC 9/777 + BEL) when a turn waits for the user longer than afterSeconds. */
+  notify: z
+    .strictObject({ enabled: z.boolean().default(true), afterSeconds: seconds(MAX_STALL_NOTICE_SECONDS, "one day").default(20) })
+    .default({ enabled: true, afterSeconds: 20 }),
+  /** Per target: when its usage limit is hit, offer to continue the task on another agent (`ask`), or never (`off`). */
+  failover: z.record(targetId, z.enum(["ask", "off"])).default({}),
   harnesses: z.record(z.string(), harnessSectionSchema).default({}),
   targets: z.record(targetId, targetSchema).default({}),
 });

@@ -38,6 +38,7 @@ import type { ContextProviderRegistry } from "../context/providers.ts";
 import { canSteer, trySteer } from "./steer.ts";
 import { targetLabel } from "./context-delivery.ts";
 import { Proposals, type Provenance } from "./proposals.ts";
+import { Failover } from "./failover.ts";
 
 export interface SubmitOptions {
   /** What the user typed before @-expansion; defaults to the text of the blocks. */
@@ -128,7 +129,8 @@ export class Controller {
     this.proposals = new Proposals({ append: this.pipeline.append, sync: () => this.pipeline.sync(), state: () => this.pipeline.state, ids: options.ids,
       resolveTarget: (ref) => (this.storage.assertWritable("The suggestion was not sent"), this.options.registry.resolve(ref).id),
       submit: (targetId, text, provenance) => this.submit(targetId, [{ type: "text", text }], { displayText: text, provenance }) });
-    this.unsubscribe = this.pipeline.subscribe((event) => this.route(event));
+    const failover = new Failover({ proposals: this.proposals, registry: options.registry, state: () => this.pipeline.state, policy: options.settings.failover, label: (id) => targetLabel(options.registry, id), log: options.log });
+    this.unsubscribe = this.pipeline.subscribe((event) => (this.route(event), failover.onEvent(event)));
   }
 
   get sessionId(): string {

@@ -39,6 +39,8 @@ export interface ControllerSettings {
   /** Title generation: the target to ask first, and a model per harness id. */
   readonly textgenPrefer?: string;
   readonly textgenModels?: Readonly<Record<string, string>>;
+  /** Limit failover per target id: `ask` (the default) proposes continuing elsewhere on quota_exhausted; `off` never. */
+  readonly failover?: Readonly<Record<string, "ask" | "off">>;
 }
 
 export const DEFAULT_CONTROLLER_SETTINGS: ControllerSettings = {

@@ -209,10 +209,11 @@ export const EVENT_KINDS = {
     payload: z.looseObject({ options: z.array(sessionConfigOption) }),
   },
   _baton_error_update: {
-    doc: "An error shown on the timeline (harness or Baton).",
+    doc: "An error shown on the timeline (harness or Baton); a limit failure's code is one of LIMIT_CODES, the harness's word in nativeCode.",
     payload: z.looseObject({
       message: z.string(),
       code: z.string().optional(),
+      nativeCode: z.string().optional(),
       retryable: z.boolean().optional(),
       willRetry: z.boolean().optional(),
     }),

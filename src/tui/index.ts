@@ -19,3 +19,4 @@ export { pluginStoppedToast } from "./plugins-view.ts";
 export { footerTexts, headerFor, placeholderFor, shortCwd } from "./view-states.ts";
 export { pickSession } from "./pick-session.tsx";
 export { sessionPickerItem, shortTime } from "./session-rows.ts";
+export { AttentionNotifier, notificationSequence, REPEAT_BACKOFF_MS, type AttentionOptions } from "./attention.ts";

@@ -35,6 +35,7 @@ import { ViewComposer } from "./view-composer.ts";
 import { historyOf } from "./view-states.ts";
 import { queueIntent, refusalText } from "./queue-intents.ts";
 import { ProposalEditor } from "./proposal-intents.ts";
+import type { AttentionNotifier } from "./attention.ts";
 
 export interface TuiHostOptions {
   readonly session: TuiSession;
@@ -46,6 +47,8 @@ export interface TuiHostOptions {
   readonly clock: Clock;
   /** Shortens the cwd in the footer. */
   readonly home?: string;
+  /** Terminal notifications when an agent waits (given only on a real terminal). */
+  readonly attention?: AttentionNotifier;
   /** Sets the terminal title (given only on a real terminal). */
   readonly setTitle?: (title: string) => void;
 }
@@ -111,9 +114,7 @@ export class TuiHost {
   }
 
   get session(): TuiSession { return this.current; }
-
   get controller(): Controller { return this.current.controller; }
-
   get target(): string { return this.targetId; }
 
   /** The user's home directory, if known (cwds are shown relative to it). */
@@ -252,9 +253,7 @@ export class TuiHost {
     }
   }
 
-  sessionsList(): ReturnType<SessionSwitcher["list"]> {
-    return this.options.sessions.list();
-  }
+  sessionsList(): ReturnType<SessionSwitcher["list"]> { return this.options.sessions.list(); }
 
   exit(): void {
     if (this.exiting) return;
@@ -371,6 +370,7 @@ export class TuiHost {
     // A turn's end (its idle, or its summary) takes any toast about it along (#11.15).
     const ended = event.kind === "_baton_turn_summary" || (isKind(event, "state_update") && event.payload.state === "idle");
     if (ended && event.turnId !== undefined) this.toasts.turnEnded(event.turnId);
+    this.options.attention?.onEvent(event, this.controller.state);
     this.throttle.onEvent(event.kind);
   }
 

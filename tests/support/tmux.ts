@@ -62,6 +62,11 @@ export class Tmux {
     return this.run(args);
   }
 
+  /** Appends everything the pane's program writes from now on, raw (escape sequences included), to `file`. */
+  pipeRaw(file: string): void {
+    this.run(["pipe-pane", "-o", "-t", "main", `cat >> ${quote(file)}`]);
+  }
+
   /** Types text literally (no key names). */
   type(text: string): void {
     this.run(["send-keys", "-t", "main", "-l", text]);

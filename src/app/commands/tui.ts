@@ -11,7 +11,7 @@ import type { HarnessRegistry } from "../../harness/registry.ts";
 import { displayTitle } from "../../store/index.ts";
 import { sessionRows } from "../session-rows.ts";
 import { describeError } from "../../shared/errors.ts";
-import { reservedCommandNames, sanitizeTitle, startTui, titleSequence, TuiHost, type SessionSwitcher, type StartedTui, type TuiSession } from "../../tui/index.ts";
+import { AttentionNotifier, reservedCommandNames, sanitizeTitle, startTui, titleSequence, TuiHost, type SessionSwitcher, type StartedTui, type TuiSession } from "../../tui/index.ts";
 import { sessionPlugins } from "../plugins.ts";
 import { createAppContext, openSessionIn, type AppContext } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
@@ -134,6 +134,14 @@ interface Termination {
 /** Runs the screen until exit; returns the id of the session that was open at the end (already closed). */
 async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, target: string, note: string | undefined, termination: Termination): Promise<string> {
   let screen: StartedTui | undefined;
+  const notify = ctx.loaded.config.notify;
+  const attention = new AttentionNotifier({
+    clock: ctx.clock,
+    write: (sequence) => (io.stdout.raw ?? io.stdout).write(sequence),
+    enabled: notify.enabled,
+    afterMs: notify.afterSeconds * 1000,
+    label: (targetId) => (targetId !== null && ctx.registry.hasTarget(targetId) ? ctx.registry.definitionOf(ctx.registry.target(targetId)).label : (targetId ?? "An agent")),
+  });
   const host = new TuiHost({
     session: first,
     sessions: switcher(ctx, () => host.session as OpenTuiSession),
@@ -142,6 +150,7 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
     showThoughts: ctx.loaded.config.showThoughts,
     clock: ctx.clock,
     ...(io.env["HOME"] === undefined ? {} : { home: io.env["HOME"] }),
+    attention,
     setTitle: (title) => {
       // Before the renderer owns the terminal we write OSC ourselves; afterwards the renderer does.
       if (screen === undefined) (io.stdout.raw ?? io.stdout).write(titleSequence(title));
@@ -161,11 +170,14 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
       },
     });
     screen.renderer.setTerminalTitle(sanitizeTitle(titleOf(host.session)));
+    screen.renderer.on("focus", () => attention.setFocused(true));
+    screen.renderer.on("blur", () => attention.setFocused(false));
     if (note !== undefined) host.toast(note, "warning", 15_000);
     void warnIfMissing(ctx, target, host);
     await host.exitRequested;
     const last = host.session as OpenTuiSession;
     host.dispose();
+    attention.dispose();
     // A title being generated runs a harness process of its own; give it a moment to finish so no child
     // outlives the session (the controller does not cancel it on shutdown yet).
     const titling = last.controller.titleGeneration;

@@ -17,7 +17,7 @@ export interface QueryRun {
 }
 
 /** SDK message types that carry nothing Baton records. */
-export const IGNORED_TYPES: ReadonlySet<string> = new Set(["command_lifecycle", "rate_limit_event", "tool_progress", "tool_use_summary", "prompt_suggestion", "auth_status", "thinking_tokens"]);
+export const IGNORED_TYPES: ReadonlySet<string> = new Set(["command_lifecycle", "tool_progress", "tool_use_summary", "prompt_suggestion", "auth_status", "thinking_tokens"]);
 
 export const NO_CONVERSATION = /No conversation found with session ID/;
 /** Measured with Claude Code 2.1.332: `resumeSessionAt` naming no entry of the transcript answers this. */

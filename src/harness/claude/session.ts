@@ -19,7 +19,7 @@ import { ClaudeMapper, commandNamesDraft } from "./mapper.ts";
 import { buildRunOptions, type ClaudeSessionSettings } from "./options.ts";
 import { ClaudeContinuity } from "./rewind.ts";
 import { endRun, endsWithin, IGNORED_TYPES, isMissingConversation, isMissingResumePoint, NO_CONVERSATION, userMessage, type QueryRun } from "./run.ts";
-import { errorCodeOf, errorTextOf, isAborted, isUnretryable, terminalOf, unknownStopNotice, unretryableMessage } from "./terminal.ts";
+import { errorCodesOf, errorTextOf, isAborted, isUnretryable, terminalOf, unknownStopNotice, unretryableMessage } from "./terminal.ts";
 import { TurnBook, type ClaudeTurn } from "./turns.ts";
 
 export type ClaudeTrace = (direction: "in" | "out", message: unknown) => void;
@@ -44,6 +44,8 @@ export class ClaudeSession {
   private commandsKey: string | undefined;
   private initInfo: SDKControlInitializeResponse | undefined;
   private closed = false;
+  /** Claude Code's last rate_limit_event said the plan's usage limit is reached. */
+  private usageRejected = false;
   private readonly warned = new Set<string>();
   private readonly config: ClaudeConfigTracker;
   private readonly processes = new ClaudeProcesses((text) => this.log("debug", `claude stderr: ${text}`));
@@ -64,13 +66,9 @@ export class ClaudeSession {
     this.config = new ClaudeConfigTracker(open);
   }
 
-  get handle(): HarnessHandle {
-    return this.deps.handle;
-  }
+  get handle(): HarnessHandle { return this.deps.handle; }
 
-  get nativeSessionId(): string | undefined {
-    return this.native.sessionId;
-  }
+  get nativeSessionId(): string | undefined { return this.native.sessionId; }
 
   isBusy(): boolean {
     return this.turns.active()?.role === "driven";
@@ -201,8 +199,9 @@ export class ClaudeSession {
     this.finish(turn, "failed");
   }
 
-  private fail(turn: ClaudeTurn, message: string, code: string | undefined, raw?: unknown, retryable = true): void {
-    this.emit(adapterDraft("_baton_error_update", { message, ...(code ? { code } : {}), retryable }, { turnId: turn.turnId, raw }));
+  private fail(turn: ClaudeTurn, message: string, code: string | { readonly code: string; readonly nativeCode?: string } | undefined, raw?: unknown, retryable = true): void {
+    const codes = typeof code === "string" ? { code } : code;
+    this.emit(adapterDraft("_baton_error_update", { message, ...(codes?.code ? codes : {}), retryable }, { turnId: turn.turnId, raw }));
   }
 
   /** The turn harness activity belongs to: the active one, or a new observed turn (CLA-04). */
@@ -323,6 +322,8 @@ export class ClaudeSession {
         return this.emitAll(this.mapper.user(message, this.turnForActivity().turnId));
       case "result":
         return this.onResult(run, message);
+      case "rate_limit_event": // the plan's usage limit (claude.ai); an API rate limit never says rejected here
+        return void (this.usageRejected = message.rate_limit_info.status === "rejected");
       default:
         if (!IGNORED_TYPES.has(message.type) && !this.warned.has(message.type)) {
           this.warned.add(message.type);
@@ -382,7 +383,7 @@ export class ClaudeSession {
       return this.finish(turn, "cancelled");
     }
     if (result.is_error) {
-      this.fail(turn, errorTextOf(result), errorCodeOf(result), result, !isUnretryable(result.subtype === "success" ? result.api_error_status : undefined));
+      this.fail(turn, errorTextOf(result), errorCodesOf(result, this.usageRejected), result, !isUnretryable(result.subtype === "success" ? result.api_error_status : undefined));
       turn.failed = true;
     }
     if (!settled) return;

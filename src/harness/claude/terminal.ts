@@ -1,6 +1,7 @@
 /** How a Claude `result` ends a Baton turn (CLA-06): stop reason, error text and code. */
 import type { SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
 import type { AdapterDraft } from "../../event/envelope.ts";
+import type { LimitCode } from "../../event/limit-codes.ts";
 import type { StopReason } from "../../event/stop-reasons.ts";
 import type { TurnId } from "../../shared/ids.ts";
 import { adapterDraft } from "./drafts.ts";
@@ -20,6 +21,18 @@ export function errorCodeOf(result: SDKResultMessage): string {
   const status = result.subtype === "success" ? result.api_error_status : undefined;
   if (typeof status === "number") return `http_${status}`;
   return result.subtype === "success" ? "error" : result.subtype;
+}
+
+/**
+ * The closed limit codes at the boundary (#20.3): an Anthropic 429 (`rate_limit_error`, Claude Code's
+ * `rate_limit`) is `rate_limited`, unless Claude Code reported the plan's usage limit as reached
+ * (`rate_limit_event` status `rejected`): then `quota_exhausted`. Claude's own word is kept as nativeCode.
+ */
+export function errorCodesOf(result: SDKResultMessage, usageRejected: boolean): { readonly code: string; readonly nativeCode?: string } {
+  const native = errorCodeOf(result);
+  const status = result.subtype === "success" ? result.api_error_status : undefined;
+  if (status !== 429 && native !== "rate_limit_error" && native !== "rate_limit") return { code: native };
+  return { code: (usageRejected ? "quota_exhausted" : "rate_limited") satisfies LimitCode, nativeCode: native };
 }
 
 /**

@@ -4,6 +4,7 @@
  * are ignored.
  */
 import type { PayloadOf } from "../../event/kinds.ts";
+import type { LimitCode } from "../../event/limit-codes.ts";
 import { normalizeStopReason } from "../normalize.ts";
 import { DROPPED_TURN_NOTICE } from "./failed-turns.ts";
 import { isVisible, itemCompletedParts, itemStartedParts, part, toolIdentity } from "./items.ts";
@@ -67,7 +68,7 @@ export function createNotificationTable(session: CodexSessionPort): Notification
       if (turn === undefined) return;
       const stopReason = normalizeStopReason(p.turn.status, { completed: "end_turn", interrupted: "cancelled" });
       if (stopReason === "failed" && !turn.errorShown) {
-        session.emitError(turn, p.turn.error?.message ?? turn.fatalError ?? `Codex turn ended with status ${String(p.turn.status)}`, codeOf(p.turn.error?.codexErrorInfo), false, p);
+        session.emitError(turn, p.turn.error?.message ?? turn.fatalError ?? `Codex turn ended with status ${String(p.turn.status)}`, errorCodeOf(p.turn.error?.codexErrorInfo), false, p);
       }
       if (stopReason === "failed" && turn.role === "driven" && session.failedTurns !== undefined) {
         session.emit(turn, part("_baton_notice", { level: "info", title: DROPPED_TURN_NOTICE }));
@@ -148,7 +149,7 @@ export function createNotificationTable(session: CodexSessionPort): Notification
       const turn = session.turnFor(p.turnId) ?? (session.active?.finished === false ? session.active : undefined);
       const details = p.error.additionalDetails;
       const message = details !== null && details !== "" ? `${p.error.message}\n${details}` : p.error.message;
-      session.emitError(turn, message, codeOf(p.error.codexErrorInfo), p.willRetry, p);
+      session.emitError(turn, message, errorCodeOf(p.error.codexErrorInfo), p.willRetry, p);
       if (!p.willRetry && turn !== undefined) session.noteFatal(turn, message);
     },
     "item/autoApprovalReview/started": (p) => {
@@ -211,4 +212,18 @@ export function codeOf(info: unknown): string | undefined {
   if (typeof info === "string") return info;
   if (typeof info === "object" && info !== null) return Object.keys(info)[0];
   return undefined;
+}
+
+/**
+ * The closed limit codes at the boundary: `usageLimitExceeded` → quota_exhausted; `rateLimitExceeded`, and
+ * retries given up on a 429 → rate_limited (Codex's word kept as nativeCode). Anything else keeps its own code.
+ */
+export function errorCodeOf(info: unknown): { readonly code?: string; readonly nativeCode?: string } {
+  const native = codeOf(info);
+  if (native === undefined) return {};
+  if (native === "usageLimitExceeded") return { code: "quota_exhausted" satisfies LimitCode, nativeCode: native };
+  if (native === "rateLimitExceeded") return { code: "rate_limited" satisfies LimitCode, nativeCode: native };
+  const status = typeof info === "object" && info !== null ? (Object.values(info)[0] as { httpStatusCode?: unknown } | undefined)?.httpStatusCode : undefined;
+  if (native === "responseTooManyFailedAttempts" && status === 429) return { code: "rate_limited" satisfies LimitCode, nativeCode: native };
+  return { code: native };
 }

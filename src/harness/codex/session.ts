@@ -298,9 +298,11 @@ export class CodexSession implements CodexSessionPort {
     }
   }
 
-  emitError(turn: CodexTurn | undefined, message: string, code: string | undefined, willRetry: boolean, raw?: unknown): void {
+  /** `code` is Baton's (a limit code, else Codex's own); `nativeCode` Codex's word when they differ. */
+  emitError(turn: CodexTurn | undefined, message: string, code: string | { readonly code?: string; readonly nativeCode?: string } | undefined, willRetry: boolean, raw?: unknown): void {
     if (turn !== undefined && !willRetry) turn.errorShown = true;
-    this.emit(turn, part("_baton_error_update", { message, ...(code !== undefined ? { code } : {}), willRetry }), raw);
+    const codes = typeof code === "string" ? { code } : (code ?? {});
+    this.emit(turn, part("_baton_error_update", { message, ...codes, willRetry }), raw);
   }
 
   noteFatal(turn: CodexTurn, message: string): void {

@@ -1,0 +1,124 @@
+/**
+ * #20.3 limit failover with the real `codex` and the real Claude Code against the mock model servers: a usage limit
+ * maps to one closed `quota_exhausted` error at the adapter boundary, the turn fails, and Baton proposes (never
+ * does) continuing on the other agent; accepting sends the prompt there with the session's history. A rate limit
+ * or an unknown 4xx proposes nothing; `failover: off` turns it off.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
+import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
+import { allMessageText, reply } from "../support/mock-anthropic/script.ts";
+import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
+import { ledgerOf, openRealSession, waitFor } from "../support/session-host.ts";
+import { builtinDefinitions } from "../../src/app/harnesses.ts";
+import type { OpenedSession } from "../../src/app/open-session.ts";
+import type { AnyEvent } from "../../src/event/envelope.ts";
+import type { ControllerSettings } from "../../src/controller/ports.ts";
+
+let codexMock: MockResponses;
+let claudeMock: MockAnthropic;
+let codex: CodexHome;
+let claude: ClaudeTestEnv;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  [codexMock, claudeMock] = await Promise.all([startMockResponses(), startMockAnthropic()]);
+});
+afterAll(async () => {
+  await Promise.all([codexMock.stop(), claudeMock.stop()]);
+  codex?.cleanup();
+  claude?.cleanup();
+});
+beforeEach(async () => {
+  await Promise.all([codexMock.reset(), claudeMock.reset()]);
+  codex?.cleanup();
+  claude?.cleanup();
+  codex = makeCodexHome({ baseUrl: codexMock.baseUrl, approvalPolicy: "never", sandboxMode: "danger-full-access" });
+  claude = makeClaudeEnv({ baseUrl: claudeMock.url });
+  env = { ...claude.env, CODEX_HOME: codex.env["CODEX_HOME"]!, MOCK_API_KEY: "mock-key", CLAUDE_CODE_MAX_RETRIES: "0" };
+});
+
+const USAGE_LIMIT = JSON.stringify({ error: { type: "usage_limit_reached", message: "You've hit your usage limit.", plan_type: "plus", resets_in_seconds: 3600 } });
+const text = (value: string) => [{ type: "text" as const, text: value }];
+const errorsOf = (events: readonly AnyEvent[]) => events.filter((e) => e.kind === "_baton_error_update").map((e) => e.payload as { code?: string; nativeCode?: string });
+const proposalsOf = (events: readonly AnyEvent[]) =>
+  events.filter((e) => e.kind === "interaction.opened" && (e.payload as { draft: { type: string } }).draft.type === "proposed_input").map((e) => e.payload as { interactionId: string; requester: unknown; draft: { text: string; targetId?: string; title?: string } });
+
+async function open(settings: Partial<ControllerSettings> = {}): Promise<{ session: OpenedSession; cleanup(): Promise<void> }> {
+  return openRealSession({ definitions: builtinDefinitions(), cwd: claude.cwd, env, settings: { generateTitles: false, ...settings } });
+}
+
+describe("limit failover", () => {
+  test("Codex usage limit → one quota_exhausted, turn failed, a proposal to Claude; accepting sends Claude the prompt and the Codex history", async () => {
+    const { session, cleanup } = await open();
+    try {
+      await codexMock.script([{ kind: "text", text: "Noted: the word is pineapple." }]);
+      expect(await session.controller.submit("codex", text("remember the word pineapple"))).toBe("completed");
+      await codexMock.script(Array.from({ length: 6 }, () => ({ kind: "http_error" as const, status: 429, body: USAGE_LIMIT })));
+      const failed = await session.controller.submit("codex", text("now refactor the parser")).catch(() => "rejected");
+      expect(failed).toBe("failed");
+      await waitFor(() => proposalsOf(ledgerOf(session)).length > 0, 10_000, "the failover proposal");
+      const events = ledgerOf(session);
+      const quota = errorsOf(events).filter((e) => e.code === "quota_exhausted");
+      expect(quota).toEqual([expect.objectContaining({ code: "quota_exhausted", nativeCode: "usageLimitExceeded" })]);
+      const [proposal, ...more] = proposalsOf(events);
+      expect(more).toEqual([]);
+      expect(proposal?.requester).toEqual({ type: "baton" });
+      expect(proposal?.draft).toMatchObject({ text: "now refactor the parser", targetId: "claude", title: "Codex hit its usage limit. Continue this task on Claude Code?" });
+      expect(session.controller.state.runState).toBe("idle");
+
+      await claudeMock.script(reply.text("Claude refactored the parser."));
+      expect(await session.controller.proposals.submit(proposal!.interactionId)).toBe("completed");
+      const [request] = await claudeMock.modelRequests();
+      const sent = allMessageText(request!.body);
+      expect(sent).toContain("remember the word pineapple");
+      expect(sent).toContain("Noted: the word is pineapple.");
+      expect(sent).toContain("now refactor the parser");
+      const message = ledgerOf(session).filter((e) => e.kind === "user_message").at(-1);
+      expect(message?.harnessTargetId).toBe("claude");
+      expect(message?.parentEventId).toBeDefined();
+    } finally {
+      await cleanup();
+    }
+  }, 120_000);
+
+  test("an unknown 4xx from Codex fails the turn and proposes nothing", async () => {
+    const { session, cleanup } = await open();
+    try {
+      await codexMock.script(Array.from({ length: 6 }, () => ({ kind: "http_error" as const, status: 404, body: JSON.stringify({ error: { type: "invalid_request_error", message: "no such model" } }) })));
+      expect(await session.controller.submit("codex", text("hello?")).catch(() => "rejected")).toBe("failed");
+      const events = ledgerOf(session);
+      expect(errorsOf(events).some((e) => e.code === "quota_exhausted" || e.code === "rate_limited")).toBe(false);
+      expect(proposalsOf(events)).toEqual([]);
+    } finally {
+      await cleanup();
+    }
+  }, 120_000);
+
+  test("failover: { codex: off } keeps the quota error and proposes nothing", async () => {
+    const { session, cleanup } = await open({ failover: { codex: "off" } });
+    try {
+      await codexMock.script(Array.from({ length: 6 }, () => ({ kind: "http_error" as const, status: 429, body: USAGE_LIMIT })));
+      expect(await session.controller.submit("codex", text("go")).catch(() => "rejected")).toBe("failed");
+      const events = ledgerOf(session);
+      expect(errorsOf(events).map((e) => e.code)).toContain("quota_exhausted");
+      expect(proposalsOf(events)).toEqual([]);
+    } finally {
+      await cleanup();
+    }
+  }, 120_000);
+
+  test("Claude's 429 rate_limit_error is rate_limited: the turn fails and nothing is proposed", async () => {
+    const { session, cleanup } = await open();
+    try {
+      await claudeMock.script(...Array.from({ length: 4 }, () => reply.error(429, "Number of request tokens has exceeded your per-minute rate limit", "rate_limit_error")));
+      expect(await session.controller.submit("claude", text("hello?")).catch(() => "rejected")).toBe("failed");
+      const events = ledgerOf(session);
+      expect(errorsOf(events).map((e) => e.code)).toContain("rate_limited");
+      expect(proposalsOf(events)).toEqual([]);
+    } finally {
+      await cleanup();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,65 @@
+/**
+ * #20.1 through the real `baton` in tmux with the real Codex against the mock model server: an approval that waits
+ * past `notify.afterSeconds` raises a terminal notification — the pane's raw output carries OSC 9, OSC 777 and
+ * BEL — and nothing of it shows on the screen.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import fs from "node:fs";
+import path from "node:path";
+import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
+import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
+import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { waitUntil } from "../support/baton-process.ts";
+import { EXIT_MARKER, Tmux } from "../support/tmux.ts";
+
+const LAUNCHER = path.resolve(import.meta.dir, "../../bin/baton.cjs");
+const OSC9 = "\u001b]9;Codex is waiting for your approval\u0007";
+const OSC777 = "\u001b]777;notify;Baton;Codex is waiting for your approval\u0007";
+
+let codexMock: MockResponses;
+let codex: CodexHome | undefined;
+let claude: ClaudeTestEnv | undefined;
+let tmux: Tmux | undefined;
+
+beforeAll(async () => {
+  codexMock = await startMockResponses();
+});
+afterAll(async () => {
+  tmux?.kill();
+  await codexMock.stop();
+  codex?.cleanup();
+  claude?.cleanup();
+});
+
+describe("notifications when an agent waits (tmux, real Codex)", () => {
+  test("an approval waiting past afterSeconds writes OSC 9 + OSC 777 + BEL to the terminal, never to the screen", async () => {
+    codex = makeCodexHome({ baseUrl: codexMock.baseUrl, approvalPolicy: "on-request", sandboxMode: "read-only" });
+    claude = makeClaudeEnv({ baseUrl: "http://127.0.0.1:9" });
+    fs.writeFileSync(path.join(claude.batonHome, "config.yaml"), "notify: { afterSeconds: 1 }\n");
+    await codexMock.script([
+      { kind: "exec", cmd: "echo hi > note.txt", escalate: true },
+      { kind: "text", text: "Wrote note.txt." },
+    ]);
+    const raw = path.join(claude.cwd, "..", "pane.raw");
+    const t = (tmux = Tmux.start({
+      command: ["node", LAUNCHER, "--agent", "codex"],
+      env: { ...claude.env, CODEX_HOME: codex.env["CODEX_HOME"]!, MOCK_API_KEY: "mock-key", TERM: "screen-256color", LANG: "C.UTF-8" },
+      cwd: claude.cwd,
+    }));
+    t.pipeRaw(raw);
+    await t.waitFor(/Message Codex .*Ctrl\+J newline/);
+    t.type("write the note");
+    t.keys("Enter");
+    await t.waitFor("1. Allow once", 30_000);
+    const output = (): string => (fs.existsSync(raw) ? fs.readFileSync(raw, "latin1") : "");
+    await waitUntil(() => output().includes(OSC9), 15_000, "the OSC 9 notification");
+    const text = output();
+    expect(text).toContain(`${OSC9}${OSC777}\u0007`);
+    expect(t.capture()).not.toContain("waiting for your approval");
+    t.keys("1");
+    await t.waitFor("Wrote note.txt.", 30_000);
+    await t.waitFor(/Wrote note\.txt\.[\s\S]*· idle/, 30_000);
+    t.keys("C-d");
+    await t.waitFor(`${EXIT_MARKER}0]`, 20_000);
+  }, 120_000);
+});
