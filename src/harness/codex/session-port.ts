@@ -31,7 +31,7 @@ export interface CodexSessionPort {
   /** Send turn/interrupt for a turn whose cancel waited for its native id. */
   interrupt(turn: CodexTurn): Promise<void>;
   emit(turn: CodexTurn | undefined, draft: DraftPart, raw?: unknown): void;
-  emitError(turn: CodexTurn | undefined, message: string, code: string | undefined, willRetry: boolean, raw?: unknown): void;
+  emitError(turn: CodexTurn | undefined, message: string, code: string | { readonly code?: string; readonly nativeCode?: string } | undefined, willRetry: boolean, raw?: unknown): void;
   /** A fatal error: the turn fails unless its own terminal follows soon. */
   noteFatal(turn: CodexTurn, message: string): void;
   /** Close a turn exactly once. */
