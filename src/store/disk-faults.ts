@@ -7,7 +7,7 @@
  */
 import type { LedgerIo } from "./ledger.ts";
 
-export const WRITE_SITES = ["ledger", "meta", "project", "session", "lock", "checkpoint", "sidecar", "log"] as const;
+export const WRITE_SITES = ["ledger", "meta", "project", "session", "lock", "checkpoint", "sidecar", "log", "plugin"] as const;
 export type WriteSite = (typeof WRITE_SITES)[number];
 
 export interface DiskFaultPlan {

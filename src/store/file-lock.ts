@@ -8,7 +8,9 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import * as path from "node:path";
 import { BatonError } from "../shared/errors.ts";
-import { DIR_MODE, FILE_MODE, isErrno } from "./files.ts";
+import { checkDiskWrite } from "./disk-faults.ts";
+import { DIR_MODE, FILE_MODE, isErrno, writeFileDurable } from "./files.ts";
+import { writeError } from "./write-errors.ts";
 
 export interface FileLockOptions {
   readonly timeoutMs?: number;
@@ -50,12 +52,7 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T> | T, op
   const token = `${process.pid} ${randomBytes(8).toString("hex")}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    try {
-      await fs.promises.writeFile(lockFile, token, { flag: "wx", mode: FILE_MODE });
-      break;
-    } catch (error) {
-      if (!isErrno(error, "EEXIST")) throw error;
-    }
+    if (await createLockFile(lockFile, token)) break;
     const state = await holderState(lockFile, staleMs);
     if (state === "gone") continue;
     if (state === "stale") {
@@ -78,21 +75,36 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T> | T, op
   }
 }
 
-/** Async atomic replace of a small file: temp (0600) + fsync + rename. */
-export async function writeSmallFileAtomic(target: string, data: string): Promise<void> {
-  await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
-  const temp = `${target}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
-  let handle: fs.promises.FileHandle | undefined;
+/**
+ * Create `lockFile` holding `token` only if it does not exist (false on EEXIST). A write that fails (a full
+ * disk creates the file but cannot fill it) removes the empty file it created and throws one sentence naming it.
+ */
+async function createLockFile(lockFile: string, token: string): Promise<boolean> {
+  let handle: fs.promises.FileHandle;
   try {
-    handle = await fs.promises.open(temp, "wx", FILE_MODE);
-    await handle.writeFile(data);
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    await fs.promises.rename(temp, target);
+    handle = await fs.promises.open(lockFile, "wx", FILE_MODE);
   } catch (error) {
-    await handle?.close().catch(() => undefined);
-    await fs.promises.rm(temp, { force: true });
-    throw error;
+    if (isErrno(error, "EEXIST")) return false;
+    throw writeError(lockFile, "create the lock", error);
+  }
+  try {
+    checkDiskWrite("plugin", lockFile);
+    await handle.writeFile(token);
+    await handle.close();
+    return true;
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await fs.promises.rm(lockFile, { force: true });
+    throw writeError(lockFile, "create the lock", error, Buffer.byteLength(token));
+  }
+}
+
+/** Atomic replace of a small shared file (`writeFileDurable`: temp, fsync, rename, directory fsync); a failed write is one sentence naming it. */
+export async function writeSmallFileAtomic(target: string, data: string): Promise<void> {
+  try {
+    await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: DIR_MODE });
+    await writeFileDurable(target, data, "plugin");
+  } catch (error) {
+    throw writeError(target, "write", error, Buffer.byteLength(data));
   }
 }

@@ -11,13 +11,13 @@
  * recovery notice (never re-sending its prompt), and answers the next prompt.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { RECOVERY_NOTICE, TORN_TAIL_NOTICE } from "../../src/controller/recovery.ts";
 import { runBaton, spawnBaton, waitUntil, type BatonRun } from "../support/baton-process.ts";
 import { crashHarnesses, type CrashEnv, type CrashHarness } from "../support/crash-harnesses.ts";
 import { descendants, tryKill } from "../support/processes.ts";
+import { canMount, fillDisk, mountTmpfs, unmount } from "../support/tmpfs.ts";
 
 type Event = { seq: number; kind: string; payload: Record<string, unknown>; turnId?: string };
 
@@ -142,20 +142,6 @@ async function expectReopens(harness: CrashHarness, env: CrashEnv, dir: string):
   return lost === undefined ? "not admitted" : closedOnDisk ? "closed on disk" : "closed on reopen";
 }
 
-function mountTmpfs(dir: string): void {
-  fs.mkdirSync(dir, { recursive: true });
-  execFileSync("mount", ["-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", dir]);
-}
-
-function unmount(dir: string): void {
-  try {
-    execFileSync("umount", [dir]);
-  } catch {
-    execFileSync("umount", ["-l", dir]);
-  }
-}
-
-const canMount = process.getuid?.() === 0;
 
 for (const [index, harness] of crashHarnesses().entries()) {
   describe(`full disk: ${harness.name}`, () => {
@@ -172,9 +158,7 @@ for (const [index, harness] of crashHarnesses().entries()) {
         const env = await harness.freshEnv();
         mountTmpfs(env.batonHome);
         try {
-          const filler = path.join(env.batonHome, "filler");
-          const total = fs.statfsSync(env.batonHome).blocks * fs.statfsSync(env.batonHome).bsize;
-          fs.writeFileSync(filler, Buffer.alloc(total - freeKiB * 1024));
+          const filler = fillDisk(env.batonHome, freeKiB * 1024);
           await harness.scriptText("the model's answer ".repeat(300), "the prompt on a full disk");
           const run = await execBounded(env, ["--agent", harness.target, PROMPT]);
           expectStoppedCleanly(env.batonHome, run, run.code === 0 ? 0 : 1);
