@@ -10,6 +10,10 @@
  * open to a ready projection with a checkpoint (its ledger digest checked during the open, or after
  * it as the TUI does) and without, peak RSS, append per streamed event,
  * first append after open, fsync'd durable append, and the background checkpoint write.
+ *
+ * Then bytes per turn with the real agents (issue 12.14, `bench/_turn-bytes.ts`): a trivial turn and a turn with
+ * a `--prompt-kib N` (default 2048) prompt through `baton exec` on each harness. `--turn-bytes` runs only this part;
+ * `--no-agents` skips it.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -22,6 +26,7 @@ import { loadState, writeCheckpoint, type StateFold } from "../src/store/checkpo
 import { openLedger, type Ledger } from "../src/store/ledger.ts";
 import { readLines } from "../src/store/ledger-lines.ts";
 import { chunkDraft, EVENTS_PER_TURN, turnDrafts } from "./_fixture.ts";
+import { printTurnBytes } from "./_turn-bytes.ts";
 
 /** Switch to false to bench with a trivial fold instead of the real projection reducer. */
 const USE_REAL_REDUCER = true;
@@ -277,8 +282,16 @@ async function main(): Promise<void> {
   }
 }
 
+async function turnBytes(): Promise<void> {
+  const args = process.argv.slice(2);
+  const kibArg = args.indexOf("--prompt-kib");
+  console.log("bytes per turn (real baton exec against the mock model servers)");
+  await printTurnBytes(kibArg === -1 ? 2048 : Number(args[kibArg + 1]), line);
+}
+
 if (process.argv[2] === "--child") {
   await child(process.argv[3] ?? "checkpoint", process.argv[4] ?? "");
 } else {
-  await main();
+  if (!process.argv.includes("--turn-bytes")) await main();
+  if (!process.argv.includes("--no-agents")) await turnBytes();
 }
