@@ -14,10 +14,13 @@ import type { Logger, LogLevel } from "../shared/log.ts";
 import type { LoadedInstall } from "./install/installed.ts";
 import { encodeName } from "./paths.ts";
 import { scrubEnvironment } from "./permissions.ts";
+import { ControllerHost } from "./resources/controller-host.ts";
+import { FairCapacity } from "./resources/keyed-queue.ts";
+import type { ReconcileOutput } from "./resources/outputs.ts";
 import { answerResourceRequest } from "./resources/requests.ts";
-import { parseTypeKey } from "./resources/schema.ts";
+import { parseTypeKey, refText, sameType, TURN_TYPE, typeKey, type ResourceObject } from "./resources/schema.ts";
 import { ResourceStore } from "./resources/store.ts";
-import { PROTOCOL_VERSION, type CommandResultWire, type NotificationOf, type Registration, type RunnerNotification } from "./protocol.ts";
+import { PROTOCOL_VERSION, type CommandResultWire, type ControllerRegistrationWire, type NotificationOf, type Registration, type RunnerNotification } from "./protocol.ts";
 import type { InstanceSettings } from "./settings.ts";
 import { RunnerSupervisor, type FailureCode, type SupervisorTimings } from "./supervisor.ts";
 
@@ -54,6 +57,12 @@ export interface BindingDeps {
   readonly log: Logger;
   readonly timings?: Partial<SupervisorTimings>;
   readonly clock?: Clock;
+  /** The Manager-wide reconcile capacity (shared, round-robin across bindings). */
+  readonly capacity?: FairCapacity;
+  /** The BatonSnapshot for a reconcile (REC-09). */
+  readonly snapshot?: () => unknown;
+  /** A validated reconcile output (proposal or question). */
+  readonly publish?: (binding: PluginBinding, controllerId: string, resource: ResourceObject, output: ReconcileOutput) => void | Promise<void>;
   /** active / failed / closed, once each. */
   readonly onSettled: (binding: PluginBinding) => void;
   readonly onToast: (binding: PluginBinding, text: string, tone: "info" | "success" | "warning" | "error") => void;
@@ -68,6 +77,7 @@ export class PluginBinding {
   private registered: readonly Registration[] = [];
   private closing: Promise<void> | undefined;
   private store: ResourceStore | undefined;
+  private controllers: ControllerHost | undefined;
 
   constructor(private readonly deps: BindingDeps) {
     if (deps.install === undefined) {
@@ -111,6 +121,11 @@ export class PluginBinding {
 
   get runnerRss(): number {
     return this.supervisor?.rssBytes ?? 0;
+  }
+
+  /** The controllers of an active binding (undefined when it registered none). */
+  get controllerHost(): ControllerHost | undefined {
+    return this.controllers;
   }
 
   /** This instance's resources in this session (once the binding started). */
@@ -186,6 +201,35 @@ export class PluginBinding {
     this.current = "active";
     this.deps.log.log("info", "plugin active", { attributes: { pid: supervisor.pid, registrations: result.registrations.length } });
     this.deps.onSettled(this);
+    // Controllers stay suspended until the binding is active (MGR-01).
+    const controllers = result.registrations.filter((r): r is ControllerRegistrationWire => r.type === "controller");
+    if (controllers.length > 0 && this.current === "active") await this.startControllers(supervisor, store, controllers);
+  }
+
+  private async startControllers(supervisor: RunnerSupervisor, store: ResourceStore, controllers: readonly ControllerRegistrationWire[]): Promise<void> {
+    const manifest = this.deps.install?.checked.manifest;
+    const host = new ControllerHost({
+      owner: this.instance.pluginInstanceId,
+      store,
+      controllers,
+      capacity: this.deps.capacity ?? new FairCapacity(1),
+      clock: this.deps.clock ?? systemClock,
+      log: this.deps.log,
+      reconcileTimeoutMs: manifest?.limits.reconcileTimeoutMs ?? 30_000,
+      port: {
+        reconcile: (params, deadlineMs) => supervisor.call("controller/reconcile", params as never, { deadlineMs }),
+        mapWatch: (params) => supervisor.call("watch/map", params as never),
+        snapshot: () => this.deps.snapshot?.() ?? {},
+        publish: (controllerId, resource, output) => this.deps.publish?.(this, controllerId, resource, output),
+        failed: (resource, detail) => this.deps.onToast(this, `Plugin reconcile failed for ${resource.kind}/${resource.name}: ${detail}`.slice(0, 500), "error"),
+      },
+    });
+    this.controllers = host;
+    try {
+      await host.start();
+    } catch (error) {
+      this.deps.log.log("error", `controllers could not start: ${describeError(error)}`);
+    }
   }
 
   /** Run one of its commands (rejects unless active; a deadline cancels the call, the binding lives on). */
@@ -206,7 +250,11 @@ export class PluginBinding {
     const wasFailed = this.current === "failed";
     const wasPending = this.current === "pending";
     if (!wasFailed) this.current = "closing";
+    // Stop the controllers first (no new reconcile), close the runner (pending calls rejected), then let
+    // the running reconciles settle: no promise outlives the binding.
+    const controllers = this.controllers?.close();
     await this.supervisor?.close();
+    await controllers;
     if (wasFailed) return;
     this.current = "closed";
     this.why = reason;
@@ -219,6 +267,7 @@ export class PluginBinding {
     this.current = "failed";
     this.why = reason;
     this.registered = [];
+    void this.controllers?.close();
     this.deps.log.log("error", `plugin stopped: ${reason.code}${reason.detail === undefined ? "" : ` (${reason.detail})`}`);
     // A failure found by the binding (activation) still has to stop the runner; reaped in the background.
     if (this.supervisor !== undefined && this.supervisor.failed === undefined) void this.supervisor.close();
@@ -233,6 +282,20 @@ export class PluginBinding {
     const registered = [...names].sort();
     if (registered.join("\n") !== listed.join("\n")) {
       return `it registered commands [${registered.join(", ")}] but its manifest lists [${listed.join(", ")}] under contributes.commands; they must be equal`;
+    }
+    const manifest = this.deps.install?.checked.manifest;
+    const controllers = registrations.filter((r): r is ControllerRegistrationWire => r.type === "controller");
+    const listedTypes = (manifest?.contributes.controllers ?? []).map((c) => c.resourceType).sort();
+    const registeredTypes = controllers.map((c) => typeKey(c.resourceType)).sort();
+    if (registeredTypes.join("\n") !== listedTypes.join("\n")) {
+      return `it registered controllers for [${registeredTypes.join(", ")}] but its manifest lists [${listedTypes.join(", ")}] under contributes.controllers; they must be equal`;
+    }
+    const owned = (manifest?.permissions.resourceTypes ?? []).map(parseTypeKey);
+    for (const c of controllers) {
+      if (!sameType(c.resourceType, TURN_TYPE) && !owned.some((t) => sameType(t, c.resourceType))) {
+        return `its controller for ${typeKey(c.resourceType)} needs that type under permissions.resourceTypes (or Baton's ${typeKey(TURN_TYPE)})`;
+      }
+      if (sameType(c.resourceType, TURN_TYPE)) return `controllers of ${refText({ ...TURN_TYPE, name: "*" })} are not supported by this Baton yet`;
     }
     return undefined;
   }

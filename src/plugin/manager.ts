@@ -17,7 +17,20 @@ import { PluginBinding, type BindingReason, type BindingSession } from "./bindin
 import { parsePluginRef, type ConsentAsk, type PluginCatalog, type PluginRef } from "./catalog.ts";
 import { pluginLogFile } from "./paths.ts";
 import type { InstanceSettings } from "./settings.ts";
+import { FairCapacity } from "./resources/keyed-queue.ts";
+import type { ReconcileOutput } from "./resources/outputs.ts";
+import type { ResourceObject } from "./resources/schema.ts";
 import type { SupervisorTimings } from "./supervisor.ts";
+
+/** A reconcile output on its way to the ledger (a proposal or a plugin question). */
+export interface PluginOutput {
+  readonly pluginInstanceId: string;
+  readonly pluginId: string;
+  readonly packageVersion: string;
+  readonly controllerId: string;
+  readonly resource: ResourceObject;
+  readonly output: ReconcileOutput;
+}
 
 export interface PluginHostPort {
   /** Append one binding fact to the session ledger. */
@@ -27,6 +40,10 @@ export interface PluginHostPort {
   /** A transient message from a plugin (`toast.show`). */
   toast(text: string, tone: "info" | "success" | "warning" | "error", pluginId: string): void;
   askConsent: ConsentAsk;
+  /** The BatonSnapshot a reconcile receives (built from projection selectors). */
+  snapshot?(): unknown;
+  /** Where reconcile outputs go (proposals, questions); without it they are logged and dropped. */
+  publish?(output: PluginOutput): void | Promise<void>;
 }
 
 export interface ManagerOptions {
@@ -92,6 +109,8 @@ export class PluginManager {
   private readonly clock: Clock;
   private closing: Promise<void> | undefined;
   private logDirReady: Promise<unknown> | undefined;
+  /** Reconciles at once across bindings: min(4, 1 + active bindings), round-robin (plugins.md §2). */
+  private readonly capacity = new FairCapacity(1);
 
   constructor(private readonly options: ManagerOptions) {
     this.clock = options.clock ?? systemClock;
@@ -294,6 +313,16 @@ export class PluginManager {
       log: this.pluginLog(instance, install?.receipt.version ?? instance.version),
       ...(this.options.timings === undefined ? {} : { timings: this.options.timings }),
       clock: this.clock,
+      capacity: this.capacity,
+      snapshot: () => this.options.host.snapshot?.() ?? {},
+      publish: (binding, controllerId, resource, output) => {
+        const publish = this.options.host.publish;
+        if (publish === undefined) {
+          this.options.log.log("info", `reconcile output of ${controllerId}/${resource.metadata.name} not shown: this host has no place for plugin outputs`);
+          return;
+        }
+        return publish({ pluginInstanceId: binding.instance.pluginInstanceId, pluginId: binding.pluginId, packageVersion: binding.version, controllerId, resource, output });
+      },
       onSettled: (binding) => this.settled(binding),
       onToast: (binding, text, tone) => this.options.host.toast(text, tone, binding.pluginId),
     };
@@ -313,6 +342,7 @@ export class PluginManager {
       ...(state === "active" ? { registrations: binding.registrations.map((r) => ({ ...r })) } : {}),
     });
     if (state === "failed") this.noteFailure(binding.instance.key);
+    this.capacity.setLimit(Math.min(4, 1 + this.activeBindings().length));
     for (const listener of [...this.listeners]) listener();
   }
 

@@ -22,7 +22,20 @@ export const commandRegistration = z.strictObject({
   name: z.string().min(1),
   description: z.string(),
 });
-export const registrationSchema = z.discriminatedUnion("type", [commandRegistration]);
+const typeWire = z.strictObject({ apiVersion: z.string(), kind: z.string() });
+export const WATCH_EVENTS = ["create", "update", "delete"] as const;
+
+export const controllerRegistration = z.strictObject({
+  type: z.literal("controller"),
+  /** `<apiVersion>/<Kind>` of its resource type (one controller per type and instance). */
+  controllerId: z.string().min(1),
+  resourceType: typeWire,
+  maxConcurrency: z.number().int().min(1).max(16).optional(),
+  present: z.boolean(),
+  watches: z.array(z.strictObject({ resourceType: typeWire, events: z.array(z.enum(WATCH_EVENTS)) })),
+});
+export type ControllerRegistrationWire = z.infer<typeof controllerRegistration>;
+export const registrationSchema = z.discriminatedUnion("type", [commandRegistration, controllerRegistration]);
 export type Registration = z.infer<typeof registrationSchema>;
 
 export const permissionsWire = z.looseObject({
@@ -69,9 +82,18 @@ export const HOST_REQUESTS = {
     30_000,
   ),
   // resources (next issue): controllers, Board, watches, context providers, sources
-  "controller/reconcile": row(z.looseObject({ controllerId: z.string(), resource: record, snapshot: record }), z.looseObject({ output: json.optional(), requeueAfterMs: z.number().optional() }), 30_000),
+  // The deadline is the manifest's limits.reconcileTimeoutMs; the output is checked by the host (outputs.ts).
+  "controller/reconcile": row(
+    z.strictObject({ controllerId: z.string(), resource: record, snapshot: record, pluginInteractions: z.array(record) }),
+    z.strictObject({ output: json.optional(), requeueAfterMs: z.number().nonnegative().optional() }),
+    30_000,
+  ),
   "controller/present": row(z.looseObject({ controllerId: z.string(), resource: record }), json, 2_000),
-  "watch/map": row(z.looseObject({ controllerId: z.string(), watchIndex: z.number().int(), event: z.string() }), z.looseObject({ requests: z.array(z.looseObject({ name: z.string() })) }), 5_000),
+  "watch/map": row(
+    z.strictObject({ controllerId: z.string(), watchIndex: z.number().int().nonnegative(), event: z.enum(WATCH_EVENTS), object: record, old: record.optional() }),
+    z.strictObject({ requests: z.array(z.strictObject({ name: z.string() })).max(10_000) }),
+    5_000,
+  ),
   "context/search": row(z.looseObject({ providerKind: z.string(), query: z.string() }), z.array(record), 2_000),
   "context/provide": row(z.looseObject({ providerKind: z.string(), id: z.string(), maxChars: z.number().int() }), z.looseObject({ text: z.string() }), 5_000),
   "source/start": row(z.looseObject({ sourceRunId: z.string() }), z.strictObject({}), 30_000),

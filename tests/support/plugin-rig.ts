@@ -8,10 +8,11 @@ import os from "node:os";
 import path from "node:path";
 import type { PluginBindingPayload } from "../../src/event/kinds.ts";
 import { PluginCatalog, type ConsentRequest } from "../../src/plugin/catalog.ts";
-import { PluginManager, type PluginHostPort } from "../../src/plugin/manager.ts";
+import { PluginManager, type PluginHostPort, type PluginOutput } from "../../src/plugin/manager.ts";
+import { batonSnapshot } from "../../src/plugin/resources/snapshot.ts";
 import type { SupervisorTimings } from "../../src/plugin/supervisor.ts";
 import { initialState, reduce, type PluginBindingItem } from "../../src/projection/index.ts";
-import { systemClock } from "../../src/shared/clock.ts";
+import { systemClock, type Clock } from "../../src/shared/clock.ts";
 import { createSessionLog } from "../../src/store/session-log.ts";
 
 export const FIXTURE_DIR = path.resolve(import.meta.dir, "../fixtures/plugins/fixture");
@@ -65,6 +66,8 @@ export interface PluginRig {
   readonly updates: PluginBindingPayload[];
   readonly toasts: { text: string; tone: string; pluginId: string }[];
   readonly consents: ConsentRequest[];
+  /** Reconcile outputs published so far. */
+  readonly outputs: PluginOutput[];
   /** What the next consent question answers. */
   consentAnswer: boolean;
   projected(): Readonly<Record<string, PluginBindingItem>>;
@@ -79,6 +82,8 @@ export interface RigOptions {
   readonly env?: Record<string, string>;
   readonly timings?: Partial<SupervisorTimings>;
   readonly reserved?: readonly string[];
+  /** The Manager's clock (controller timers, backoff, timestamps); the supervisor keeps the real one. */
+  readonly clock?: Clock;
 }
 
 export function createPluginRig(options: RigOptions = {}): PluginRig {
@@ -100,6 +105,7 @@ export function createPluginRig(options: RigOptions = {}): PluginRig {
     updates,
     toasts: [],
     consents: [],
+    outputs: [],
     consentAnswer: true,
     projected: () => state.plugins,
     inject: (update) => host.record(update),
@@ -137,6 +143,8 @@ export function createPluginRig(options: RigOptions = {}): PluginRig {
       rig.consents.push(request);
       return rig.consentAnswer;
     },
+    snapshot: () => batonSnapshot(state, cwd),
+    publish: (output) => void rig.outputs.push(output),
   };
   (rig as { manager: PluginManager }).manager = new PluginManager({
     catalog,
@@ -146,6 +154,7 @@ export function createPluginRig(options: RigOptions = {}): PluginRig {
     log,
     reservedCommands: new Set(options.reserved ?? ["model", "exit", "plugins"]),
     ...(options.timings === undefined ? {} : { timings: options.timings }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
   });
   return rig;
 }

@@ -10,6 +10,19 @@ export {
   EXEC_MAX_OUTPUT_BYTES,
   EXEC_MAX_TIMEOUT_MS,
 } from "./exec.ts";
+export type {
+  BatonSnapshot,
+  BoardPresentation,
+  ControllerRegistration,
+  PluginInteraction,
+  ReconcileContext,
+  ReconcileOutput,
+  ReconcileResult,
+  SourceContext,
+  SourceRegistration,
+  TurnSummary,
+  WatchRegistration,
+} from "./controllers.ts";
 export {
   ResourceError,
   type NewResource,

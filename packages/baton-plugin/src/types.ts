@@ -4,6 +4,7 @@
  * Nothing here can reach a harness, the session ledger or the UI: a plugin registers commands, keeps
  * Resources, logs, shows toasts and runs the programs its manifest declares.
  */
+import type { ControllerRegistration } from "./controllers.ts";
 import type { ResourceClient } from "./resources.ts";
 
 /** The SDK version this package implements; the manifest's `sdk` must equal it. */
@@ -34,6 +35,8 @@ export interface ActivationContext {
   /** Aborted when the binding closes. */
   readonly signal: AbortSignal;
   registerCommand(command: CommandRegistration): void;
+  /** One controller per resource type; its type is listed under `contributes.controllers` in the manifest. */
+  registerController(controller: ControllerRegistration): void;
   /** Runs when the binding closes, in reverse order of registration. */
   onClose(cleanup: () => void | Promise<void>): void;
 }

@@ -9,6 +9,7 @@ import {
   SDK_VERSION,
   type ActivationContext,
   type CommandRegistration,
+  type ControllerRegistration,
   type LogAttributes,
   type PluginPackage,
 } from "../../../packages/baton-plugin/src/index.ts";
@@ -25,6 +26,8 @@ export interface RunnerChannel {
 export interface Activated {
   readonly registrations: Registration[];
   readonly commands: ReadonlyMap<string, CommandRegistration>;
+  /** By controllerId (`<apiVersion>/<Kind>`). */
+  readonly controllers: ReadonlyMap<string, ControllerRegistration>;
   /** Abort the binding's signal, then run cleanups in reverse order. */
   close(): Promise<void>;
 }
@@ -50,6 +53,7 @@ export async function activate(params: InitializeParams, channel: RunnerChannel)
   if (plugin.version !== params.entry.version) throw new Error(`the default export's version '${plugin.version}' differs from the manifest's '${params.entry.version}'`);
 
   const commands = new Map<string, CommandRegistration>();
+  const controllers = new Map<string, ControllerRegistration>();
   const registrations: Registration[] = [];
   const cleanups: (() => void | Promise<void>)[] = [];
   const binding = new AbortController();
@@ -90,6 +94,32 @@ export async function activate(params: InitializeParams, channel: RunnerChannel)
       commands.set(command.name, command);
       registrations.push({ type: "command", commandId: command.name, name: command.name, description: String(command.description ?? "") });
     },
+    registerController(controller) {
+      registering("registerController");
+      const type = controller?.resourceType;
+      if (typeof type?.apiVersion !== "string" || typeof type.kind !== "string") throw new Error("registerController needs resourceType { apiVersion, kind }");
+      const id = `${type.apiVersion}/${type.kind}`;
+      if (controllers.has(id)) throw new Error(`a controller for ${id} is registered twice (one per resource type)`);
+      if (typeof controller.reconcile !== "function") throw new Error(`controller ${id} has no reconcile()`);
+      if ((controller.sources ?? []).length > 0) throw new Error(`controller ${id}: sources are not supported by this Baton yet`);
+      const max = controller.maxConcurrency;
+      if (max !== undefined && (!Number.isInteger(max) || max < 1 || max > 16)) throw new Error(`controller ${id}: maxConcurrency must be an integer from 1 to 16`);
+      const watches = (controller.watches ?? []).map((watch, i) => {
+        const w = watch?.resourceType;
+        if (typeof w?.apiVersion !== "string" || typeof w.kind !== "string") throw new Error(`controller ${id}: watches[${i}] needs resourceType { apiVersion, kind }`);
+        const events = (["create", "update", "delete"] as const).filter((event) => typeof watch[event] === "function");
+        return { resourceType: { apiVersion: w.apiVersion, kind: w.kind }, events };
+      });
+      controllers.set(id, controller);
+      registrations.push({
+        type: "controller",
+        controllerId: id,
+        resourceType: { apiVersion: type.apiVersion, kind: type.kind },
+        ...(max === undefined ? {} : { maxConcurrency: max }),
+        present: typeof controller.present === "function",
+        watches,
+      });
+    },
     onClose(cleanup) {
       registering("onClose");
       cleanups.push(cleanup);
@@ -120,7 +150,7 @@ export async function activate(params: InitializeParams, channel: RunnerChannel)
     throw error;
   }
   sealed = true;
-  return { registrations, commands, close };
+  return { registrations, commands, controllers, close };
 }
 
 export { SDK_VERSION };

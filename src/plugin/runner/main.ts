@@ -51,6 +51,36 @@ function exitGroup(): void {
   });
 }
 
+/** A plugin handler's throw becomes an error answer (name and stack kept); the runner lives on. */
+async function asAnswer<T>(method: string, fn: () => T | Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    const e = error instanceof Error ? error : new Error(String(error));
+    throw new JsonRpcError(method, -32000, describeError(error), { name: e.name, stack: e.stack });
+  }
+}
+
+/** What reconcile returned, as the wire result; a bad requeueAfterMs is the plugin's error, not a violation. */
+function reconcileAnswer(method: string, result: unknown): { output?: unknown; requeueAfterMs?: number } {
+  if (result === undefined || result === null) return {};
+  if (typeof result !== "object") throw new JsonRpcError(method, -32000, "reconcile must return { output?, requeueAfterMs? } or nothing");
+  const { output, requeueAfterMs } = result as { output?: unknown; requeueAfterMs?: unknown };
+  if (requeueAfterMs !== undefined && (typeof requeueAfterMs !== "number" || !Number.isFinite(requeueAfterMs) || requeueAfterMs < 0)) {
+    throw new JsonRpcError(method, -32000, `reconcile returned requeueAfterMs ${String(requeueAfterMs)}; it must be a number ≥ 0`);
+  }
+  return { ...(output === undefined ? {} : { output }), ...(requeueAfterMs === undefined ? {} : { requeueAfterMs }) };
+}
+
+/** What the host sent a reconcile is frozen: mutating it throws (REC-09). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value as object)) deepFreeze(item);
+  }
+  return value;
+}
+
 function invalid(method: string, message: string): JsonRpcError {
   return new JsonRpcError(method, -32602, message);
 }
@@ -99,6 +129,25 @@ async function dispatch(method: string, params: unknown, signal: AbortSignal): P
       const checked = commandResultSchema.safeParse(wire);
       if (!checked.success) throw new JsonRpcError(method, -32000, `command ${commandId} returned an invalid result: ${describeIssue(checked.error)}`);
       return checked.data;
+    }
+    case "controller/reconcile": {
+      const p = HOST_REQUESTS["controller/reconcile"].params.parse(params);
+      const controller = activated?.controllers.get(p.controllerId);
+      if (controller === undefined) throw new JsonRpcError(method, -32602, `no controller ${p.controllerId}`);
+      const result = await asAnswer(method, () =>
+        controller.reconcile({ snapshot: deepFreeze(p.snapshot) as never, pluginInteractions: deepFreeze(p.pluginInteractions) as never, signal }, deepFreeze(p.resource) as never),
+      );
+      return reconcileAnswer(method, result);
+    }
+    case "watch/map": {
+      const p = HOST_REQUESTS["watch/map"].params.parse(params);
+      const watch = activated?.controllers.get(p.controllerId)?.watches?.[p.watchIndex];
+      const handler = watch?.[p.event];
+      if (watch === undefined || handler === undefined) throw new JsonRpcError(method, -32602, `no ${p.event} handler for watch ${p.watchIndex} of ${p.controllerId}`);
+      const object = deepFreeze(p.object) as never;
+      const requests = await asAnswer(method, () => (p.event === "update" ? (watch.update?.(deepFreeze(p.old ?? p.object) as never, object) ?? []) : handler.call(watch, object as never, object)));
+      if (!Array.isArray(requests) || !requests.every((r) => typeof r?.name === "string")) throw new JsonRpcError(method, -32000, `the ${p.event} handler of watch ${p.watchIndex} must return [{ name }]`);
+      return { requests: requests.map((r: { name: string }) => ({ name: r.name })) };
     }
     default:
       throw new JsonRpcError(method, -32601, `${method} is not supported by this runner (SDK ${SDK_VERSION})`);

@@ -1,0 +1,221 @@
+/**
+ * The controllers of one binding (REC-01..05, REC-07, REC-09): every wakeup — a resource change, a watched
+ * change, the initial pass, a requeue, an error backoff — enters the controller's keyed queue; a run holds
+ * the resource's reconcile lock, hands the runner a deep-frozen resource and BatonSnapshot, checks the
+ * result, drops it when the spec moved meanwhile (and runs again), finalizes a terminating resource, and
+ * persists the next due time (`requeueAfterMs`, or backoff 1 s → 60 s after a failure, reset by a success)
+ * so a restart resumes it. Outputs go to the port; nothing here touches the ledger.
+ */
+import type { Clock, TimerHandle } from "../../shared/clock.ts";
+import { BatonError, describeError } from "../../shared/errors.ts";
+import type { Logger } from "../../shared/log.ts";
+import { describeIssue, type ControllerRegistrationWire } from "../protocol.ts";
+import { FairCapacity, KeyedQueue } from "./keyed-queue.ts";
+import { reconcileOutputSchema, type ReconcileOutput } from "./outputs.ts";
+import { deepFreeze, refText, sameType, type ResourceObject, type ResourceRef } from "./schema.ts";
+import type { ResourceChange, ResourceStore } from "./store.ts";
+
+export const BACKOFF_START_MS = 1_000;
+export const BACKOFF_CAP_MS = 60_000;
+/** How long a reconcile waits for another process's reconcile of the same resource. */
+const LOCK_WAIT_MS = 60_000;
+
+export interface ControllerPort {
+  reconcile(params: { controllerId: string; resource: ResourceObject; snapshot: unknown; pluginInteractions: unknown[] }, deadlineMs: number): Promise<{ output?: unknown; requeueAfterMs?: number | undefined }>;
+  mapWatch(params: { controllerId: string; watchIndex: number; event: "create" | "update" | "delete"; object: ResourceObject; old?: ResourceObject }): Promise<{ requests: { name: string }[] }>;
+  /** The session as it is now (deep-frozen here before it is sent). */
+  snapshot(): unknown;
+  /** A validated output of a successful reconcile (proposal or question). */
+  publish(controllerId: string, resource: ResourceObject, output: ReconcileOutput): void | Promise<void>;
+  /** A failed reconcile, to show ("Plugin reconcile failed for Task/x: …"). */
+  failed(resource: ResourceRef, detail: string): void;
+}
+
+export interface ControllerHostOptions {
+  readonly owner: string;
+  readonly store: ResourceStore;
+  readonly controllers: readonly ControllerRegistrationWire[];
+  readonly port: ControllerPort;
+  readonly capacity: FairCapacity;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly reconcileTimeoutMs: number;
+}
+
+interface Running {
+  readonly registration: ControllerRegistrationWire;
+  readonly queue: KeyedQueue;
+  readonly timers: Map<string, TimerHandle>;
+  readonly failures: Map<string, number>;
+}
+
+export function backoffMs(failures: number): number {
+  return Math.min(BACKOFF_CAP_MS, BACKOFF_START_MS * 2 ** Math.max(0, failures - 1));
+}
+
+export class ControllerHost {
+  private readonly running: Running[];
+  private unsubscribe: (() => void) | undefined;
+  private closed = false;
+  /** Work started outside the queues (backoff bookkeeping, watch mapping) that idle() waits for. */
+  private readonly side = new Set<Promise<void>>();
+
+  constructor(private readonly options: ControllerHostOptions) {
+    this.running = options.controllers.map((registration) => {
+      const timers = new Map<string, TimerHandle>();
+      const failures = new Map<string, number>();
+      const entry: Running = {
+        registration,
+        timers,
+        failures,
+        queue: new KeyedQueue({
+          owner: `${options.owner}/${registration.controllerId}`,
+          concurrency: registration.maxConcurrency ?? 1,
+          capacity: options.capacity,
+          run: (name) => this.reconcile(entry, name),
+          onError: (name, error) => this.track(this.backoff(entry, name, error)),
+        }),
+      };
+      return entry;
+    });
+  }
+
+  /** Subscribe to changes, then the initial pass: due resources now, the others at their persisted time. */
+  async start(): Promise<void> {
+    this.unsubscribe = this.options.store.onChange((change) => this.changed(change));
+    const now = this.options.clock.now();
+    for (const entry of this.running) {
+      for (const stored of await this.options.store.listStored(entry.registration.resourceType)) {
+        const due = stored.control.nextReconcileAt;
+        if (due !== undefined && due > now) this.arm(entry, stored.object.metadata.name, due);
+        else entry.queue.enqueue(stored.object.metadata.name);
+      }
+    }
+  }
+
+  /** Resolves once no controller has work pending or running (tests, benches). */
+  async idle(): Promise<void> {
+    for (let i = 0; i < 3; i++) {
+      await Promise.all([...this.side]);
+      await Promise.all(this.running.map((e) => e.queue.idle()));
+    }
+  }
+
+  private track(work: Promise<void>): void {
+    this.side.add(work);
+    void work.finally(() => this.side.delete(work));
+  }
+
+  /** Stop timers, drop pending work, let running reconciles settle. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.unsubscribe?.();
+    for (const entry of this.running) {
+      for (const timer of entry.timers.values()) this.options.clock.clearTimeout(timer);
+      entry.timers.clear();
+    }
+    await Promise.all(this.running.map((e) => e.queue.close()));
+  }
+
+  private changed(change: ResourceChange): void {
+    if (this.closed) return;
+    const { object } = change;
+    for (const entry of this.running) {
+      if (sameType(entry.registration.resourceType, object)) {
+        if (change.reason === "deleted") this.forget(entry, object.metadata.name);
+        else entry.queue.enqueue(object.metadata.name);
+      }
+      entry.registration.watches.forEach((watch, watchIndex) => {
+        if (!sameType(watch.resourceType, object)) return;
+        const event = change.reason === "created" ? "create" : change.reason === "deleted" ? "delete" : "update";
+        if (!watch.events.includes(event)) return;
+        this.track(this.options.port
+          .mapWatch({ controllerId: entry.registration.controllerId, watchIndex, event, object, ...(change.old === undefined ? {} : { old: change.old }) })
+          .then(
+            (answer) => {
+              for (const name of new Set(answer.requests.map((r) => r.name))) entry.queue.enqueue(name);
+            },
+            (error: unknown) => this.options.log.log("warn", `watch of ${refText({ ...object, name: object.metadata.name })} failed: ${describeError(error)}`),
+          ));
+      });
+    }
+  }
+
+  private async reconcile(entry: Running, name: string): Promise<void> {
+    const { store, port, clock } = this.options;
+    const ref = { ...entry.registration.resourceType, name };
+    this.disarm(entry, name);
+    await store.withReconcileLock(
+      ref,
+      async () => {
+        const stored = await store.read(ref);
+        if (stored === undefined || this.closed) return;
+        const resource = deepFreeze(stored.object);
+        const snapshot = deepFreeze(structuredClone(port.snapshot()));
+        const result = await port.reconcile({ controllerId: entry.registration.controllerId, resource, snapshot, pluginInteractions: [] }, this.options.reconcileTimeoutMs);
+        const output = result.output === undefined ? undefined : reconcileOutputSchema.safeParse(result.output);
+        if (output !== undefined && !output.success) throw new BatonError("plugin_invalid", `reconcile returned an invalid output: ${describeIssue(output.error)}`);
+        const requeue = result.requeueAfterMs;
+        if (requeue !== undefined && (!Number.isFinite(requeue) || requeue < 0)) throw new BatonError("plugin_invalid", `reconcile returned requeueAfterMs ${requeue}; it must be a number ≥ 0`);
+        const now = await store.read(ref);
+        if (now === undefined || now.object.metadata.uid !== resource.metadata.uid || this.closed) return;
+        entry.failures.delete(name);
+        if (now.object.metadata.generation !== resource.metadata.generation) {
+          // The spec moved while it ran: this run's output answers a question nobody asks any more.
+          entry.queue.enqueue(name);
+          return;
+        }
+        if (resource.metadata.deletionTimestamp !== undefined) {
+          await store.finalize(ref, resource.metadata.uid);
+          return;
+        }
+        const due = requeue === undefined ? undefined : clock.now() + requeue;
+        await store.schedule(ref, resource.metadata.uid, due);
+        if (due !== undefined) this.arm(entry, name, due);
+        if (output?.data !== undefined) await port.publish(entry.registration.controllerId, resource, output.data);
+      },
+      LOCK_WAIT_MS,
+    );
+  }
+
+  private async backoff(entry: Running, name: string, error: unknown): Promise<void> {
+    if (this.closed) return;
+    const failures = (entry.failures.get(name) ?? 0) + 1;
+    entry.failures.set(name, failures);
+    const delay = backoffMs(failures);
+    const ref = { ...entry.registration.resourceType, name };
+    const detail = describeError(error);
+    this.options.log.log("warn", `reconcile of ${refText(ref)} failed (${failures} in a row; again in ${delay / 1000} s): ${detail}`);
+    this.options.port.failed(ref, detail);
+    const due = this.options.clock.now() + delay;
+    this.arm(entry, name, due);
+    try {
+      const stored = await this.options.store.read(ref);
+      if (stored === undefined) return;
+      await this.options.store.schedule(ref, stored.object.metadata.uid, due);
+    } catch (persistError) {
+      this.options.log.log("error", `could not persist the backoff of ${refText(ref)}: ${describeError(persistError)}`);
+    }
+  }
+
+  private arm(entry: Running, name: string, due: number): void {
+    if (this.closed) return;
+    this.disarm(entry, name);
+    const timer = this.options.clock.setTimeout(() => {
+      entry.timers.delete(name);
+      entry.queue.enqueue(name);
+    }, Math.max(0, due - this.options.clock.now()));
+    entry.timers.set(name, timer);
+  }
+
+  private disarm(entry: Running, name: string): void {
+    const timer = entry.timers.get(name);
+    if (timer !== undefined) this.options.clock.clearTimeout(timer);
+    entry.timers.delete(name);
+  }
+
+  private forget(entry: Running, name: string): void {
+    this.disarm(entry, name);
+    entry.failures.delete(name);
+  }
+}
