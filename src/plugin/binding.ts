@@ -151,10 +151,18 @@ export class PluginBinding {
       root: path.join(session.sessionDir, "plugins", instance.pluginInstanceId, "resources"),
       namespace: instance.pluginInstanceId,
       owned: manifest.permissions.resourceTypes.map(parseTypeKey),
+      reconciled: manifest.contributes.controllers.map((c) => parseTypeKey(c.resourceType)),
       clock: this.deps.clock ?? systemClock,
       log: this.deps.log,
     });
     this.store = store;
+    try {
+      const swept = await store.sweepTerminating();
+      if (swept > 0) this.deps.log.log("info", `${swept} deleted resource(s) of types no controller reconciles removed`);
+    } catch (error) {
+      this.deps.log.log("warn", `could not remove deleted resources left by an earlier run: ${describeError(error)}`);
+    }
+    if (this.closing !== undefined) return;
     const env = {
       ...scrubEnvironment(this.deps.env, manifest.permissions.env),
       BATON_PLUGIN_ID: instance.pluginId,

@@ -155,12 +155,15 @@ describe("controllers", () => {
     expect((await l.store.get(task("m")))?.status).toEqual({ frozen: [true, true, true], cwd: l.rig.cwd });
   });
 
-  test("RES-05: a terminating reconcile removes the file (its output discarded); a failing one keeps it and retries", async () => {
+  test("RES-05: a terminating reconcile removes the file (its output discarded); a failing one keeps it and retries; a Step (no controller) goes at once", async () => {
     const l = await loops();
-    await l.store.create({ ...TASK, metadata: { name: "d" }, spec: { mode: "ok" } });
+    const d = await l.store.create({ ...TASK, metadata: { name: "d" }, spec: { mode: "ok" } });
     await l.store.create({ ...TASK, metadata: { name: "k" }, spec: { mode: "fail-delete" } });
+    await l.store.create({ ...STEP, metadata: { name: "child", owner: { ...task("d"), uid: d.metadata.uid } }, spec: { task: "d" } });
     await l.settle();
     await l.store.delete(task("d"));
+    // The Step child was stamped with its parent and, with nobody to reconcile it, removed right away.
+    expect(await l.store.get({ ...STEP, name: "child" })).toBeUndefined();
     await l.store.delete(task("k"));
     await l.settle();
     expect(await l.store.get(task("d"))).toBeUndefined();

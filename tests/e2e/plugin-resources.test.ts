@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { waitUntil } from "../support/baton-process.ts";
 import { createPluginRig, LOOPS_DIR, type PluginRig } from "../support/plugin-rig.ts";
 
 let rigs: PluginRig[] = [];
@@ -16,6 +17,7 @@ afterEach(async () => {
 });
 
 const TASK = { apiVersion: "loops.baton.dev/v1", kind: "Task" };
+const STEP = { apiVersion: "loops.baton.dev/v1", kind: "Step" };
 
 async function loops(): Promise<{ rig: PluginRig; res: (op: string, ...args: unknown[]) => Promise<{ ok?: any; error?: { name: string; code: string; message: string } }> }> {
   const rig = createPluginRig();
@@ -62,12 +64,25 @@ describe("plugin resources over the runner protocol", () => {
     expect(rig.updates.map((u) => u.state)).toEqual(["active"]);
   });
 
-  test("delete from the plugin stamps deletionTimestamp; the object stays until its terminating reconcile", async () => {
-    const { res } = await loops();
-    await res("create", { ...TASK, metadata: { name: "t" } });
+  test("delete from the plugin: a Task stays terminating until its controller's terminating reconcile succeeds; a Step (no controller) is gone at once", async () => {
+    const { rig, res } = await loops();
+    await res("create", { ...TASK, metadata: { name: "t" }, spec: { mode: "fail-delete" } });
+    await res("create", { ...TASK, metadata: { name: "u" }, spec: { mode: "ok" } });
+    await res("create", { ...STEP, metadata: { name: "s" }, spec: { task: "t" } });
+
+    const step = await res("delete", { ...STEP, name: "s" });
+    expect(step.ok.metadata.deletionTimestamp).toBeString();
+    expect((await res("get", { ...STEP, name: "s" })).ok).toBeNull();
+
     const deleted = await res("delete", { ...TASK, name: "t" });
     expect(deleted.ok.metadata.deletionTimestamp).toBeString();
+    await waitUntil(() => rig.toasts.some((t) => t.text.includes("Plugin reconcile failed for Task/t: cannot let go")), 10_000, "the failed terminating reconcile");
     expect((await res("get", { ...TASK, name: "t" })).ok.metadata.deletionTimestamp).toBe(deleted.ok.metadata.deletionTimestamp);
+
+    await res("delete", { ...TASK, name: "u" });
+    const gone = rig.manager.activeBindings()[0]?.resources;
+    await waitUntil(() => !existsSync(gone?.fileOf({ ...TASK, name: "u" }) ?? ""), 10_000, "the successful terminating reconcile");
+    expect((await res("get", { ...TASK, name: "u" })).ok).toBeNull();
     expect((await res("get", { ...TASK, name: "nothing" })).ok).toBeNull();
   });
 });

@@ -30,12 +30,12 @@ function createMemoryLogger(): Logger & { records: { level: string; message: str
   return logger as never;
 }
 
-function makeStore(extra: { root?: string } = {}) {
+function makeStore(extra: { root?: string; reconciled?: readonly { apiVersion: string; kind: string }[] } = {}) {
   const root = extra.root ?? mkdtempSync(path.join(os.tmpdir(), "baton-resources-"));
   roots.push(root);
   const logger = createMemoryLogger();
   const changes: ResourceChange[] = [];
-  const store = new ResourceStore({ root, namespace: "pi_0123456789abcdef", owned: [TASK, STEP], clock: new ManualClock(), log: logger });
+  const store = new ResourceStore({ root, namespace: "pi_0123456789abcdef", owned: [TASK, STEP], reconciled: extra.reconciled ?? [TASK, STEP], clock: new ManualClock(), log: logger });
   store.onChange((c) => changes.push(c));
   return { store, root, changes, logger };
 }
@@ -175,6 +175,42 @@ describe("RES-05 deletion", () => {
     await expect(store.replaceSpec(task("p"), { x: 1 })).rejects.toThrow("is being deleted");
     expect(await store.delete(task("nothing"))).toBeUndefined();
   });
+
+  // Given a store where only Task has a controller (Step has none):
+  test.each([
+    ["a Task (reconciled)", "task", ["terminating", "live", "-"]],
+    ["a Step (nobody reconciles it)", "step", ["live", "gone", "-"]],
+    ["a Task whose Step child has a Step grandchild", "tree", ["terminating", "gone", "gone"]],
+  ] as const)("when deleting %s, then a reconciled resource stays terminating and an unreconciled one is gone at once", async (_name, what, expected) => {
+    const { store, changes } = makeStore({ reconciled: [TASK] });
+    const p = await store.create({ ...TASK, metadata: { name: "p" } });
+    const c = await store.create({ ...STEP, metadata: { name: "c", ...(what === "tree" ? { owner: { ...task("p"), uid: p.metadata.uid } } : {}) } });
+    if (what === "tree") await store.create({ ...STEP, metadata: { name: "g", owner: { ...step("c"), uid: c.metadata.uid } } });
+    const deleted = await store.delete(what === "step" ? step("c") : task("p"));
+    expect(deleted?.metadata.deletionTimestamp).toBeString();
+    const state = async (ref: { apiVersion: string; kind: string; name: string }) => {
+      const found = await store.get(ref);
+      return found === undefined ? "gone" : found.metadata.deletionTimestamp === undefined ? "live" : "terminating";
+    };
+    expect([await state(task("p")), await state(step("c")), what === "tree" ? await state(step("g")) : "-"]).toEqual([...expected]);
+    // Watches still see the whole story of what went: stamped, then deleted.
+    for (const name of what === "task" ? [] : what === "step" ? ["c"] : ["c", "g"]) {
+      expect(changes.filter((x) => x.object.metadata.name === name && x.reason !== "created").map((x) => x.reason)).toEqual(["deleting", "deleted"]);
+    }
+  });
+
+  test("given a Step stamped by a process that died before removing it, when the store sweeps, then it is gone and a Task is not", async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), "baton-resources-"));
+    const before = makeStore({ root, reconciled: [TASK, STEP] });
+    await before.store.create({ ...TASK, metadata: { name: "p" } });
+    await before.store.create({ ...STEP, metadata: { name: "c" } });
+    await before.store.delete(task("p"));
+    await before.store.delete(step("c"));
+    const after = makeStore({ root, reconciled: [TASK] });
+    expect(await after.store.sweepTerminating()).toBe(1);
+    expect(await after.store.get(step("c"))).toBeUndefined();
+    expect((await after.store.get(task("p")))?.metadata.deletionTimestamp).toBeString();
+  });
 });
 
 describe("RES-06 type ownership", () => {
@@ -225,7 +261,7 @@ describe("RES-07 storage", () => {
        import { ResourceStore } from ${JSON.stringify(path.resolve(import.meta.dir, "../../src/plugin/resources/store.ts"))};
        import { systemClock } from ${JSON.stringify(path.resolve(import.meta.dir, "../../src/shared/clock.ts"))};
        import { silentLogger } from ${JSON.stringify(path.resolve(import.meta.dir, "../../src/shared/log.ts"))};
-       const store = new ResourceStore({ root: ${JSON.stringify(root)}, namespace: "pi_0123456789abcdef", owned: [], clock: systemClock, log: silentLogger });
+       const store = new ResourceStore({ root: ${JSON.stringify(root)}, namespace: "pi_0123456789abcdef", owned: [], reconciled: [], clock: systemClock, log: silentLogger });
        const who = process.argv[2];
        for (let i = 0; i < 5; i++) {
          await store.withReconcileLock({ apiVersion: "example.dev/v1", kind: "Task", name: "shared" }, async () => {

@@ -5,8 +5,8 @@
  * atomically (temp + fsync + rename); a reconcile holds `<file>.reconcile.lock` so two processes never
  * reconcile one resource at once. Versioning: a spec change bumps `generation`; any change bumps
  * `resourceVersion`; a write that changes nothing changes nothing. Deletion stamps `deletionTimestamp`
- * (cascading to every descendant) and the file goes only when `finalize` is called after a successful
- * terminating reconcile. All I/O is async. Corrupt or wrongly scoped files are reported and left alone.
+ * (cascading to every descendant); the file of a reconciled type goes only when `finalize` is called after
+ * a successful terminating reconcile, the file of a type no controller reconciles goes at once. All I/O is async. Corrupt or wrongly scoped files are reported and left alone.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -70,6 +70,12 @@ export interface ResourceStoreOptions {
   readonly namespace: string;
   /** The types this instance owns (manifest `permissions.resourceTypes`): the only ones it may write. */
   readonly owned: readonly ResourceType[];
+  /**
+   * The types a controller of this instance reconciles (manifest `contributes.controllers`). A deleted
+   * resource of such a type stays terminating until its controller's terminating reconcile succeeds; one
+   * of any other type has nobody to wait for and goes at once.
+   */
+  readonly reconciled: readonly ResourceType[];
   readonly clock: Clock;
   readonly log: Logger;
   /** Read-only types Baton derives (the Turn resources), listed on demand. */
@@ -250,14 +256,16 @@ export class ResourceStore {
 
   /**
    * RES-05: stamp `deletionTimestamp` once (idempotent) on it and every descendant, clearing their
-   * schedules. The files stay until each one's terminating reconcile succeeds (`finalize`). Returns the
-   * stamped resource, or undefined when there is none.
+   * schedules. A resource of a reconciled type stays (terminating) until its controller's terminating
+   * reconcile succeeds (`finalize`); one of a type nobody reconciles is finalized at once. Returns the
+   * stamped resource (as stamped, even when it is already gone), or undefined when there was none.
    */
   async delete(ref: ResourceRef): Promise<ResourceObject | undefined> {
     this.writable(ref, "delete");
     const root = await this.read(ref);
     if (root === undefined) return undefined;
     const stamped = await this.stamp(ref, root.object.metadata.uid);
+    const doomed: ResourceObject[] = stamped === undefined ? [] : [stamped];
     const all = await this.listAll();
     const children = new Map<string, ResourceObject[]>();
     for (const { object } of all) {
@@ -270,10 +278,29 @@ export class ResourceStore {
       const next = queue.shift() as ResourceObject;
       if (seen.has(next.metadata.uid)) continue;
       seen.add(next.metadata.uid);
-      await this.stamp({ apiVersion: next.apiVersion, kind: next.kind, name: next.metadata.name }, next.metadata.uid);
+      const child = await this.stamp({ apiVersion: next.apiVersion, kind: next.kind, name: next.metadata.name }, next.metadata.uid);
+      if (child !== undefined) doomed.push(child);
       queue.push(...(children.get(next.metadata.uid) ?? []));
     }
+    // Nobody reconciles these types: no terminating reconcile will come, so they go now.
+    for (const object of doomed.filter((o) => !this.isReconciled(o))) await this.finalize({ apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name }, object.metadata.uid);
     return stamped;
+  }
+
+  /** Finalize what a previous process stamped but left (types no controller reconciles); returns how many. */
+  async sweepTerminating(): Promise<number> {
+    let removed = 0;
+    for (const type of this.options.owned.filter((t) => !this.isReconciled(t))) {
+      for (const { object } of await this.listStored(type)) {
+        if (object.metadata.deletionTimestamp === undefined) continue;
+        if (await this.finalize({ ...type, name: object.metadata.name }, object.metadata.uid)) removed++;
+      }
+    }
+    return removed;
+  }
+
+  private isReconciled(type: ResourceType): boolean {
+    return this.options.reconciled.some((t) => sameType(t, type));
   }
 
   /** Remove a terminating resource's file (after its successful terminating reconcile). */
