@@ -16,6 +16,7 @@ import { BatonError, describeError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { isErrno } from "../../store/files.ts";
 import { withFileLock } from "../../store/file-lock.ts";
+import { checkOwner, descendantsOf } from "./owners.ts";
 import { parseResourceFile, resourceFilePath, writeResourceFile, type StoredResource } from "./resource-file.ts";
 import {
   checkAnnotations,
@@ -183,7 +184,7 @@ export class ResourceStore {
     const status = checkJson(input.status ?? {}, `${refText(ref)} status`);
     if (!isJsonObject(status)) throw new BatonError("plugin_invalid", `${refText(ref)}: status must be an object`);
     const owner = input.metadata.owner;
-    if (owner !== undefined) await this.checkOwner(ref, owner);
+    if (owner !== undefined) await checkOwner(ref, owner, (r) => this.read(r));
     const file = this.fileOf(ref);
     const object = await withFileLock(file, async () => {
       if ((await this.read(ref)) !== undefined) throw new BatonError("plugin_exists", `${refText(ref)} already exists`);
@@ -266,21 +267,9 @@ export class ResourceStore {
     if (root === undefined) return undefined;
     const stamped = await this.stamp(ref, root.object.metadata.uid);
     const doomed: ResourceObject[] = stamped === undefined ? [] : [stamped];
-    const all = await this.listAll();
-    const children = new Map<string, ResourceObject[]>();
-    for (const { object } of all) {
-      const owner = object.metadata.owner?.uid;
-      if (owner !== undefined) children.set(owner, [...(children.get(owner) ?? []), object]);
-    }
-    const queue = [...(children.get(root.object.metadata.uid) ?? [])];
-    const seen = new Set([root.object.metadata.uid]);
-    while (queue.length > 0) {
-      const next = queue.shift() as ResourceObject;
-      if (seen.has(next.metadata.uid)) continue;
-      seen.add(next.metadata.uid);
+    for (const next of descendantsOf((await this.listAll()).map((s) => s.object), root.object.metadata.uid)) {
       const child = await this.stamp({ apiVersion: next.apiVersion, kind: next.kind, name: next.metadata.name }, next.metadata.uid);
       if (child !== undefined) doomed.push(child);
-      queue.push(...(children.get(next.metadata.uid) ?? []));
     }
     // Nobody reconciles these types: no terminating reconcile will come, so they go now.
     for (const object of doomed.filter((o) => !this.isReconciled(o))) await this.finalize({ apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name }, object.metadata.uid);
@@ -375,18 +364,6 @@ export class ResourceStore {
     });
     if (change !== undefined) this.emit(change);
     return clone(result);
-  }
-
-  private async checkOwner(ref: ResourceRef, owner: OwnerRef): Promise<void> {
-    const what = `${refText(ref)} owner`;
-    checkRef(owner, what);
-    if (typeof owner.uid !== "string" || owner.uid === "") throw new BatonError("plugin_invalid", `${what}: the owner reference must carry the owner's uid`);
-    if (sameType(owner, ref) && owner.name === ref.name) throw new BatonError("plugin_invalid", `${what}: a resource cannot own itself`);
-    if (sameType(owner, TURN_TYPE)) throw new BatonError("plugin_invalid", `${what}: a Turn cannot own a plugin resource`);
-    const found = await this.read(owner).catch(() => undefined);
-    if (found === undefined) throw new BatonError("plugin_invalid", `${what}: ${refText(owner)} does not exist`);
-    if (found.object.metadata.uid !== owner.uid) throw new BatonError("plugin_invalid", `${what}: ${refText(owner)} is another incarnation (uid ${found.object.metadata.uid}, not ${owner.uid})`);
-    if (found.object.metadata.deletionTimestamp !== undefined) throw new BatonError("plugin_invalid", `${what}: ${refText(owner)} is being deleted`);
   }
 
   private writable(ref: ResourceRef, verb: string): void {
