@@ -31,6 +31,8 @@ export type BatonErrorCode =
   | "plugin_failed"
   | "plugin_consent"
   | "plugin_conflict"
+  | "git_failed"
+  | "rewind_refused"
   | "internal";
 
 export class BatonError extends Error {

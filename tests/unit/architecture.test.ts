@@ -65,6 +65,8 @@ const RULES: Record<string, { may: readonly string[]; io: boolean; ui: boolean }
   interaction: { may: ["shared", "event", "interaction"], io: false, ui: false },
   context: { may: ["shared", "event", "projection", "store", "context"], io: false, ui: false },
   harness: { may: ["shared", "event", "harness"], io: false, ui: false },
+  // The git checkpoint/restore domain: async git child processes and its own journal file; no session logic.
+  rewind: { may: ["shared", "rewind"], io: true, ui: false },
   controller: { may: ["shared", "event", "store", "projection", "context", "input", "interaction", "harness", "controller"], io: false, ui: false },
   // The plugin host: never a harness, the TUI or controller internals (it reaches the Controller through a port).
   plugin: { may: ["shared", "event", "projection", "store", "rpc", "plugin", "packages/baton-plugin"], io: true, ui: false },

@@ -1,0 +1,74 @@
+/**
+ * A file checkpoint: an unreferenced commit of the whole working tree (tracked and untracked files, not
+ * ignored ones), built in Baton's own index file so the user's index, branches and stash are untouched.
+ * The index is seeded once from a copy of the user's, so `git add -A` re-hashes only what changed since.
+ */
+import { constants } from "node:fs";
+import { copyFile, mkdir, stat, utimes } from "node:fs/promises";
+import path from "node:path";
+import type { Git } from "./git.ts";
+import type { RepoInfo } from "./repo.ts";
+
+export interface Snapshot {
+  readonly commit: string;
+  readonly tree: string;
+}
+
+export class WorktreeSnapshots {
+  private seeded = false;
+
+  constructor(
+    readonly git: Git,
+    readonly repo: RepoInfo,
+    /** Baton's index for this session (in the session directory). */
+    readonly indexFile: string,
+  ) {}
+
+  /** Stage the working tree into Baton's index, write its tree and a commit (parent: HEAD when there is one). */
+  async take(message: string, signal?: AbortSignal): Promise<Snapshot> {
+    await this.seed();
+    const call = { indexFile: this.indexFile, ...(signal === undefined ? {} : { signal }) };
+    const [head] = await Promise.all([
+      this.head(signal),
+      this.git.run(["-c", "core.untrackedCache=true", "add", "--all", "--", ":/"], call),
+    ]);
+    const tree = (await this.git.text(["write-tree"], call)).trim();
+    const commit = (await this.git.text(["commit-tree", tree, ...(head === undefined ? [] : ["-p", head]), "-m", message], { identity: true, ...(signal === undefined ? {} : { signal }) })).trim();
+    return { commit, tree };
+  }
+
+  /** The tree of a commit (verifies it exists in this repository). */
+  async treeOf(commit: string): Promise<string | undefined> {
+    const result = await this.git.run(["rev-parse", "-q", "--verify", `${commit}^{tree}`], { allow: [1, 128] });
+    if (result.code !== 0) return undefined;
+    return new TextDecoder().decode(result.stdout).trim();
+  }
+
+  private async head(signal?: AbortSignal): Promise<string | undefined> {
+    const result = await this.git.run(["rev-parse", "-q", "--verify", "HEAD^{commit}"], { allow: [1, 128], ...(signal === undefined ? {} : { signal }) });
+    const sha = new TextDecoder().decode(result.stdout).trim();
+    return result.code === 0 && sha !== "" ? sha : undefined;
+  }
+
+  private async seed(): Promise<void> {
+    if (this.seeded) return;
+    await mkdir(path.dirname(this.indexFile), { recursive: true });
+    // The copy keeps the original's mtime (taken before copying: older is always safe). Git trusts an entry's
+    // stat data only when the file is older than the index itself ("racy git"); a fresh mtime on the copy
+    // would make it trust entries of files edited in the same second as the user's last `git add`.
+    const source = await stat(this.repo.userIndex).catch(() => undefined);
+    let copied = false;
+    if (source !== undefined) {
+      // COPYFILE_EXCL: an index Baton already has (an earlier process of this session) is kept as it is.
+      copied = await copyFile(this.repo.userIndex, this.indexFile, constants.COPYFILE_EXCL).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code !== "EEXIST" && error.code !== "ENOENT") throw error;
+          return false;
+        },
+      );
+    }
+    if (copied && source !== undefined) await utimes(this.indexFile, source.atime, source.mtime);
+    this.seeded = true;
+  }
+}
