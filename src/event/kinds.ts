@@ -44,6 +44,9 @@ export const PLUGIN_REASON_CODES = [
 ] as const;
 /** How a queued input leaves the queue without a user message: taken back (↑), dropped (Esc), or admitted as a control turn. */
 export const INPUT_EXITS = ["recalled", "dropped", "admitted"] as const;
+export const CHECKPOINT_BOUNDARIES = ["before", "after", "rewind"] as const;
+
+const gitCommit = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full git commit id");
 
 const usageFields = {
   inputTokens: z.number().optional(),
@@ -332,6 +335,21 @@ export const EVENT_KINDS = {
       endedAt: z.string().optional(),
     }),
   },
+  _baton_checkpoint: {
+    doc: "A file checkpoint: the working tree as a git commit before/after a driven turn or where a rewind restored it; dirtyPaths changed since the previous one.",
+    payload: z.looseObject({
+      turnId: z.string().min(1),
+      commit: gitCommit,
+      dirtyPaths: z.array(z.string()),
+      boundary: z.enum(CHECKPOINT_BOUNDARIES),
+      /** The comparison with the previous checkpoint failed: anything may have changed. */
+      dirtyUnknown: z.boolean().optional(),
+      /** before: the last seq before the turn began (the fork point of a rewind to it). */
+      throughSeq: z.number().int().nonnegative().optional(),
+      /** rewind: where the worktree and conversation were before this rewind (to undo it). */
+      undo: z.looseObject({ batonSessionId: z.string().min(1), throughSeq: z.number().int().nonnegative(), commit: gitCommit }).optional(),
+    }),
+  },
 } as const satisfies Record<string, { doc: string; payload: z.ZodType }>;
 
 export type EventKind = keyof typeof EVENT_KINDS;
@@ -345,6 +363,7 @@ export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 export type ContextTransport = (typeof CONTEXT_TRANSPORTS)[number];
 export type ReconcileState = (typeof RECONCILE_STATES)[number];
 export type InputExit = (typeof INPUT_EXITS)[number];
+export type CheckpointBoundary = (typeof CHECKPOINT_BOUNDARIES)[number];
 export type TurnSummaryPayload = PayloadOf<"_baton_turn_summary">;
 export type PluginBindingState = (typeof PLUGIN_BINDING_STATES)[number];
 export type PluginReasonCode = (typeof PLUGIN_REASON_CODES)[number];

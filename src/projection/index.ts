@@ -2,6 +2,7 @@
 export { checkAttemptTransition, type AttemptTransitionVerdict } from "./attempts.ts";
 export { displayUserText, stripInjectedContext } from "./display-text.ts";
 export { errorIdOf, noticeIdOf } from "./notices.ts";
+export { changedOutsideTurnsAfter, fileCheckpointIndexThrough, lastFileCheckpoint, selectRewindPoints, UNDO_POINT_ID, type RewindPoint } from "./file-checkpoints.ts";
 export { emptyList, listAt, listSlice, listToArray, PAGE_SIZE, type PagedList } from "./paged-list.ts";
 export { checkStoredState, reduce, reduceStored, replay, storedProjectionFold } from "./reduce.ts";
 export { selectPluginCommands } from "./plugins.ts";

@@ -16,6 +16,7 @@ import { reduceContextReceipt, reduceContextSnapshot } from "./context.ts";
 import { reduceInputQueued, reduceInputUpdate } from "./inputs.ts";
 import { reduceInteractionOpened, reduceInteractionResolved } from "./interactions.ts";
 import { reduceFullMessage, reduceMessageChunk, reduceUserMessage } from "./messages.ts";
+import { reduceFileCheckpoint } from "./file-checkpoints.ts";
 import { reduceError, reduceNotice, reduceStallCleared, reduceStallNotice } from "./notices.ts";
 import { reducePluginBinding } from "./plugins.ts";
 import { reducePlanImplementationStarted, reducePlanUpdate, reduceProposedPlan } from "./plans.ts";
@@ -94,6 +95,8 @@ function reduceKnown(state: ProjectionState, event: KnownEvent): ProjectionState
       return reduceInputQueued(state, event);
     case "_baton_input_update":
       return reduceInputUpdate(state, event);
+    case "_baton_checkpoint":
+      return reduceFileCheckpoint(state, event);
     default:
       return assertNever(event, "event kind");
   }

@@ -6,7 +6,7 @@
  */
 import type { ContentBlock, PromptBlock } from "../event/content.ts";
 import type { InteractionDraft, InteractionResolution, Requester } from "../event/interaction-types.ts";
-import type { AttemptOutcome, AttemptPhase, LaunchSnapshot, PayloadOf, PluginBindingState } from "../event/kinds.ts";
+import type { AttemptOutcome, AttemptPhase, CheckpointBoundary, LaunchSnapshot, PayloadOf, PluginBindingState } from "../event/kinds.ts";
 import type { StopReason } from "../event/stop-reasons.ts";
 import { emptyList, type PagedList } from "./paged-list.ts";
 import { emptyTable, type Table } from "./table.ts";
@@ -308,6 +308,24 @@ export interface PluginBindingItem {
   readonly ts: string;
 }
 
+/** A file checkpoint (`_baton_checkpoint`): the working tree as a git commit at a turn boundary. */
+export interface FileCheckpointItem {
+  readonly turnId: string;
+  readonly boundary: CheckpointBoundary;
+  readonly commit: string;
+  /** Paths that changed since the previous checkpoint (for `before`: outside any agent turn). */
+  readonly dirtyPaths: readonly string[];
+  /** The comparison with the previous checkpoint failed: anything may have changed. */
+  readonly dirtyUnknown: boolean;
+  /** `before`: the last seq before the turn began (where a rewind to it forks). */
+  readonly throughSeq: number | null;
+  /** `rewind`: the session, seq and worktree this rewind left (its undo point). */
+  readonly undo: { readonly batonSessionId: string; readonly throughSeq: number; readonly commit: string } | null;
+  readonly harnessTargetId: string | null;
+  readonly seq: number;
+  readonly ts: string;
+}
+
 export interface ProjectionState {
   readonly batonSessionId: string | null;
   /** Seq of the last event that changed the projection (no-op and unknown events leave it). */
@@ -347,6 +365,10 @@ export interface ProjectionState {
   readonly summaryIndex: Table<number>;
   /** pluginInstanceId → its binding in this session. */
   readonly plugins: Readonly<Record<string, PluginBindingItem>>;
+  /** File checkpoints in seq order. */
+  readonly fileCheckpoints: PagedList<FileCheckpointItem>;
+  /** `<boundary>:<turnId>` → index in `fileCheckpoints` (one of each per turn; first wins). */
+  readonly fileCheckpointIndex: Table<number>;
 }
 
 export const ZERO_USAGE: UsageTotals = {
@@ -389,5 +411,7 @@ export function initialState(batonSessionId?: string): ProjectionState {
     turnSummaries: [],
     summaryIndex: emptyTable(),
     plugins: {},
+    fileCheckpoints: emptyList(),
+    fileCheckpointIndex: emptyTable(),
   };
 }

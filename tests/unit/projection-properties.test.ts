@@ -141,6 +141,15 @@ const PAYLOADS: { [K in EventKind]: fc.Arbitrary<PayloadOf<K>> } = {
     .map(defined),
   _baton_input_queued: fc.record({ messageId, turnId, targetId: fc.constantFrom("codex", "claude"), content: textBlocks, displayText: opt(fc.constantFrom("x", "y")) }).map(defined),
   _baton_input_update: fc.record({ messageId, state: fc.constantFrom("recalled", "dropped", "admitted") }),
+  _baton_checkpoint: fc
+    .record({
+      turnId,
+      commit: fc.constantFrom("a".repeat(40), "b".repeat(40)),
+      dirtyPaths: fc.array(fc.constantFrom("a.txt", "src/b.ts"), { maxLength: 2 }),
+      boundary: fc.constantFrom("before", "after", "rewind"),
+      throughSeq: opt(fc.nat(20)),
+    })
+    .map(defined),
 };
 
 /** Kinds whose immediate re-delivery must be inert (upserts, first-write-wins, snapshots, closes). */

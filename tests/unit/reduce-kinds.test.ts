@@ -6,8 +6,10 @@ import { describe, expect, test } from "bun:test";
 import type { AnyEvent, EventOf } from "../../src/event/envelope.ts";
 import type { EventKind } from "../../src/event/kinds.ts";
 import {
+  changedOutsideTurnsAfter,
   initialState,
   listToArray,
+  selectRewindPoints,
   reduce,
   replay,
   selectPluginCommands,
@@ -526,6 +528,43 @@ const CASES: CaseTable = {
         }),
       then: (s) => {
         expect(s.plugins["pi_0123456789abcdef"]).toMatchObject({ state: "failed", reason: { code: "unknown" } });
+      },
+    },
+  ],
+  _baton_checkpoint: [
+    {
+      name: "a before-checkpoint is listed in seq order and becomes a rewind point with the turn's prompt",
+      given: (f) => [f.make("user_message", { messageId: "m_1", content: [textBlock("fix it")] }, { turn: "t_1", source: "user" }), running(f)],
+      when: (f) =>
+        f.make("_baton_checkpoint", { turnId: "t_1", boundary: "before", commit: "c".repeat(40), dirtyPaths: ["notes.md"], throughSeq: 0 }, { turn: "t_1", target: "codex", source: "baton" }),
+      then: (s) => {
+        expect(listToArray(s.fileCheckpoints)).toEqual([
+          { turnId: "t_1", boundary: "before", commit: "c".repeat(40), dirtyPaths: ["notes.md"], dirtyUnknown: false, throughSeq: 0, undo: null, harnessTargetId: "codex", seq: 3, ts: "2025-01-01T12:00:02.000Z" },
+        ]);
+        expect(selectRewindPoints(s)).toMatchObject([{ id: "t_1", kind: "turn", commit: "c".repeat(40), fork: { batonSessionId: null, throughSeq: 0 }, userText: "fix it" }]);
+      },
+    },
+    {
+      name: "a second checkpoint of the same turn and boundary is inert (first wins)",
+      given: (f) => [f.make("_baton_checkpoint", { turnId: "t_1", boundary: "after", commit: "c".repeat(40), dirtyPaths: [] })],
+      when: (f) => f.make("_baton_checkpoint", { turnId: "t_1", boundary: "after", commit: "d".repeat(40), dirtyPaths: ["x"] }),
+      then: (s, before) => expect(s).toBe(before),
+    },
+    {
+      name: "a rewind checkpoint is the undo point; paths changed outside turns count from later before/rewind entries only",
+      given: (f) => [
+        f.make("_baton_checkpoint", { turnId: "t_1", boundary: "before", commit: "1".repeat(40), dirtyPaths: [], throughSeq: 0 }),
+        f.make("_baton_checkpoint", { turnId: "t_1", boundary: "after", commit: "2".repeat(40), dirtyPaths: ["agent.txt"] }),
+      ],
+      when: (f) =>
+        f.make("_baton_checkpoint", { turnId: "t_2", boundary: "rewind", commit: "3".repeat(40), dirtyPaths: ["user.txt"], undo: { batonSessionId: "bs_old", throughSeq: 9, commit: "4".repeat(40) } }),
+      then: (s) => {
+        expect(selectRewindPoints(s).map((p) => [p.id, p.commit, p.fork])).toEqual([
+          ["undo", "4".repeat(40), { batonSessionId: "bs_old", throughSeq: 9 }],
+          ["t_1", "1".repeat(40), { batonSessionId: null, throughSeq: 0 }],
+        ]);
+        expect(changedOutsideTurnsAfter(s, 0)).toEqual({ paths: ["user.txt"], unknown: false });
+        expect(changedOutsideTurnsAfter(s, 2)).toEqual({ paths: [], unknown: false });
       },
     },
   ],
