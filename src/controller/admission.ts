@@ -23,6 +23,7 @@ export function appendAdmission(append: AppendFn, turn: TurnRecord, record: Prom
       harnessTargetId: turn.targetId,
     });
     turn.admissionEventId = message.eventId;
+    turn.firstSeq = message.seq;
   } else {
     const admission = admitted(record);
     if (admission !== undefined) turn.admissionEventId = admission;

@@ -39,6 +39,7 @@ import { canSteer, trySteer } from "./steer.ts";
 import { targetLabel } from "./context-delivery.ts";
 import { Proposals, type Provenance } from "./proposals.ts";
 import { Failover } from "./failover.ts";
+import { FileCheckpointRecorder } from "./file-checkpoints.ts";
 
 export interface SubmitOptions {
   /** What the user typed before @-expansion; defaults to the text of the blocks. */
@@ -77,6 +78,7 @@ export class Controller {
   private readonly finalizer: TurnFinalizer;
   private readonly runner: TurnRunner;
   private readonly stall: StallWatch;
+  private readonly checkpoints: FileCheckpointRecorder | undefined;
   private readonly noticeListeners = new Set<(notice: ControllerNotice) => void>();
   private readonly idleWaiters = new Set<() => void>();
   private driven: TurnRecord | undefined;
@@ -125,6 +127,7 @@ export class Controller {
     });
     this.stall = new StallWatch({ append: this.pipeline.append, clock: options.clock, silenceMs: options.settings.stallNoticeMs,
       record: (turnId) => this.turns.get(turnId), binding: (targetId) => this.bindings.get(targetId), log: options.log });
+    this.checkpoints = options.fileCheckpoints && new FileCheckpointRecorder({ port: options.fileCheckpoints, append: this.pipeline.append, state: () => this.pipeline.state, log: options.log.child("checkpoints"), sessionId: options.sessionId });
     this.config = new TargetConfigurator({ registry: options.registry, meta: this.meta, preferences: options.preferences, binding: (id) => this.binding(id) });
     this.proposals = new Proposals({ append: this.pipeline.append, sync: () => this.pipeline.sync(), state: () => this.pipeline.state, ids: options.ids,
       resolveTarget: (ref) => (this.storage.assertWritable("The suggestion was not sent"), this.options.registry.resolve(ref).id),
@@ -289,6 +292,8 @@ export class Controller {
       if (!record.finalized) this.finalizer.synthesizeTerminal(record, "cancelled");
     }
     this.stall.stopAll();
+    // The after-turn file checkpoint of the last turn (bounded by git's own timeout).
+    await this.checkpoints?.settled();
     // A title generation in flight was aborted above; wait (bounded) so its process is gone too.
     if (this.titling) await Promise.race([this.titling, new Promise((resolve) => setTimeout(resolve, 3000))]);
     this.unsubscribe();
@@ -322,8 +327,9 @@ export class Controller {
     };
     this.turns.set(turn.turnId, turn);
     this.driven = turn;
+    let firstSeq: number;
     try {
-      appendAdmission(this.pipeline.append, turn, record, (control) => this.desk.admitted(control));
+      firstSeq = appendAdmission(this.pipeline.append, turn, record, (control) => this.desk.admitted(control));
     } catch (error) {
       // The ledger refused the write (disk full, I/O): nothing was admitted durably.
       this.turns.delete(turn.turnId);
@@ -333,6 +339,8 @@ export class Controller {
       return;
     }
     this.stall.start(turn);
+    // The file checkpoint starts now, beside the cold start; dispatch waits for it (facts before effects).
+    if (this.checkpoints && !turn.compact) turn.checkpoint = this.checkpoints.before(turn, firstSeq - 1);
     void this.runner.run(turn);
   }
 
@@ -346,6 +354,7 @@ export class Controller {
     this.stall.stop(record.turnId);
     if (record.graceTimer) this.options.clock.clearTimeout(record.graceTimer);
     if (record.role !== "driven") return;
+    this.checkpoints?.after(record);
     this.maybeTitle(record);
     if (this.driven === record) this.driven = undefined;
     this.drain();

@@ -30,6 +30,19 @@ export interface PreferencesPort {
   flush?(): Promise<void>;
 }
 
+/**
+ * File checkpoints of the session's working tree (the app wires a git implementation; all I/O is async
+ * child processes). The controller decides when: before each driven turn's dispatch and after it ends.
+ */
+export interface FileCheckpointPort {
+  /** A commit of the working tree as it is now; `{ off }` when checkpoints cannot work here (no git worktree). */
+  snapshot(label: string): Promise<{ readonly commit: string } | { readonly off: string }>;
+  /** Paths whose content differs between two checkpoint commits. */
+  changedPaths(from: string, to: string): Promise<readonly string[]>;
+  /** Keep `commit` through `git gc` under this session's checkpoint ref for that turn boundary. */
+  keep(turnId: string, boundary: "before" | "after", commit: string): Promise<void>;
+}
+
 export interface ControllerSettings {
   readonly mentionBudgetChars: number;
   readonly cancelGraceMs: number;
@@ -64,6 +77,8 @@ export interface ControllerDeps {
   readonly nativeTrace?: (targetId: string) => ((direction: "in" | "out", message: unknown) => void) | undefined;
   /** Baton's state directory (`$BATON_HOME/state`), handed to harness factories (e.g. saved hook trust). */
   readonly stateDir?: string;
+  /** File checkpoints around driven turns (none: the feature is off). */
+  readonly fileCheckpoints?: FileCheckpointPort;
 }
 
 export function setHarnessSession(meta: SessionMeta, targetId: string, patch: Partial<HarnessSessionMeta> & Pick<HarnessSessionMeta, "harness">): SessionMeta {

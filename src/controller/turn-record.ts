@@ -29,4 +29,8 @@ export interface TurnRecord {
   /** Set when admission or startup failed: the submitter's promise rejects with it. */
   failure?: Error;
   finalized: boolean;
+  /** The before-turn file checkpoint being taken (started at admission, awaited before dispatch). */
+  checkpoint?: Promise<void>;
+  /** A before-turn file checkpoint was recorded: one is taken after the turn too. */
+  checkpointed?: boolean;
 }

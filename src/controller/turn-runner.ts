@@ -52,6 +52,10 @@ export class TurnRunner {
     }
     const delivery = record.compact ? undefined : planDelivery(this.deliveryDeps(), this.deps.state(), binding, record.turnId);
 
+    // The working tree is checkpointed before the harness can touch it (a no-op when it already was).
+    if (record.checkpoint) await record.checkpoint;
+    if (record.finalized) return;
+
     record.attemptId = this.deps.ids.mint("attempt");
     delete record.attemptPhase;
     recordAttempt(this.deps.append, record, "prepared", {

@@ -2,6 +2,8 @@
  * A scripted fake harness for controller tests. It never ships in src/. Each turn follows the next
  * script step; a step is a list of actions (text chunks, a permission request, a pause, a terminal).
  */
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { z } from "zod";
 import type { PromptBlock } from "../../src/event/content.ts";
 import type { AdapterDraft } from "../../src/event/envelope.ts";
@@ -38,6 +40,8 @@ export type FakeAction =
   | { readonly type: "gate"; readonly name: string }
   | { readonly type: "crash"; readonly message?: string }
   | { readonly type: "usage"; readonly input: number; readonly output: number }
+  /** Write (or, with `content: null`, delete) a file under the session's cwd, as an agent's edit tool would. */
+  | { readonly type: "write"; readonly path: string; readonly content: string | null }
   /** Emit this draft as is (e.g. one that claims another target). */
   | { readonly type: "emit"; readonly draft: Record<string, unknown> }
   | { readonly type: "end"; readonly stopReason?: string };
@@ -289,6 +293,17 @@ export class FakeAdapter implements HarnessAdapter {
         case "emit":
           emit({ ...step.draft, turnId } as unknown as AdapterDraft);
           break;
+        case "write": {
+          const file = path.resolve(live.options.cwd, step.path);
+          emit({ kind: "tool_call_update", payload: { toolCallId: `write-${step.path}`, title: `Write ${step.path}`, kind: "edit", status: "in_progress" }, turnId });
+          if (step.content === null) rmSync(file, { force: true });
+          else {
+            mkdirSync(path.dirname(file), { recursive: true });
+            writeFileSync(file, step.content);
+          }
+          emit({ kind: "tool_call_update", payload: { toolCallId: `write-${step.path}`, status: "completed" }, turnId });
+          break;
+        }
         case "end":
           return this.terminal(live, turnId, step.stopReason ?? "end_turn");
       }

@@ -35,6 +35,9 @@ export interface HostOptions {
   readonly settings?: Partial<ControllerSettings>;
   readonly ledgerIo?: LedgerIo;
   readonly verifyCheckpoint?: "sync" | "deferred";
+  /** File checkpoints (off unless a test is about them: the temp cwd is no git worktree). */
+  readonly fileCheckpoints?: boolean;
+  readonly env?: Record<string, string>;
 }
 
 export async function openTestSession(home: TestHome, options: HostOptions): Promise<OpenedSession> {
@@ -46,9 +49,10 @@ export async function openTestSession(home: TestHome, options: HostOptions): Pro
     choice: options.choice ?? { kind: "new" },
     clock,
     ids: createUlidSource(() => clock.now()),
-    env: { PATH: process.env["PATH"] ?? "" },
+    env: options.env ?? { PATH: process.env["PATH"] ?? "" },
     settings: { ...DEFAULT_CONTROLLER_SETTINGS, ...options.settings },
     logLevel: "debug",
+    fileCheckpoints: options.fileCheckpoints ?? false,
     ...(options.ledgerIo ? { ledgerIo: options.ledgerIo } : {}),
     ...(options.verifyCheckpoint ? { verifyCheckpoint: options.verifyCheckpoint } : {}),
   });
@@ -91,6 +95,7 @@ export async function openRealSession(options: {
   /** Where the session's BATON_HOME is (default: a new temp dir, removed on cleanup). */
   readonly home?: string;
   readonly choice?: SessionChoice;
+  readonly fileCheckpoints?: boolean;
 }): Promise<{ session: OpenedSession; home: string; cleanup(): Promise<void> }> {
   const base = options.home === undefined ? mkdtempSync(path.join(os.tmpdir(), "baton-real-")) : undefined;
   const home = options.home ?? path.join(base as string, "home");
@@ -105,6 +110,7 @@ export async function openRealSession(options: {
     env: options.env,
     settings: { ...DEFAULT_CONTROLLER_SETTINGS, ...options.settings },
     logLevel: "warn",
+    fileCheckpoints: options.fileCheckpoints ?? false,
   });
   return {
     session,
