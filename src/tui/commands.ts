@@ -11,6 +11,7 @@ export const BATON_COMMANDS: readonly ChatCommand[] = [
   { name: "compact", description: "Compact the current agent's context (idle only)" },
   { name: "sessions", description: "Switch to another session of this project (idle only)" },
   { name: "new", description: "Start a new session in this directory (idle only)" },
+  { name: "rewind", description: "Put the files back to before a turn and continue from there (idle only)" },
   { name: "status", description: "Show session, agent, model, cwd and tokens" },
   { name: "plugins", description: "List plugins; enable, disable or restart one (/plugins restart <id>)" },
   { name: "help", description: "Commands, keys and agents" },

@@ -19,6 +19,10 @@ export interface TuiSession {
   mentions?(query: string): Promise<readonly MentionGroup[]>;
   /** This session's plugins (absent where plugins do not run). */
   readonly plugins?: TuiPlugins;
+  /** `/rewind`: file checkpoints of this session (absent: not available). */
+  readonly rewind?: TuiRewind;
+  /** What opening found of an interrupted rewind, to tell the user. */
+  readonly rewindRecovery?: string;
 }
 
 /** One installed plugin as `/plugins` lists it; binding states come from the projection. */
@@ -48,6 +52,28 @@ export interface TuiPlugins {
    * binding fails (a view of the ledger fact). Returns the unsubscribe function.
    */
   onToast(listener: (text: string, tone: PluginTone, ms?: number) => void): () => void;
+}
+
+export interface RewindPointView {
+  readonly id: string;
+  readonly label: string;
+  readonly detail: string;
+}
+
+export interface RewindPreviewView {
+  readonly pointId: string;
+  readonly label: string;
+  readonly files: readonly { readonly path: string; readonly op: "add" | "modify" | "delete"; readonly patch: string }[];
+  /** Why this rewind is refused (it would overwrite changes made outside any agent turn). */
+  readonly refused?: string;
+}
+
+/** The app's rewind over the open session (git work runs in child processes; nothing here blocks a frame). */
+export interface TuiRewind {
+  points(): readonly RewindPointView[];
+  preview(pointId: string): Promise<RewindPreviewView>;
+  /** Restores the files and forks; resolves to the new session's id (not yet open). */
+  perform(preview: RewindPreviewView): Promise<{ readonly newSessionId: string; readonly summary: string }>;
 }
 
 /** One row of a session picker (TREE-02), in lineage order (TREE-01). */

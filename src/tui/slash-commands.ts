@@ -9,6 +9,7 @@ import { helpLines } from "./help.ts";
 import { modelLabel } from "./map-activity.ts";
 import { findPluginCommand, runPluginCommand, runPluginsCommand } from "./plugins-view.ts";
 import { sessionPickerItem } from "./session-rows.ts";
+import { startRewind } from "./rewind-flow.ts";
 import type { TuiHost } from "./tui-host.ts";
 
 export const IMPLEMENT_PLAN_TEXT = "Implement the plan.";
@@ -49,6 +50,9 @@ export async function runCommand(host: TuiHost, name: string, args: string): Pro
       return;
     case "sessions":
       openSessionsPicker(host);
+      return;
+    case "rewind":
+      startRewind(host);
       return;
     case "new":
       await host.switchSession({ kind: "new" });

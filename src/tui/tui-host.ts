@@ -348,6 +348,7 @@ export class TuiHost {
       session.plugins?.onToast((text, tone, ms) => this.toast(text, tone, ms)) ?? (() => undefined),
     );
     if (session.recovered) this.toast("Recovered an interrupted turn from a previous baton run", "warning");
+    if (session.rewindRecovery !== undefined) this.toast(session.rewindRecovery, "warning", 15_000);
     this.refreshTitle();
     this.publish();
   }
