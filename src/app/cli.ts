@@ -12,6 +12,8 @@ import { runFork, runResume } from "./commands/fork-resume.ts";
 import { runLogs } from "./commands/logs.ts";
 import { withResolvedHome } from "./app-context.ts";
 import { runPlugins } from "./commands/plugins.ts";
+import { runRewind } from "./commands/rewind.ts";
+import { runGcCheckpoints } from "./commands/gc-checkpoints.ts";
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number> | number;
 
@@ -25,6 +27,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   resume: runResume,
   logs: runLogs,
   plugins: runPlugins,
+  rewind: runRewind,
+  "gc-checkpoints": runGcCheckpoints,
   tui: runTuiCommand,
   help: (_argv, io) => runHelp(io),
   version: (_argv, io) => runVersion(io),

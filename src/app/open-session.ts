@@ -6,6 +6,8 @@
 import { Controller } from "../controller/controller.ts";
 import { diskFaultFrom, failpointFrom } from "./failpoints.ts";
 import { createHistoryCheck } from "./history-check.ts";
+import { SessionCheckpoints } from "../rewind/checkpoints.ts";
+import { recoverInterruptedRewind, type RewindRecovery } from "./rewind-recovery.ts";
 import { ContextProviderRegistry } from "../context/providers.ts";
 import { createSessionProvider } from "../context/session-provider.ts";
 import type { ControllerSettings, MetaPort, PreferencesPort } from "../controller/ports.ts";
@@ -43,6 +45,8 @@ export interface OpenSessionOptions {
    * `deferred` — the TUI — by `verifyHistory()` after the first frame (see history-check.ts).
    */
   readonly verifyCheckpoint?: "sync" | "deferred";
+  /** File checkpoints around driven turns (default on; off where there is no git worktree anyway). */
+  readonly fileCheckpoints?: boolean;
 }
 
 export interface OpenedSession {
@@ -56,6 +60,10 @@ export interface OpenedSession {
   readonly created: boolean;
   /** `@<kind>:<id>` providers of this session (the built-in `session` kind; plugins later). */
   readonly contextProviders: ContextProviderRegistry;
+  /** The session's file checkpoints in its git worktree (what `/rewind` works with). */
+  readonly checkpoints: SessionCheckpoints;
+  /** What opening found of a rewind a dead process left half done (also a notice in the ledger). */
+  readonly rewindRecovery: RewindRecovery;
   meta(): SessionMeta;
   /**
    * Run `closer` during close, after the harnesses and before the session is flushed (the plugin bindings:
@@ -70,6 +78,9 @@ export interface OpenedSession {
   /** Shutdown order: close harnesses (terminals) → closers (plugin runners) → checkpoint → flush log → close ledger → release lock. */
   close(): Promise<void>;
 }
+
+/** Baton's own git index for a session's file checkpoints (the user's index is never written). */
+export const FILE_CHECKPOINT_INDEX = "file-checkpoints.index";
 
 export const projectionFold: StateFold<ProjectionState> = storedProjectionFold;
 
@@ -175,6 +186,12 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
         );
       });
     };
+    const checkpoints = new SessionCheckpoints({
+      cwd: ref.meta.cwd,
+      env: options.env,
+      sessionId: ref.batonSessionId,
+      indexFile: path.join(ref.paths.dir, FILE_CHECKPOINT_INDEX),
+    });
     const contextProviders = new ContextProviderRegistry();
     contextProviders.register(createSessionProvider(store, ref.batonSessionId));
     const controller = new Controller({
@@ -202,12 +219,22 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       contextProviders,
       nativeTrace,
       stateDir: path.join(store.home, "state"),
+      ...(options.fileCheckpoints === false ? {} : { fileCheckpoints: checkpoints }),
       ...(options.preferences ? { preferences: options.preferences } : {}),
     });
     controllerRef = controller;
     const recovery = controller.recover(tornTail);
     if (recovery.turnsClosed > 0 || recovery.attemptsSettled > 0 || recovery.interactionsCancelled > 0 || tornTail) {
       log.log("warn", "recovered a session left open by a process that died", { attributes: { ...recovery } });
+    }
+    const rewindRecovery = created ? ({ kind: "none" } as const) : await recoverInterruptedRewind(store, ref, checkpoints);
+    if (rewindRecovery.kind !== "none") {
+      log.log("warn", "found a rewind a previous process left unfinished", { attributes: { outcome: rewindRecovery.kind } });
+      controller.pipeline.append({
+        kind: "_baton_notice",
+        payload: { level: rewindRecovery.kind === "failed" ? "error" : "warning", title: "Interrupted rewind", detail: rewindRecovery.message },
+        source: { type: "baton" },
+      });
     }
     log.log("info", created ? "Session created" : "Session opened", { attributes: { fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed } });
     // Bump updatedAt after each turn summary and checkpoint in the background (so the next open is fast);
@@ -234,6 +261,8 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       recovery,
       created,
       contextProviders,
+      checkpoints,
+      rewindRecovery,
       meta: () => metaCache.read(),
       verifyHistory: () => history.verify(),
       // Every caller waits for the same close: a signal's shutdown and the command's own `finally` race.

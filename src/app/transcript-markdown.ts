@@ -1,6 +1,7 @@
 /** `baton export --format md`: the reduced transcript for people. Thoughts are folded in <details>. */
 import { textOf, type ContentBlock } from "../event/content.ts";
-import { displayUserText, selectTranscript, type ProjectionState, type TranscriptEntry } from "../projection/index.ts";
+import { displayUserText, listToArray, selectTranscript, tableGet, type ProjectionState, type TranscriptEntry } from "../projection/index.ts";
+import { REF_ROOT } from "../rewind/refs.ts";
 import { assertNever } from "../shared/assert.ts";
 
 export interface MarkdownHeader {
@@ -16,7 +17,37 @@ export function transcriptMarkdown(state: ProjectionState, header: MarkdownHeade
     const block = renderEntry(entry);
     if (block) out.push(block, "");
   }
+  out.push(...fileCheckpoints(state, header.batonSessionId));
   return `${out.join("\n").trimEnd()}\n`;
+}
+
+/** The session's file checkpoints (git commits kept under refs/baton/checkpoints/…): what `/rewind` can restore. */
+function fileCheckpoints(state: ProjectionState, sessionId: string): string[] {
+  const items = listToArray(state.fileCheckpoints);
+  if (items.length === 0) return [];
+  const rows = items.map((item) => {
+    const summaryAt = tableGet(state.summaryIndex, item.turnId);
+    const asked = summaryAt === undefined ? "" : (state.turnSummaries[summaryAt]?.userText ?? "");
+    const turn = `\`${item.turnId}\`${asked === "" ? "" : ` “${clipText(asked, 40)}”`}`;
+    const changed = item.dirtyUnknown ? "unknown" : item.dirtyPaths.length === 0 ? "—" : item.dirtyPaths.map((p) => `\`${p}\``).join(", ");
+    const undo = item.undo ? ` (undo: \`${item.undo.commit.slice(0, 12)}\`, ${item.undo.batonSessionId})` : "";
+    return `| ${item.boundary} | ${turn} | \`${item.commit.slice(0, 12)}\`${undo} | ${changed} |`;
+  });
+  return [
+    "## File checkpoints",
+    "",
+    `Git commits of the working tree, kept by refs under \`${REF_ROOT}/${sessionId}/\` (and those of the sessions this one was forked from).`,
+    "",
+    "| boundary | turn | commit | changed since the previous checkpoint |",
+    "|---|---|---|---|",
+    ...rows,
+    "",
+  ];
+}
+
+function clipText(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 function renderEntry(entry: TranscriptEntry): string | undefined {

@@ -19,6 +19,8 @@ export interface ForkOptions {
   /** The invoking cwd: the child lives in this cwd's project. */
   readonly cwd: string;
   readonly title?: string;
+  /** The child's id, minted by the caller beforehand (a rewind names it in its journal first). */
+  readonly id?: BatonSessionId;
 }
 
 const WRITE_BATCH_BYTES = 1024 * 1024;
@@ -36,7 +38,7 @@ export function forkSession(ctx: StoreContext, sourceId: string, throughSeq: num
     if (throughSeq > lastSeq) {
       throw new BatonError("usage", `cannot fork ${source.batonSessionId} through seq ${throughSeq}: its last event is seq ${lastSeq}`);
     }
-    reserved = createSessionDir(ctx, options.cwd);
+    reserved = createSessionDir(ctx, options.cwd, options.id);
     copyPrefix(ctx, sourceFd, source.paths.ledger, goodEnd, throughSeq, reserved.paths.ledger, reserved.id, source.batonSessionId);
     const meta: SessionMeta = {
       batonSessionId: reserved.id,

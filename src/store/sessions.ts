@@ -97,10 +97,10 @@ export interface CreateSessionOptions {
   readonly description?: string;
 }
 
-/** Reserve a new session directory with an empty ledger; meta is written by the caller. */
-export function createSessionDir(ctx: StoreContext, cwd: string): { id: BatonSessionId; projectDir: string; cwd: string; paths: SessionPaths } {
+/** Reserve a new session directory with an empty ledger (under `id` when given); meta is written by the caller. */
+export function createSessionDir(ctx: StoreContext, cwd: string, given?: BatonSessionId): { id: BatonSessionId; projectDir: string; cwd: string; paths: SessionPaths } {
   const project = ensureProject(ctx.home, cwd);
-  const id = ctx.ids.mint("session");
+  const id = given ?? ctx.ids.mint("session");
   const paths = sessionPaths(sessionDirOf(project.dir, id));
   try {
     ensureDir(paths.dir);

@@ -91,6 +91,7 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
     // A one-shot run ends with its turn; the title is generated the next time the session is used.
     const session = await openSessionIn(ctx, choice, { generateTitles: false });
     let code: number;
+    if (session.rewindRecovery.kind !== "none") io.stderr.write(`baton: ${session.rewindRecovery.message}\n`);
     try {
       const start = startTarget(ctx.registry, session.controller.state, requested, fallback);
       const target = start.target;

@@ -42,6 +42,14 @@ Commands:
       Copy a session (through its last finished turn) into a new session under this directory.
       The fork's first turn starts fresh agent sessions and hands them the history.
         baton fork --last
+  baton rewind [bs_id] [--to <turnId> | --undo] [--yes] [--cwd DIR]
+      Put the files back as they were before a turn (its file checkpoint) and continue the
+      conversation from there in a new session (printed); the old one is kept. No --to: list
+      the turns. Without --yes: show the diff (and ask on a terminal). Refused, naming the file,
+      when a file changed outside any agent turn since. --undo goes back to before a rewind.
+        baton rewind --to t_01J… --yes
+  baton gc-checkpoints [--cwd DIR] [--dry-run]
+      Remove the file-checkpoint refs (refs/baton/checkpoints/…) of deleted sessions.
   baton logs [bs_id] [--level L] [--component prefix] [--tail N] [--json] [--cwd DIR]
       The session's diagnostic log (default: the latest session of this directory), oldest first.
         baton logs --level warn --tail 20

@@ -41,6 +41,7 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
     const start = startTarget(ctx.registry, opened.controller.state, requested, fallback);
     let target = start.target;
     if (start.note !== undefined) io.stderr.write(`baton: ${start.note}\n`);
+    if (opened.rewindRecovery.kind !== "none") io.stderr.write(`baton: ${opened.rewindRecovery.message}\n`);
     const controller = opened.controller;
     io.stdout.write(`baton repl — session ${opened.ref.batonSessionId}\nledger: ${opened.ref.paths.ledger}\ntarget: ${target.id}  (/<target> switches, /exit quits)\n`);
     io.stdout.write(pausedListing(controller));

@@ -18,6 +18,7 @@ import type { CliIo } from "../io.ts";
 import { exitHints } from "../exit-hints.ts";
 import { sessionsQuery, type OpenedSession, type SessionChoice } from "../open-session.ts";
 import { startTarget } from "../start-target.ts";
+import { tuiRewindOf } from "../rewind-tui.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError } from "./shared.ts";
 
 const OPTIONS = {
@@ -61,6 +62,8 @@ async function open(ctx: AppContext, choice: SessionChoice): Promise<OpenTuiSess
     controller: opened.controller,
     recovered: r.turnsClosed > 0 || r.attemptsSettled > 0 || r.interactionsCancelled > 0,
     title: () => displayTitle(opened.meta()),
+    rewind: tuiRewindOf(opened, { store: ctx.store, ids: ctx.ids, clock: ctx.clock, env: ctx.childEnv }),
+    ...(opened.rewindRecovery.kind === "none" ? {} : { rewindRecovery: opened.rewindRecovery.message }),
     // Every registered provider answers, grouped by kind (CTX-06).
     mentions: async (query) => {
       const groups = await Promise.all(
