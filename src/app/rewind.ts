@@ -43,6 +43,8 @@ export interface RewindSession {
   sync(): Promise<void>;
   /** Called after each restored file (failpoints). */
   readonly onRestoreStep?: (count: number) => void;
+  /** Called once the new session is committed, before the journal goes (failpoints). */
+  readonly onCommitted?: () => void;
 }
 
 export interface RewindPlan {
@@ -63,9 +65,13 @@ export interface RewindDone {
   readonly restored: RestoreResult;
 }
 
-/** The rewind view of a session opened with openSession (`BATON_FAILPOINT=at:rewind-restore:<n>` stops a restore). */
+/**
+ * The rewind view of a session opened with openSession. Failpoints: `BATON_FAILPOINT=at:rewind-restore:<n>`
+ * stops after the n-th restored file, `at:rewind-committed` once the new session exists, before the journal goes.
+ */
 export function rewindSessionOf(opened: OpenedSession, deps: { readonly store: SessionStore; readonly ids: IdSource; readonly clock: Clock; readonly env: Readonly<Record<string, string | undefined>> }): RewindSession {
   const failpoint = stepFailpointFrom(deps.env["BATON_FAILPOINT"], "rewind-restore");
+  const committed = stepFailpointFrom(deps.env["BATON_FAILPOINT"], "rewind-committed");
   return {
     store: deps.store,
     ref: opened.ref,
@@ -77,6 +83,7 @@ export function rewindSessionOf(opened: OpenedSession, deps: { readonly store: S
     busy: () => opened.controller.busy || Object.keys(opened.controller.state.activeTurns).length > 0,
     sync: () => opened.ledger.sync(),
     ...(failpoint ? { onRestoreStep: failpoint } : {}),
+    ...(committed ? { onCommitted: () => committed(1) } : {}),
   };
 }
 
@@ -169,6 +176,7 @@ export async function performRewind(session: RewindSession, shown: RewindPlan): 
   } finally {
     await ledger.close();
   }
+  session.onCommitted?.();
   await removeJournal(session.ref.paths.dir);
   return { newSessionId: newId, plan, restored };
 }
