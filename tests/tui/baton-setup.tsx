@@ -11,6 +11,8 @@ import { HarnessRegistry } from "../../src/harness/registry.ts";
 import { sessionRows } from "../../src/app/session-rows.ts";
 import { displayTitle } from "../../src/store/index.ts";
 import { systemClock } from "../../src/shared/clock.ts";
+import { createUlidSource } from "../../src/shared/ids.ts";
+import { tuiRewindOf } from "../../src/app/rewind-tui.ts";
 import { BatonApp, TuiHost, type SessionSwitcher, type TuiSession } from "../../src/tui/index.ts";
 import { fakeDefinition, type FakeAdapter, type FakeScript } from "../support/fake-adapter.ts";
 import { makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
@@ -55,6 +57,9 @@ export interface BatonMountOptions {
   readonly guard?: SyncIoGuard;
   /** Open like the real screen: the checkpoint's ledger check deferred to `opened[i].verifyHistory()`. */
   readonly verifyCheckpoint?: "sync" | "deferred";
+  /** File checkpoints (and `/rewind`) on: the home's cwd should then be a git worktree. */
+  readonly fileCheckpoints?: boolean;
+  readonly env?: Record<string, string>;
 }
 
 export async function mountBaton(options: BatonMountOptions = {}): Promise<BatonMounted> {
@@ -72,13 +77,20 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
     controller: session.controller,
     recovered: session.recovery.turnsClosed > 0,
     title: () => displayTitle(session.meta()),
+    rewind: tuiRewindOf(session, { store: home.store, ids: createUlidSource(), clock: systemClock, env: {} }),
     mentions: async (query) => {
       const found = await createSessionProvider(home.store, session.ref.batonSessionId).search(query, { limit: 6 });
       return found.length === 0 ? [] : [{ group: "session", items: found.map((c) => ({ id: c.id, label: c.label, insert: `@session:${c.id}` })) }];
     },
   });
   const open = async (choice: SessionChoice): Promise<TuiSession & { opened: OpenedSession }> => {
-    const session = await openTestSession(home, { definitions, choice, ...(options.verifyCheckpoint ? { verifyCheckpoint: options.verifyCheckpoint } : {}) });
+    const session = await openTestSession(home, {
+      definitions,
+      choice,
+      ...(options.verifyCheckpoint ? { verifyCheckpoint: options.verifyCheckpoint } : {}),
+      ...(options.fileCheckpoints ? { fileCheckpoints: true } : {}),
+      ...(options.env ? { env: options.env } : {}),
+    });
     opened.push(session);
     return wrap(session);
   };
