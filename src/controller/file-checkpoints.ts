@@ -1,6 +1,7 @@
 /**
  * When file checkpoints are taken and recorded (issue 19): one before each driven turn's dispatch (started at
- * admission, so it overlaps a cold start) and one after the turn ends. They run one at a time, in order, so
+ * admission, so it overlaps a cold start; dispatch waits until the files have been read, not for the commit
+ * and its record) and one after the turn ends. They run one at a time, in order, so
  * each `_baton_checkpoint`'s `dirtyPaths` compares with the one recorded just before it: for `before` that is
  * what changed outside any agent turn, for `after` what the turn changed. Failures never fail a turn: the
  * checkpoint is skipped with a notice. No git directory: the feature is off, said once per session.
@@ -27,15 +28,16 @@ export class FileCheckpointRecorder {
   private last: string | undefined;
   private chain: Promise<void> = Promise.resolve();
   private off = false;
+  private healed = false;
 
   constructor(private readonly deps: CheckpointRecorderDeps) {
     this.last = lastFileCheckpoint(deps.state())?.commit;
   }
 
-  /** Before a driven turn: resolves once the checkpoint is recorded or skipped; never rejects. */
+  /** Before a driven turn: resolves once the working tree has been read (or the checkpoint skipped); never rejects. */
   before(record: TurnRecord, throughSeq: number): Promise<void> {
     return this.enqueue(record, "before", async (commit, dirty) => {
-      if (record.finalized) return false; // cancelled meanwhile: nothing to record
+      // Recorded even if the turn has ended meanwhile: the files were read before its dispatch.
       this.deps.append({
         kind: "_baton_checkpoint",
         payload: { turnId: record.turnId, boundary: "before", commit, ...dirty, throughSeq },
@@ -50,16 +52,22 @@ export class FileCheckpointRecorder {
 
   /** After a driven turn that had a before-checkpoint (whatever its outcome): what the turn changed. */
   after(record: TurnRecord): void {
-    if (!record.checkpointed) return;
-    void this.enqueue(record, "after", async (commit, dirty) => {
-      this.deps.append({
-        kind: "_baton_checkpoint",
-        payload: { turnId: record.turnId, boundary: "after", commit, ...dirty },
-        source: { type: "baton" },
-        harnessTargetId: record.targetId,
-      });
-      return true;
-    });
+    if (record.checkpoint === undefined) return;
+    // In line after the before-checkpoint: by the time this runs it was recorded, or skipped (nothing to pair).
+    void this.enqueue(
+      record,
+      "after",
+      async (commit, dirty) => {
+        this.deps.append({
+          kind: "_baton_checkpoint",
+          payload: { turnId: record.turnId, boundary: "after", commit, ...dirty },
+          source: { type: "baton" },
+          harnessTargetId: record.targetId,
+        });
+        return true;
+      },
+      () => record.checkpointed === true,
+    );
   }
 
   /** Resolves when every checkpoint asked for so far is done (shutdown waits for it). */
@@ -67,41 +75,51 @@ export class FileCheckpointRecorder {
     return this.chain;
   }
 
+  /**
+   * Checkpoints run one at a time. The caller's promise resolves once the files have been read (the snapshot
+   * is fixed from then on); tree, commit, comparison, record and the ref that keeps the commit through git gc
+   * follow in line, off the dispatch path. Should the process die before the ref, the next process re-keeps
+   * the last recorded checkpoint before anything else.
+   */
   private enqueue(
     record: TurnRecord,
     boundary: "before" | "after",
     recordIt: (commit: string, dirty: { dirtyPaths: string[]; dirtyUnknown?: true }) => Promise<boolean>,
+    wanted: () => boolean = () => true,
   ): Promise<void> {
+    let read: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => (read = resolve));
+    const recorded = (): void => read();
     const run = async (): Promise<void> => {
-      if (this.off) return;
       try {
-        const shot = await this.deps.port.snapshot(`baton checkpoint ${this.deps.sessionId} ${boundary} ${record.turnId}`);
-        if ("off" in shot) return this.turnOff(shot.off, record);
+        if (this.off || !wanted()) return;
+        await this.healOnce();
         const previous = this.last;
-        const [dirty] = await Promise.all([
-          this.compare(previous, shot.commit),
-          this.deps.port.keep(record.turnId, boundary, shot.commit),
-        ]);
-        if (await recordIt(shot.commit, dirty)) this.last = shot.commit;
+        const shot = await this.deps.port.snapshot(`baton checkpoint ${this.deps.sessionId} ${boundary} ${record.turnId}`, previous, recorded);
+        if ("off" in shot) return this.turnOff(shot.off, record);
+        // No previous checkpoint: nothing to compare with. A failed comparison (the previous one is gone:
+        // another repository, pruned) means anything may have changed.
+        const dirty = previous === undefined ? { dirtyPaths: [] } : shot.dirtyPaths === undefined ? { dirtyPaths: [], dirtyUnknown: true as const } : { dirtyPaths: [...shot.dirtyPaths] };
+        if (!(await recordIt(shot.commit, dirty))) return;
+        this.last = shot.commit;
+        await this.deps.port.keep(record.turnId, boundary, shot.commit);
       } catch (error) {
         this.deps.log.log("warn", `file checkpoint ${boundary} ${record.turnId} failed`, { error, turnId: record.turnId });
         this.notice("warning", `File checkpoint skipped (${boundary} this turn)`, describeError(error), record);
+      } finally {
+        recorded();
       }
     };
-    const next = this.chain.then(run);
-    this.chain = next;
-    return next;
+    this.chain = this.chain.then(run);
+    return done;
   }
 
-  private async compare(previous: string | undefined, commit: string): Promise<{ dirtyPaths: string[]; dirtyUnknown?: true }> {
-    if (previous === undefined) return { dirtyPaths: [] };
-    try {
-      return { dirtyPaths: [...(await this.deps.port.changedPaths(previous, commit))] };
-    } catch (error) {
-      // The previous checkpoint is gone (another repository, pruned): anything may have changed.
-      this.deps.log.log("warn", "could not compare with the previous file checkpoint", { error });
-      return { dirtyPaths: [], dirtyUnknown: true };
-    }
+  private async healOnce(): Promise<void> {
+    if (this.healed) return;
+    this.healed = true;
+    const last = lastFileCheckpoint(this.deps.state());
+    if (last === undefined || last.boundary === "rewind") return;
+    await this.deps.port.keep(last.turnId, last.boundary, last.commit).catch((error: unknown) => this.deps.log.log("warn", "could not re-keep the last file checkpoint", { error }));
   }
 
   private turnOff(reason: string, record: TurnRecord): void {

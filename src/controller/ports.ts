@@ -35,10 +35,16 @@ export interface PreferencesPort {
  * child processes). The controller decides when: before each driven turn's dispatch and after it ends.
  */
 export interface FileCheckpointPort {
-  /** A commit of the working tree as it is now; `{ off }` when checkpoints cannot work here (no git worktree). */
-  snapshot(label: string): Promise<{ readonly commit: string } | { readonly off: string }>;
-  /** Paths whose content differs between two checkpoint commits. */
-  changedPaths(from: string, to: string): Promise<readonly string[]>;
+  /**
+   * A commit of the working tree as it is now and, when `previous` is given, the paths that differ from it
+   * (absent: they could not be compared). `staged` is called once every file has been read (the commit is
+   * then fixed, whatever happens to the files). `{ off }` when checkpoints cannot work here (no git worktree).
+   */
+  snapshot(
+    label: string,
+    previous?: string,
+    staged?: () => void,
+  ): Promise<{ readonly commit: string; readonly dirtyPaths?: readonly string[] } | { readonly off: string }>;
   /** Keep `commit` through `git gc` under this session's checkpoint ref for that turn boundary. */
   keep(turnId: string, boundary: "before" | "after", commit: string): Promise<void>;
 }

@@ -45,15 +45,17 @@ export class SessionCheckpoints {
     return this.opened;
   }
 
-  async snapshot(label: string): Promise<{ readonly commit: string } | { readonly off: string }> {
+  /** A checkpoint commit, and (compared while it is committed) the paths changed since `previous`. */
+  async snapshot(
+    label: string,
+    previous?: string,
+    staged?: () => void,
+  ): Promise<{ readonly commit: string; readonly dirtyPaths?: readonly string[] } | { readonly off: string }> {
     const open = await this.open();
     if ("off" in open) return open;
-    return { commit: (await open.snapshots.take(label)).commit };
-  }
-
-  async changedPaths(from: string, to: string): Promise<readonly string[]> {
-    const open = await this.required();
-    return changedPaths(open.git, from, to);
+    const compare = previous === undefined ? undefined : (tree: string) => changedPaths(open.git, previous, tree).catch(() => undefined);
+    const shot = await open.snapshots.take(label, compare, staged);
+    return { commit: shot.commit, ...(shot.alongside === undefined ? {} : { dirtyPaths: shot.alongside }) };
   }
 
   async keep(turnId: string, boundary: "before" | "after", commit: string): Promise<void> {

@@ -24,17 +24,27 @@ export class WorktreeSnapshots {
     readonly indexFile: string,
   ) {}
 
-  /** Stage the working tree into Baton's index, write its tree and a commit (parent: HEAD when there is one). */
-  async take(message: string, signal?: AbortSignal): Promise<Snapshot> {
+  /**
+   * Stage the working tree into Baton's index and write its tree; then, at the same time, commit it (on HEAD
+   * when there is one) and run `alongside(tree)` (e.g. the comparison with the previous checkpoint).
+   * `staged` is called as soon as the files have been read: from then on the snapshot no longer depends on
+   * the working tree (only on Baton's index and the object store), so whoever waits for it may go on.
+   */
+  async take<T = undefined>(message: string, alongside?: (tree: string) => Promise<T>, staged?: () => void): Promise<Snapshot & { readonly alongside: T | undefined }> {
     await this.seed();
-    const call = { indexFile: this.indexFile, ...(signal === undefined ? {} : { signal }) };
-    const [head] = await Promise.all([
-      this.head(signal),
-      this.git.run(["-c", "core.untrackedCache=true", "add", "--all", "--", ":/"], call),
-    ]);
+    const call = { indexFile: this.indexFile };
+    await this.git.run(["-c", "core.untrackedCache=true", "add", "--all", "--", ":/"], call);
+    staged?.();
     const tree = (await this.git.text(["write-tree"], call)).trim();
-    const commit = (await this.git.text(["commit-tree", tree, ...(head === undefined ? [] : ["-p", head]), "-m", message], { identity: true, ...(signal === undefined ? {} : { signal }) })).trim();
-    return { commit, tree };
+    const [commit, extra] = await Promise.all([this.commit(tree, message), alongside?.(tree)]);
+    return { commit, tree, alongside: extra };
+  }
+
+  /** `commit-tree` on HEAD; without a parent in a repository with no commit yet. */
+  private async commit(tree: string, message: string): Promise<string> {
+    const onHead = await this.git.run(["commit-tree", tree, "-p", "HEAD", "-m", message], { identity: true, allow: [128] });
+    if (onHead.code === 0) return new TextDecoder().decode(onHead.stdout).trim();
+    return (await this.git.text(["commit-tree", tree, "-m", message], { identity: true })).trim();
   }
 
   /** The tree of a commit (verifies it exists in this repository). */
@@ -42,12 +52,6 @@ export class WorktreeSnapshots {
     const result = await this.git.run(["rev-parse", "-q", "--verify", `${commit}^{tree}`], { allow: [1, 128] });
     if (result.code !== 0) return undefined;
     return new TextDecoder().decode(result.stdout).trim();
-  }
-
-  private async head(signal?: AbortSignal): Promise<string | undefined> {
-    const result = await this.git.run(["rev-parse", "-q", "--verify", "HEAD^{commit}"], { allow: [1, 128], ...(signal === undefined ? {} : { signal }) });
-    const sha = new TextDecoder().decode(result.stdout).trim();
-    return result.code === 0 && sha !== "" ? sha : undefined;
   }
 
   private async seed(): Promise<void> {

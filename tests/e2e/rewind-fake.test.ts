@@ -72,12 +72,10 @@ describe("baton rewind (fake harness, real git)", () => {
       ["before", second.turnId, []],
       ["after", second.turnId, ["a.txt", "keep.txt"]],
     ]);
-    // before the turn's dispatch: recorded ahead of its `prepared` attempt
-    const events = ledgerOf(first.session);
-    const preparedAt = events.findIndex((e) => e.kind === "_baton_delivery_attempt_update" && e.payload["phase"] === "prepared" && e.turnId === first.turnId);
-    const checkpointAt = events.findIndex((e) => e.kind === "_baton_checkpoint" && e.turnId === first.turnId);
-    expect(checkpointAt).toBeGreaterThan(events.findIndex((e) => e.kind === "user_message"));
-    expect(checkpointAt).toBeLessThan(preparedAt);
+    // The before-checkpoint holds the tree as it was before the turn (read before its dispatch), the after one the turn's edit.
+    expect(git(cwd, "ls-tree", "--name-only", checkpoints[0]!.payload["commit"] as string).trim().split("\n")).toEqual(["a.txt", "keep.txt", "staged.txt"]);
+    expect(git(cwd, "show", `${checkpoints[0]!.payload["commit"] as string}:a.txt`)).toBe("one, edited by the user\n");
+    expect(git(cwd, "show", `${checkpoints[1]!.payload["commit"] as string}:x.txt`)).toBe("x by turn one\n");
     expect(git(cwd, "for-each-ref", "--format=%(refname)", "refs/baton/").trim().split("\n")).toEqual(
       [first.turnId, `${first.turnId}-after`, second.turnId, `${second.turnId}-after`].map((n) => `refs/baton/checkpoints/${first.session}/${n}`).sort(),
     );
