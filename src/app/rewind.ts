@@ -39,6 +39,8 @@ export interface RewindSession {
   /** The ledger's last seq (the session is at rest: no turn runs). */
   lastSeq(): number;
   busy(): boolean;
+  /** Resolves when the session's own file checkpoints in flight are recorded (they share Baton's index). */
+  settled(): Promise<void>;
   /** Make everything appended so far durable (the fork reads the ledger file). */
   sync(): Promise<void>;
   /** Called after each restored file (failpoints). */
@@ -81,6 +83,7 @@ export function rewindSessionOf(opened: OpenedSession, deps: { readonly store: S
     state: () => opened.controller.state,
     lastSeq: () => opened.ledger.lastSeq,
     busy: () => opened.controller.busy || Object.keys(opened.controller.state.activeTurns).length > 0,
+    settled: () => opened.controller.fileCheckpointsSettled(),
     sync: () => opened.ledger.sync(),
     ...(failpoint ? { onRestoreStep: failpoint } : {}),
     ...(committed ? { onCommitted: () => committed(1) } : {}),
@@ -99,6 +102,7 @@ export function describePoint(point: RewindPoint): string {
 
 export async function planRewind(session: RewindSession, pointId: string): Promise<RewindPlan> {
   if (session.busy()) throw new BatonError("busy", "a turn is running or inputs are queued; rewind when the session is idle", { hint: "Esc interrupts the running turn" });
+  await session.settled();
   const state = session.state();
   const points = selectRewindPoints(state);
   const point = points.find((p) => p.id === pointId || (pointId.length >= 6 && p.id.startsWith(pointId)));

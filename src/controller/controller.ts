@@ -268,6 +268,11 @@ export class Controller {
   askUser = (draft: InteractionDraft, signal?: AbortSignal): Promise<InteractionResolution> =>
     this.accepting ? this.broker.requestFromBaton(draft, signal) : Promise.resolve({ outcome: "cancelled", reason: "turn" });
 
+  /** Resolves once every file checkpoint asked for so far is recorded (a rewind waits for it). */
+  fileCheckpointsSettled(): Promise<void> {
+    return this.checkpoints?.settled() ?? Promise.resolve();
+  }
+
   /** Resolves once no driven turn runs and the queue is empty. */
   whenIdle(): Promise<void> {
     if (!this.busy) return Promise.resolve();
@@ -292,8 +297,7 @@ export class Controller {
       if (!record.finalized) this.finalizer.synthesizeTerminal(record, "cancelled");
     }
     this.stall.stopAll();
-    // The after-turn file checkpoint of the last turn (bounded by git's own timeout).
-    await this.checkpoints?.settled();
+    await this.checkpoints?.settled(); // the last turn's after-checkpoint (bounded by git's timeouts)
     // A title generation in flight was aborted above; wait (bounded) so its process is gone too.
     if (this.titling) await Promise.race([this.titling, new Promise((resolve) => setTimeout(resolve, 3000))]);
     this.unsubscribe();

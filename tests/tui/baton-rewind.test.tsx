@@ -58,6 +58,21 @@ describe("Baton screen: /rewind", () => {
     expect(mounted.frame()).not.toContain("changed a");
   });
 
+  test("right after a turn (its after-checkpoint still being taken): the preview waits for it instead of racing it", async () => {
+    home = makeTestHome();
+    initRepo(home.cwd, { "a.txt": "zero\n" });
+    mounted = await mountBaton({ home, fileCheckpoints: true, env: gitEnv(), script: { turns: [[{ type: "write", path: "a.txt", content: "one\n" }, { type: "text", text: "changed a" }]] } });
+    await mounted.submit("change a");
+    await mounted.until(() => mounted!.host.controller.state.turnSummaries.length === 1, 5000);
+    expect(listToArray(mounted.host.controller.state.fileCheckpoints).some((c) => c.boundary === "after")).toBe(false);
+    await mounted.submit("/rewind");
+    await mounted.waitFor("Rewind the files and the conversation to…");
+    await mounted.keys((k) => k.pressEnter());
+    const preview = await mounted.waitFor(/Rewind before “change a”\?|rror/, 5000);
+    expect(preview).toContain("1 file would change");
+    expect(listToArray(mounted.host.controller.state.fileCheckpoints).map((c) => c.boundary)).toEqual(["before", "after"]);
+  });
+
   test("a file the user edited since: refused, naming it; nothing changes", async () => {
     mounted = await mountWithTurn();
     writeFileSync(path.join(home!.cwd, "a.txt"), "one, and the user's edit\n");
