@@ -9,6 +9,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { z } from "zod";
 import { openSession, type OpenedSession } from "../src/app/open-session.ts";
 import { performRewind, planRewind, rewindSessionOf } from "../src/app/rewind.ts";
 import { DEFAULT_CONTROLLER_SETTINGS } from "../src/controller/ports.ts";
@@ -79,6 +80,7 @@ function definition(adapter: EditingAdapter): HarnessDefinition {
     sessionKey: "bench-wire",
     shortName: "bench",
     color: "#888888",
+    settingsSchema: z.strictObject({}),
     create: () => adapter,
     probeExecutable: async () => ({ ok: true, argv: ["bench"], source: "built-in", version: "1" }),
   };

@@ -7,7 +7,7 @@
  *   not the state before) is put back; a path that matches neither changed since and is left alone, named.
  *   The half-made new session, if any, is removed.
  */
-import { rm } from "node:fs/promises";
+import fs from "node:fs";
 import type { SessionCheckpoints } from "../rewind/checkpoints.ts";
 import { readJournal, removeJournal, type RestoreJournal } from "../rewind/journal.ts";
 import { restoreTree } from "../rewind/restore.ts";
@@ -44,7 +44,7 @@ export async function recoverInterruptedRewind(store: SessionStore, ref: Session
     const restored = fromBefore.filter((p) => !differsFromTarget.has(p));
     const changedSince = fromBefore.filter((p) => differsFromTarget.has(p));
     await restoreTree(open.git, now.tree, journal.from.tree, { only: new Set(restored) });
-    await rm(sessionDirOf(ref.projectDir, journal.newSessionId), { recursive: true, force: true });
+    await fs.promises.rm(sessionDirOf(ref.projectDir, journal.newSessionId), { recursive: true, force: true });
     await removeJournal(ref.paths.dir);
     const left = changedSince.length === 0 ? "" : ` Left as they are (changed since): ${changedSince.join(", ")}.`;
     return {

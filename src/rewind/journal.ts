@@ -4,7 +4,7 @@
  * mix, and the journal says both ends (`from`: the worktree before, `to`: the checkpoint) so it can be
  * made whole again — forward when the new session was committed, else back.
  */
-import { open, readFile, rename, rm } from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { BatonError } from "../shared/errors.ts";
@@ -38,14 +38,14 @@ export function journalPath(sessionDir: string): string {
 export async function writeJournal(sessionDir: string, journal: RestoreJournal): Promise<void> {
   const file = journalPath(sessionDir);
   const temp = `${file}.tmp-${process.pid}`;
-  const handle = await open(temp, "w", 0o600);
+  const handle = await fs.promises.open(temp, "w", 0o600);
   try {
     await handle.writeFile(`${JSON.stringify(journal, null, 2)}\n`);
     await handle.sync();
   } finally {
     await handle.close();
   }
-  await rename(temp, file);
+  await fs.promises.rename(temp, file);
   await syncDir(sessionDir);
 }
 
@@ -53,7 +53,7 @@ export async function readJournal(sessionDir: string): Promise<RestoreJournal | 
   const file = journalPath(sessionDir);
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await fs.promises.readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
@@ -73,12 +73,12 @@ export async function readJournal(sessionDir: string): Promise<RestoreJournal | 
 }
 
 export async function removeJournal(sessionDir: string): Promise<void> {
-  await rm(journalPath(sessionDir), { force: true });
+  await fs.promises.rm(journalPath(sessionDir), { force: true });
   await syncDir(sessionDir);
 }
 
 async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
+  const handle = await fs.promises.open(dir, "r");
   try {
     await handle.sync();
   } catch {

@@ -5,7 +5,7 @@
  * or new; the restore journal (journal.ts) makes the whole set old-or-new across a crash.
  * Ignored files are never touched; submodules (gitlinks) are left as they are.
  */
-import { lstat, mkdir, open, readdir, rename, rm, rmdir, symlink, unlink } from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
 import { BatonError } from "../shared/errors.ts";
 import type { Git } from "./git.ts";
@@ -45,13 +45,13 @@ export async function restoreTree(git: Git, from: string, to: string, options: R
   for (const change of [...removals].sort((a, b) => depth(b.path) - depth(a.path))) {
     if (change.oldMode === GITLINK) continue;
     const file = inside(root, change.path);
-    await rm(file, { force: true });
+    await fs.promises.rm(file, { force: true });
     deleted.push(change.path);
     for (let dir = path.dirname(file); dir.length > root.length && dir.startsWith(root); dir = path.dirname(dir)) emptied.add(dir);
     if (change.status === "D") step();
   }
   for (const dir of [...emptied].sort((a, b) => b.length - a.length)) {
-    if ((await readdir(dir).catch(() => ["?"])).length === 0) await rmdir(dir).catch(() => undefined);
+    if ((await fs.promises.readdir(dir).catch(() => ["?"])).length === 0) await fs.promises.rmdir(dir).catch(() => undefined);
   }
 
   const written: string[] = [];
@@ -82,9 +82,9 @@ async function writeEntry(root: string, change: TreeChange, content: Uint8Array)
   const temp = path.join(dir, `.${path.basename(file)}.baton-${process.pid}-${Math.random().toString(36).slice(2, 8)}`);
   try {
     if (change.newMode === SYMLINK) {
-      await symlink(new TextDecoder().decode(content), temp);
+      await fs.promises.symlink(new TextDecoder().decode(content), temp);
     } else {
-      const handle = await open(temp, "wx", change.newMode === "100755" ? 0o777 : 0o666);
+      const handle = await fs.promises.open(temp, "wx", change.newMode === "100755" ? 0o777 : 0o666);
       try {
         await handle.writeFile(content);
         await handle.sync();
@@ -93,21 +93,21 @@ async function writeEntry(root: string, change: TreeChange, content: Uint8Array)
       }
     }
     // A directory where the file goes (its files were all deleted above, ignored ones may remain).
-    const existing = await lstat(file).catch(() => undefined);
-    if (existing?.isDirectory()) await rmdir(file);
-    await rename(temp, file);
+    const existing = await fs.promises.lstat(file).catch(() => undefined);
+    if (existing?.isDirectory()) await fs.promises.rmdir(file);
+    await fs.promises.rename(temp, file);
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
+    await fs.promises.unlink(temp).catch(() => undefined);
     throw new BatonError("git_failed", `could not restore ${change.path}: ${(error as Error).message}`, { cause: error });
   }
 }
 
 /** mkdir -p, replacing a file that stands where a directory must be (that file was deleted above or is in the way). */
 async function ensureDirectory(root: string, dir: string): Promise<void> {
-  const existing = await lstat(dir).catch(() => undefined);
+  const existing = await fs.promises.lstat(dir).catch(() => undefined);
   if (existing?.isDirectory()) return;
   if (existing !== undefined) throw new BatonError("git_failed", `${path.relative(root, dir)} is a file where the checkpoint has a directory`);
-  await mkdir(dir, { recursive: true });
+  await fs.promises.mkdir(dir, { recursive: true });
 }
 
 /** Blob contents by id, through one `git cat-file --batch`. */

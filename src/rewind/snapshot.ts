@@ -3,8 +3,7 @@
  * ignored ones), built in Baton's own index file so the user's index, branches and stash are untouched.
  * The index is seeded once from a copy of the user's, so `git add -A` re-hashes only what changed since.
  */
-import { constants } from "node:fs";
-import { copyFile, mkdir, stat, utimes } from "node:fs/promises";
+import fs from "node:fs";
 import path from "node:path";
 import type { Git } from "./git.ts";
 import type { RepoInfo } from "./repo.ts";
@@ -56,15 +55,15 @@ export class WorktreeSnapshots {
 
   private async seed(): Promise<void> {
     if (this.seeded) return;
-    await mkdir(path.dirname(this.indexFile), { recursive: true });
+    await fs.promises.mkdir(path.dirname(this.indexFile), { recursive: true });
     // The copy keeps the original's mtime (taken before copying: older is always safe). Git trusts an entry's
     // stat data only when the file is older than the index itself ("racy git"); a fresh mtime on the copy
     // would make it trust entries of files edited in the same second as the user's last `git add`.
-    const source = await stat(this.repo.userIndex).catch(() => undefined);
+    const source = await fs.promises.stat(this.repo.userIndex).catch(() => undefined);
     let copied = false;
     if (source !== undefined) {
       // COPYFILE_EXCL: an index Baton already has (an earlier process of this session) is kept as it is.
-      copied = await copyFile(this.repo.userIndex, this.indexFile, constants.COPYFILE_EXCL).then(
+      copied = await fs.promises.copyFile(this.repo.userIndex, this.indexFile, fs.constants.COPYFILE_EXCL).then(
         () => true,
         (error: NodeJS.ErrnoException) => {
           if (error.code !== "EEXIST" && error.code !== "ENOENT") throw error;
@@ -72,7 +71,7 @@ export class WorktreeSnapshots {
         },
       );
     }
-    if (copied && source !== undefined) await utimes(this.indexFile, source.atime, source.mtime);
+    if (copied && source !== undefined) await fs.promises.utimes(this.indexFile, source.atime, source.mtime);
     this.seeded = true;
   }
 }
