@@ -6,6 +6,7 @@
 import { Controller } from "../controller/controller.ts";
 import { diskFaultFrom, failpointFrom } from "./failpoints.ts";
 import { createHistoryCheck } from "./history-check.ts";
+import { FileCheckpointRecorder } from "../controller/file-checkpoints.ts";
 import { SessionCheckpoints } from "../rewind/checkpoints.ts";
 import { recoverInterruptedRewind, type RewindRecovery } from "./rewind-recovery.ts";
 import { ContextProviderRegistry } from "../context/providers.ts";
@@ -62,6 +63,8 @@ export interface OpenedSession {
   readonly contextProviders: ContextProviderRegistry;
   /** The session's file checkpoints in its git worktree (what `/rewind` works with). */
   readonly checkpoints: SessionCheckpoints;
+  /** Resolves once every file checkpoint asked for so far is recorded (they share Baton's index with a rewind). */
+  fileCheckpointsSettled(): Promise<void>;
   /** What opening found of a rewind a dead process left half done (also a notice in the ledger). */
   readonly rewindRecovery: RewindRecovery;
   meta(): SessionMeta;
@@ -192,6 +195,16 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       sessionId: ref.batonSessionId,
       indexFile: path.join(ref.paths.dir, FILE_CHECKPOINT_INDEX),
     });
+    const recorder =
+      options.fileCheckpoints === false
+        ? undefined
+        : new FileCheckpointRecorder({
+            port: checkpoints,
+            append: (draft) => controller.pipeline.append(draft),
+            state: () => controller.state,
+            log: log.child("checkpoints"),
+            sessionId: ref.batonSessionId,
+          });
     const contextProviders = new ContextProviderRegistry();
     contextProviders.register(createSessionProvider(store, ref.batonSessionId));
     const controller = new Controller({
@@ -219,7 +232,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       contextProviders,
       nativeTrace,
       stateDir: path.join(store.home, "state"),
-      ...(options.fileCheckpoints === false ? {} : { fileCheckpoints: checkpoints }),
+      ...(recorder ? { fileCheckpoints: recorder } : {}),
       ...(options.preferences ? { preferences: options.preferences } : {}),
     });
     controllerRef = controller;
@@ -262,6 +275,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       created,
       contextProviders,
       checkpoints,
+      fileCheckpointsSettled: () => recorder?.settled() ?? Promise.resolve(),
       rewindRecovery,
       meta: () => metaCache.read(),
       verifyHistory: () => history.verify(),
@@ -273,6 +287,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       closed = true;
       try {
         await controller.shutdown();
+        await recorder?.settled(); // the last turn's after-checkpoint (bounded by git's timeouts)
         for (const closer of closers.reverse()) {
           await closer().catch((error: unknown) => sessionLog.log("error", "closing a session part failed", { error }));
         }

@@ -83,7 +83,7 @@ export function rewindSessionOf(opened: OpenedSession, deps: { readonly store: S
     state: () => opened.controller.state,
     lastSeq: () => opened.ledger.lastSeq,
     busy: () => opened.controller.busy || Object.keys(opened.controller.state.activeTurns).length > 0,
-    settled: () => opened.controller.fileCheckpointsSettled(),
+    settled: () => opened.fileCheckpointsSettled(),
     sync: () => opened.ledger.sync(),
     ...(failpoint ? { onRestoreStep: failpoint } : {}),
     ...(committed ? { onCommitted: () => committed(1) } : {}),

@@ -39,7 +39,6 @@ import { canSteer, trySteer } from "./steer.ts";
 import { targetLabel } from "./context-delivery.ts";
 import { Proposals, type Provenance } from "./proposals.ts";
 import { Failover } from "./failover.ts";
-import { FileCheckpointRecorder } from "./file-checkpoints.ts";
 
 export interface SubmitOptions {
   /** What the user typed before @-expansion; defaults to the text of the blocks. */
@@ -78,7 +77,6 @@ export class Controller {
   private readonly finalizer: TurnFinalizer;
   private readonly runner: TurnRunner;
   private readonly stall: StallWatch;
-  private readonly checkpoints: FileCheckpointRecorder | undefined;
   private readonly noticeListeners = new Set<(notice: ControllerNotice) => void>();
   private readonly idleWaiters = new Set<() => void>();
   private driven: TurnRecord | undefined;
@@ -113,21 +111,17 @@ export class Controller {
       onReleased: (record) => this.release(record),
     });
     this.runner = new TurnRunner({
-      sessionId: options.sessionId,
+      ...options, // sessionId, ids, log, settings, fileCheckpoints
       append: this.pipeline.append,
       // Facts before effects: the ledger and meta.json (which native session this is) are on disk first.
       sync: () => Promise.all([this.pipeline.sync(), this.meta.flush?.()]).then(() => undefined),
       state: () => this.pipeline.state,
-      ids: options.ids,
-      log: options.log,
-      settings: options.settings,
       binding: (targetId) => this.binding(targetId),
       fail: (record, error) => this.failTurn(record, error),
       label: (targetId) => targetLabel(this.options.registry, targetId),
     });
     this.stall = new StallWatch({ append: this.pipeline.append, clock: options.clock, silenceMs: options.settings.stallNoticeMs,
       record: (turnId) => this.turns.get(turnId), binding: (targetId) => this.bindings.get(targetId), log: options.log });
-    this.checkpoints = options.fileCheckpoints && new FileCheckpointRecorder({ port: options.fileCheckpoints, append: this.pipeline.append, state: () => this.pipeline.state, log: options.log.child("checkpoints"), sessionId: options.sessionId });
     this.config = new TargetConfigurator({ registry: options.registry, meta: this.meta, preferences: options.preferences, binding: (id) => this.binding(id) });
     this.proposals = new Proposals({ append: this.pipeline.append, sync: () => this.pipeline.sync(), state: () => this.pipeline.state, ids: options.ids,
       resolveTarget: (ref) => (this.storage.assertWritable("The suggestion was not sent"), this.options.registry.resolve(ref).id),
@@ -268,11 +262,6 @@ export class Controller {
   askUser = (draft: InteractionDraft, signal?: AbortSignal): Promise<InteractionResolution> =>
     this.accepting ? this.broker.requestFromBaton(draft, signal) : Promise.resolve({ outcome: "cancelled", reason: "turn" });
 
-  /** Resolves once every file checkpoint asked for so far is recorded (a rewind waits for it). */
-  fileCheckpointsSettled(): Promise<void> {
-    return this.checkpoints?.settled() ?? Promise.resolve();
-  }
-
   /** Resolves once no driven turn runs and the queue is empty. */
   whenIdle(): Promise<void> {
     if (!this.busy) return Promise.resolve();
@@ -297,7 +286,6 @@ export class Controller {
       if (!record.finalized) this.finalizer.synthesizeTerminal(record, "cancelled");
     }
     this.stall.stopAll();
-    await this.checkpoints?.settled(); // the last turn's after-checkpoint (bounded by git's timeouts)
     // A title generation in flight was aborted above; wait (bounded) so its process is gone too.
     if (this.titling) await Promise.race([this.titling, new Promise((resolve) => setTimeout(resolve, 3000))]);
     this.unsubscribe();
@@ -331,9 +319,8 @@ export class Controller {
     };
     this.turns.set(turn.turnId, turn);
     this.driven = turn;
-    let firstSeq: number;
     try {
-      firstSeq = appendAdmission(this.pipeline.append, turn, record, (control) => this.desk.admitted(control));
+      appendAdmission(this.pipeline.append, turn, record, (control) => this.desk.admitted(control));
     } catch (error) {
       // The ledger refused the write (disk full, I/O): nothing was admitted durably.
       this.turns.delete(turn.turnId);
@@ -343,8 +330,6 @@ export class Controller {
       return;
     }
     this.stall.start(turn);
-    // The file checkpoint starts now, beside the cold start; dispatch waits for it (facts before effects).
-    if (this.checkpoints && !turn.compact) turn.checkpoint = this.checkpoints.before(turn, firstSeq - 1);
     void this.runner.run(turn);
   }
 
@@ -358,7 +343,7 @@ export class Controller {
     this.stall.stop(record.turnId);
     if (record.graceTimer) this.options.clock.clearTimeout(record.graceTimer);
     if (record.role !== "driven") return;
-    this.checkpoints?.after(record);
+    this.options.fileCheckpoints?.after(record);
     this.maybeTitle(record);
     if (this.driven === record) this.driven = undefined;
     this.drain();

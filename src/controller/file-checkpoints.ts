@@ -11,31 +11,35 @@ import { lastFileCheckpoint, tableValues } from "../projection/index.ts";
 import { describeError } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import type { AppendFn } from "./pipeline.ts";
-import type { FileCheckpointPort } from "./ports.ts";
+import type { FileCheckpointPort, TurnCheckpoints } from "./ports.ts";
 import type { TurnRecord } from "./turn-record.ts";
 
 export const CHECKPOINTS_OFF_TITLE = "File checkpoints are off";
 
 export interface CheckpointRecorderDeps {
   readonly port: FileCheckpointPort;
+  /** The controller's pipeline (called only once turns run, so the app may wire the controller afterwards). */
   readonly append: AppendFn;
   readonly state: () => ProjectionState;
   readonly log: Logger;
   readonly sessionId: string;
 }
 
-export class FileCheckpointRecorder {
+export class FileCheckpointRecorder implements TurnCheckpoints {
   private last: string | undefined;
   private chain: Promise<void> = Promise.resolve();
   private off = false;
   private healed = false;
 
-  constructor(private readonly deps: CheckpointRecorderDeps) {
-    this.last = lastFileCheckpoint(deps.state())?.commit;
-  }
+  constructor(private readonly deps: CheckpointRecorderDeps) {}
 
-  /** Before a driven turn: resolves once the working tree has been read (or the checkpoint skipped); never rejects. */
-  before(record: TurnRecord, throughSeq: number): Promise<void> {
+  /**
+   * Before a driven turn, called right after its admission: resolves once the working tree has been read (or
+   * the checkpoint skipped); never rejects. The fork point is the seq just before the turn's user message (a
+   * queued prompt's own record may be older: what happened between stays in the fork).
+   */
+  before(record: TurnRecord): Promise<void> {
+    const throughSeq = (record.firstSeq ?? this.deps.state().lastSeq + 1) - 1;
     return this.enqueue(record, "before", async (commit, dirty) => {
       // Recorded even if the turn has ended meanwhile: the files were read before its dispatch.
       this.deps.append({
@@ -70,7 +74,7 @@ export class FileCheckpointRecorder {
     );
   }
 
-  /** Resolves when every checkpoint asked for so far is done (shutdown waits for it). */
+  /** Resolves when every checkpoint asked for so far is done (a rewind and the session's close wait for it). */
   settled(): Promise<void> {
     return this.chain;
   }
@@ -118,6 +122,7 @@ export class FileCheckpointRecorder {
     if (this.healed) return;
     this.healed = true;
     const last = lastFileCheckpoint(this.deps.state());
+    this.last = last?.commit;
     if (last === undefined || last.boundary === "rewind") return;
     await this.deps.port.keep(last.turnId, last.boundary, last.commit).catch((error: unknown) => this.deps.log.log("warn", "could not re-keep the last file checkpoint", { error }));
   }

@@ -5,6 +5,7 @@ import type { Clock } from "../shared/clock.ts";
 import type { BatonSessionId, IdSource } from "../shared/ids.ts";
 import type { Logger } from "../shared/log.ts";
 import type { BatonError } from "../shared/errors.ts";
+import type { TurnRecord } from "./turn-record.ts";
 
 export interface LedgerPort {
   /** Stamps and writes the line (survives a process crash), then broadcasts. Throws on I/O failure. */
@@ -49,6 +50,14 @@ export interface FileCheckpointPort {
   keep(turnId: string, boundary: "before" | "after", commit: string): Promise<void>;
 }
 
+/** When file checkpoints are taken: the controller calls these; FileCheckpointRecorder decides what is recorded. */
+export interface TurnCheckpoints {
+  /** At admission of a driven prompt turn: resolves once the files are read (dispatch waits); never rejects. */
+  before(record: TurnRecord): Promise<void>;
+  /** Once the turn has ended, whatever its outcome. */
+  after(record: TurnRecord): void;
+}
+
 export interface ControllerSettings {
   readonly mentionBudgetChars: number;
   readonly cancelGraceMs: number;
@@ -83,8 +92,8 @@ export interface ControllerDeps {
   readonly nativeTrace?: (targetId: string) => ((direction: "in" | "out", message: unknown) => void) | undefined;
   /** Baton's state directory (`$BATON_HOME/state`), handed to harness factories (e.g. saved hook trust). */
   readonly stateDir?: string;
-  /** File checkpoints around driven turns (none: the feature is off). */
-  readonly fileCheckpoints?: FileCheckpointPort;
+  /** File checkpoints around driven turns (the app wires a FileCheckpointRecorder; none: the feature is off). */
+  readonly fileCheckpoints?: TurnCheckpoints;
 }
 
 export function setHarnessSession(meta: SessionMeta, targetId: string, patch: Partial<HarnessSessionMeta> & Pick<HarnessSessionMeta, "harness">): SessionMeta {

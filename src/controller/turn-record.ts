@@ -29,6 +29,8 @@ export interface TurnRecord {
   /** Set when admission or startup failed: the submitter's promise rejects with it. */
   failure?: Error;
   finalized: boolean;
+  /** Seq of the turn's user message, set at admission (a rewind to before this turn forks just before it). */
+  firstSeq?: number;
   /** The before-turn file checkpoint being taken (started at admission, awaited before dispatch). */
   checkpoint?: Promise<void>;
   /** A before-turn file checkpoint was recorded: one is taken after the turn too. */

@@ -13,7 +13,7 @@ import { recordAttempt } from "./attempts.ts";
 import type { HarnessBinding } from "./binding.ts";
 import { appendReceipt, applyDelivery, planDelivery, type PlannedDelivery } from "./context-delivery.ts";
 import type { AppendFn } from "./pipeline.ts";
-import type { ControllerSettings } from "./ports.ts";
+import type { ControllerSettings, TurnCheckpoints } from "./ports.ts";
 import type { TurnRecord } from "./turn-record.ts";
 
 export interface RunnerDeps {
@@ -27,12 +27,16 @@ export interface RunnerDeps {
   readonly binding: (targetId: string) => HarnessBinding;
   readonly fail: (record: TurnRecord, error: unknown) => void;
   readonly label: (targetId: string) => string;
+  /** File checkpoints around driven turns (none: off). */
+  readonly fileCheckpoints?: TurnCheckpoints | undefined;
 }
 
 export class TurnRunner {
   constructor(private readonly deps: RunnerDeps) {}
 
   async run(record: TurnRecord): Promise<void> {
+    // The before-turn file checkpoint starts at admission, beside the cold start; dispatch waits for it.
+    if (this.deps.fileCheckpoints && !record.compact) record.checkpoint = this.deps.fileCheckpoints.before(record);
     try {
       await this.dispatch(record, true);
     } catch (error) {

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { Controller } from "../../src/controller/controller.ts";
+import { FileCheckpointRecorder } from "../../src/controller/file-checkpoints.ts";
 import { DEFAULT_CONTROLLER_SETTINGS, type FileCheckpointPort } from "../../src/controller/ports.ts";
 import type { AnyEvent, EventDraft } from "../../src/event/envelope.ts";
 import { HarnessRegistry } from "../../src/harness/registry.ts";
@@ -38,7 +39,7 @@ class ScriptedPort implements FileCheckpointPort {
 }
 
 const commit = (n: number): string => String(n).repeat(40).slice(0, 40);
-const controllers: Controller[] = [];
+const controllers: { shutdown(): Promise<void> }[] = [];
 afterEach(async () => {
   for (const c of controllers.splice(0)) await c.shutdown();
 });
@@ -46,7 +47,14 @@ afterEach(async () => {
 function make(port: FileCheckpointPort, script: FakeScript, events: AnyEvent[] = []) {
   const ledger: AnyEvent[] = [...events];
   const definition = fakeDefinition(script);
-  const controller = new Controller({
+  const recorder: FileCheckpointRecorder = new FileCheckpointRecorder({
+    port,
+    append: (draft) => controller.pipeline.append(draft),
+    state: () => controller.state,
+    log: silentLogger,
+    sessionId: "bs_00000000000000000000000001",
+  });
+  const controller: Controller = new Controller({
     sessionId: "bs_00000000000000000000000001" as BatonSessionId,
     cwd: "/work",
     ledger: {
@@ -65,10 +73,12 @@ function make(port: FileCheckpointPort, script: FakeScript, events: AnyEvent[] =
     settings: { ...DEFAULT_CONTROLLER_SETTINGS, generateTitles: false },
     registry: new HarnessRegistry([definition]),
     initialState: replay(events, initialState()),
-    fileCheckpoints: port,
+    fileCheckpoints: recorder,
   });
-  controllers.push(controller);
-  return { controller, ledger, definition };
+  // Wired like openSession: the recorder appends through the controller's pipeline; close waits for it.
+  const close = (): Promise<void> => controller.shutdown().then(() => recorder.settled());
+  controllers.push({ shutdown: close });
+  return { controller, ledger, definition, close };
 }
 
 const checkpointsOf = (ledger: AnyEvent[]) =>
@@ -86,7 +96,7 @@ describe("controller file checkpoints", () => {
         ? { staged: new Promise<void>((r) => (read = r)), result: new Promise<Shot>((r) => (commitFirst = r)) }
         : { result: Promise.resolve({ commit: commit(n), dirtyPaths: ["x.txt"] }) },
     );
-    const { controller, ledger, definition } = make(port, { turns: [[{ type: "text", text: "done" }]] });
+    const { controller, ledger, definition, close } = make(port, { turns: [[{ type: "text", text: "done" }]] });
     const outcome = controller.submit("fake", [{ type: "text", text: "go" }]);
     await Bun.sleep(20);
     expect(definition.adapters[0]?.record.prompts ?? []).toHaveLength(0);
@@ -96,7 +106,7 @@ describe("controller file checkpoints", () => {
     expect(await outcome).toBe("completed");
     expect(checkpointsOf(ledger)).toEqual([]);
     commitFirst({ commit: commit(1) });
-    await controller.shutdown();
+    await close();
     expect(checkpointsOf(ledger)).toEqual([
       ["before", commit(1), []],
       ["after", commit(2), ["x.txt"]],
@@ -111,10 +121,10 @@ describe("controller file checkpoints", () => {
 
   test("a failing snapshot skips the checkpoint with a notice; the turn completes; a failed comparison is recorded as unknown", async () => {
     const port = new ScriptedPort((n) => (n === 1 ? { result: Promise.reject(new Error("git exploded")) } : { result: Promise.resolve({ commit: commit(n) }) }));
-    const { controller, ledger } = make(port, { turns: [[{ type: "text", text: "a" }], [{ type: "text", text: "b" }]] });
+    const { controller, ledger, close } = make(port, { turns: [[{ type: "text", text: "a" }], [{ type: "text", text: "b" }]] });
     expect(await controller.submit("fake", [{ type: "text", text: "one" }])).toBe("completed");
     expect(await controller.submit("fake", [{ type: "text", text: "two" }])).toBe("completed");
-    await controller.shutdown();
+    await close();
     const notices = ledger.filter((e) => e.kind === "_baton_notice").map((e) => (e.payload as { title: string; detail: string }));
     expect(notices).toEqual([{ level: "warning", title: "File checkpoint skipped (before this turn)", detail: "git exploded" } as never]);
     // turn one has no before → no after; turn two compares with nothing recorded yet
@@ -129,25 +139,25 @@ describe("controller file checkpoints", () => {
     const first = make(port, { turns: [[{ type: "text", text: "a" }], [{ type: "text", text: "b" }]] });
     expect(await first.controller.submit("fake", [{ type: "text", text: "one" }])).toBe("completed");
     expect(await first.controller.submit("fake", [{ type: "text", text: "two" }])).toBe("completed");
-    await first.controller.shutdown();
+    await first.close();
     const titles = (l: AnyEvent[]) => l.filter((e) => e.kind === "_baton_notice").map((e) => (e.payload as { title: string }).title);
     expect(titles(first.ledger)).toEqual(["File checkpoints are off"]);
     expect(port.calls).toHaveLength(1);
     // the next process of the same session does not say it again
     const second = make(new ScriptedPort(() => ({ result: Promise.resolve({ off: "still no git" }) })), { turns: [[{ type: "text", text: "c" }]] }, first.ledger);
     expect(await second.controller.submit("fake", [{ type: "text", text: "three" }])).toBe("completed");
-    await second.controller.shutdown();
+    await second.close();
     expect(titles(second.ledger)).toEqual(["File checkpoints are off"]);
   });
 
   test("the next process re-keeps the last recorded checkpoint (its ref may not have been written before a crash)", async () => {
     const first = make(new ScriptedPort((n) => ({ result: Promise.resolve({ commit: commit(n) }) })), { turns: [[{ type: "text", text: "a" }]] });
     await first.controller.submit("fake", [{ type: "text", text: "one" }]);
-    await first.controller.shutdown();
+    await first.close();
     const port = new ScriptedPort((n) => ({ result: Promise.resolve({ commit: commit(n + 4) }) }));
     const second = make(port, { turns: [[{ type: "text", text: "b" }]] }, first.ledger);
     await second.controller.submit("fake", [{ type: "text", text: "two" }]);
-    await second.controller.shutdown();
+    await second.close();
     expect(port.kept[0]?.slice(1)).toEqual(["after", commit(2)]);
     expect(port.calls[0]).toContain(`prev=${commit(2)}`);
   });
