@@ -6,7 +6,9 @@ import type { EventOf } from "../event/envelope.ts";
 import { CHECKPOINT_BOUNDARIES, type CheckpointBoundary } from "../event/kinds.ts";
 import { displayUserText } from "./display-text.ts";
 import { listAt, listPush } from "./paged-list.ts";
-import type { FileCheckpointItem, ProjectionState } from "./state.ts";
+import type { FileCheckpointItem } from "./file-checkpoint-item.ts";
+import type { ProjectionState } from "./state.ts";
+import { summaryTexts } from "./summary.ts";
 import { tableGet, tableHas, tableSet } from "./table.ts";
 
 export function reduceFileCheckpoint(state: ProjectionState, event: EventOf<"_baton_checkpoint">): ProjectionState {
@@ -126,7 +128,7 @@ export function fileCheckpointIndexThrough(state: ProjectionState, seq: number):
 function userTextOf(state: ProjectionState, turnId: string): string {
   const summaryAt = tableGet(state.summaryIndex, turnId);
   const summary = summaryAt === undefined ? undefined : state.turnSummaries[summaryAt];
-  if (summary?.userText !== undefined) return summary.userText;
+  if (summary !== undefined) return summaryTexts(state, summary).userText;
   const messageId = tableGet(state.turnData, turnId)?.userMessageId;
   const message = messageId ? tableGet(state.messages, messageId) : undefined;
   return message === undefined ? "" : displayUserText(message.content).trim();

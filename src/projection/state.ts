@@ -6,7 +6,8 @@
  */
 import type { ContentBlock, PromptBlock } from "../event/content.ts";
 import type { InteractionDraft, InteractionResolution, Requester } from "../event/interaction-types.ts";
-import type { AttemptOutcome, AttemptPhase, CheckpointBoundary, LaunchSnapshot, PayloadOf, PluginBindingState } from "../event/kinds.ts";
+import type { AttemptOutcome, AttemptPhase, LaunchSnapshot, PayloadOf, PluginBindingState } from "../event/kinds.ts";
+import type { FileCheckpointItem } from "./file-checkpoint-item.ts";
 import type { StopReason } from "../event/stop-reasons.ts";
 import { emptyList, type PagedList } from "./paged-list.ts";
 import { emptyTable, type Table } from "./table.ts";
@@ -304,24 +305,6 @@ export interface PluginBindingItem {
   readonly reason: { readonly code: string; readonly detail: string | null } | null;
   /** What an active binding registered (empty otherwise). */
   readonly commands: readonly PluginCommandItem[];
-  readonly seq: number;
-  readonly ts: string;
-}
-
-/** A file checkpoint (`_baton_checkpoint`): the working tree as a git commit at a turn boundary. */
-export interface FileCheckpointItem {
-  readonly turnId: string;
-  readonly boundary: CheckpointBoundary;
-  readonly commit: string;
-  /** Paths that changed since the previous checkpoint (for `before`: outside any agent turn). */
-  readonly dirtyPaths: readonly string[];
-  /** The comparison with the previous checkpoint failed: anything may have changed. */
-  readonly dirtyUnknown: boolean;
-  /** `before`: the last seq before the turn began (where a rewind to it forks). */
-  readonly throughSeq: number | null;
-  /** `rewind`: the session, seq and worktree this rewind left (its undo point). */
-  readonly undo: { readonly batonSessionId: string; readonly throughSeq: number; readonly commit: string } | null;
-  readonly harnessTargetId: string | null;
   readonly seq: number;
   readonly ts: string;
 }
