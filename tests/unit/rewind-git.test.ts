@@ -5,6 +5,7 @@
  * `git gc --prune=now`; non-git directories are "off"; the journal round-trips and rejects a bad file.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdtempSync, readlinkSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -102,10 +103,12 @@ describe("snapshots", () => {
 
   test("git that does not answer in time is killed: a timeout error, not a hang", async () => {
     const { root } = await repoAt({ "a.txt": "one\n" });
-    const slow = new Git({ cwd: root, env: gitEnv(), timeoutMs: 50 });
-    const error = await slow.run(["hash-object", "--stdin"], { stdin: "x", timeoutMs: 1 }).catch((e: unknown) => e);
-    // 1 ms is below what spawning git takes on any machine
+    // Reading a FIFO nobody writes blocks git itself in open(2): it can never answer, on any machine.
+    execFileSync("mkfifo", [path.join(root, "never.fifo")]);
+    const slow = new Git({ cwd: root, env: gitEnv(), timeoutMs: 200 });
+    const error = await slow.run(["hash-object", "never.fifo"]).catch((e: unknown) => e);
     expect(isBatonError(error, "timeout")).toBe(true);
+    expect((error as Error).message).toBe("git hash-object did not finish within 200 ms");
   });
 });
 
