@@ -348,9 +348,8 @@ export interface ProjectionState {
   readonly summaryIndex: Table<number>;
   /** pluginInstanceId → its binding in this session. */
   readonly plugins: Readonly<Record<string, PluginBindingItem>>;
-  /** File checkpoints in seq order. */
+  /** File checkpoints in seq order; the index maps `<boundary>:<turnId>` to a position (first of each wins). */
   readonly fileCheckpoints: PagedList<FileCheckpointItem>;
-  /** `<boundary>:<turnId>` → index in `fileCheckpoints` (one of each per turn; first wins). */
   readonly fileCheckpointIndex: Table<number>;
 }
 
