@@ -56,14 +56,17 @@ export class StreamPrinter {
         this.errLine(`[error] ${String(payload["message"])}`);
         return;
       case "_baton_notice":
-        this.errLine(`[${String(payload["level"])}] ${String(payload["title"])}${payload["detail"] ? ` — ${String(payload["detail"])}` : ""}`);
+        // An aside (e.g. "File checkpoints are off", told while the harness starts): the phase goes on, so the
+        // harness's own "Starting X…" after it is still the same status, not said again.
+        this.errLine(`[${String(payload["level"])}] ${String(payload["title"])}${payload["detail"] ? ` — ${String(payload["detail"])}` : ""}`, true);
         return;
       case "_baton_stall_notice":
         this.errLine(`[stall] ${String(payload["detail"] ?? `${payload["level"]} ${payload["verdict"] ?? ""}`)}`);
         return;
       case "_baton_run_status": {
-        // A status is said again only when something else was printed since: the controller's "Starting X…"
-        // while it opens the harness and the harness's own while its process starts are one line (#11.15).
+        // A status is said again only when something else (other than a notice) was printed since: the
+        // controller's "Starting X…" while it opens the harness and the harness's own while its process starts
+        // are one line (#11.15).
         const title = payload["title"];
         if (typeof title === "string" && title !== this.lastStatus) {
           this.errLine(`[status] ${title}`);
@@ -118,9 +121,9 @@ export class StreamPrinter {
     this.errLine(`[tool:${status}] ${this.toolTitle.get(id) ?? id}`);
   }
 
-  private errLine(text: string): void {
+  private errLine(text: string, aside = false): void {
     this.endLine();
-    this.lastStatus = undefined;
+    if (!aside) this.lastStatus = undefined;
     this.options.err.write(`${text}\n`);
   }
 }
