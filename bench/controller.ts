@@ -94,7 +94,7 @@ async function direct(): Promise<number[]> {
 async function throughController(): Promise<number[]> {
   const base = mkdtempSync(path.join(os.tmpdir(), "baton-bench-controller-"));
   const definition: HarnessDefinition = {
-    id: "bench", aliases: [], label: "Bench", sessionKey: "bench", shortName: "bench", color: "#fff", settingsSchema: z.strictObject({}),
+    id: "bench", aliases: [], label: "Bench", sessionKey: "bench", shortName: "bench", color: "#fff", settingsSchema: z.strictObject({}), capabilities: {},
     create: () => new StreamingAdapter(),
     probeExecutable: async () => ({ ok: true, argv: ["bench"], source: "built-in" }),
   };

@@ -60,7 +60,6 @@ async function main(): Promise<void> {
     import("@opentui/core"),
   ]);
   const { BatonApp, TuiHost } = await import("../src/tui/index.ts");
-  const { HarnessRegistry } = await import("../src/harness/registry.ts");
   const { systemClock } = await import("../src/shared/clock.ts");
   const { displayTitle } = await import("../src/store/index.ts");
   const { createCatalog, sessionPlugins } = await import("../src/app/plugins.ts");
@@ -89,7 +88,6 @@ async function main(): Promise<void> {
   const host = new TuiHost({
     session: { sessionId: session.ref.batonSessionId, cwd: home.cwd, controller: session.controller, recovered: false, title: () => displayTitle(session.meta()), plugins },
     sessions: { list: async () => [], open: () => Promise.reject(new Error("not in the bench")), close: async () => undefined },
-    registry: new HarnessRegistry(definitions),
     initialTarget: "fake",
     showThoughts: true,
     clock: systemClock,

@@ -109,7 +109,6 @@ async function benchSize(n: number): Promise<SizeResult> {
     import("@opentui/core"),
   ]);
   const { BatonApp, TuiHost } = await import("../src/tui/index.ts");
-  const { HarnessRegistry } = await import("../src/harness/registry.ts");
   const { systemClock } = await import("../src/shared/clock.ts");
   const { displayTitle } = await import("../src/store/index.ts");
   const { fakeDefinition } = await import("../tests/support/fake-adapter.ts");
@@ -128,7 +127,6 @@ async function benchSize(n: number): Promise<SizeResult> {
   const host = new TuiHost({
     session: { sessionId: session.ref.batonSessionId, cwd: home.cwd, controller: session.controller, recovered: false, title: () => displayTitle(session.meta()) },
     sessions: { list: async () => [], open: () => Promise.reject(new Error("not in the bench")), close: async () => undefined },
-    registry: new HarnessRegistry(definitions),
     initialTarget: "fake",
     showThoughts: true,
     clock: systemClock,

@@ -5,6 +5,7 @@
 import type { AdapterDraft, EventDraft } from "../event/envelope.ts";
 import type { LaunchSnapshot } from "../event/kinds.ts";
 import { isStopReason } from "../event/stop-reasons.ts";
+import { reportsApprovalRoute } from "../harness/capabilities.ts";
 import type { BindingSink, EventSink, HarnessAdapter, HarnessHandle, HarnessIdentity, InteractionHandler } from "../harness/contract.ts";
 import type { HarnessDefinition, HarnessTarget } from "../harness/definition.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
@@ -159,7 +160,17 @@ export class HarnessBinding {
       throw new BatonError("internal", `binding ${this.target.id} closed while opening`);
     }
     this.handleValue = handle;
+    this.recordApprovalRoute(handle);
     return handle;
+  }
+
+  /**
+   * IX-08: the route the harness reported for this native session becomes a fact in the ledger (the footer
+   * reads it from the projection; nothing asks the adapter while rendering).
+   */
+  private recordApprovalRoute(handle: HarnessHandle): void {
+    if (!reportsApprovalRoute(this.adapter)) return;
+    this.sink().emit({ kind: "approval_route_update", payload: { route: this.adapter.approvalRoute(handle) } });
   }
 
   private sink(): EventSink {

@@ -39,6 +39,7 @@ import { canSteer, trySteer } from "./steer.ts";
 import { targetLabel } from "./context-delivery.ts";
 import { Proposals, type Provenance } from "./proposals.ts";
 import { Failover } from "./failover.ts";
+import { TargetDirectory } from "./targets.ts";
 
 export interface SubmitOptions {
   /** What the user typed before @-expansion; defaults to the text of the blocks. */
@@ -138,9 +139,8 @@ export class Controller {
     return this.pipeline.state;
   }
 
-  get registry(): HarnessRegistry {
-    return this.options.registry;
-  }
+  /** The configured targets and what each can do, read-only: asking starts nothing and creates no binding. */
+  readonly targets = (): TargetDirectory => new TargetDirectory(this.options.registry, (id) => this.bindings.get(id));
 
   subscribe(listener: PipelineListener<ProjectionState>): () => void {
     return this.pipeline.subscribe(listener);
@@ -268,8 +268,8 @@ export class Controller {
     return new Promise((resolve) => this.idleWaiters.add(resolve));
   }
 
-  /** Existing binding or a new one (not opened) for a target id. */
-  binding(targetId: string): HarnessBinding {
+  /** Existing binding or a new one (not opened) for a target id. Private: surfaces read `targets()`. */
+  private binding(targetId: string): HarnessBinding {
     return this.bindings.get(targetId) ?? this.bindings.create(targetId);
   }
 

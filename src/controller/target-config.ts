@@ -3,6 +3,8 @@
  * user's choice for new sessions in the preferences; the adapter applies it from the next turn on.
  */
 import { canConfigure, type SessionConfigOption } from "../harness/capabilities.ts";
+
+export type { SessionConfigOption } from "../harness/capabilities.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
 import { BatonError } from "../shared/errors.ts";
 import type { HarnessBinding } from "./binding.ts";

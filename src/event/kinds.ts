@@ -21,6 +21,8 @@ export const ATTEMPT_OUTCOMES = ["completed", "not_accepted", "failed", "cancell
 export const CONTEXT_TRANSPORTS = ["sync_context", "submit_side_channel", "prompt_prepend"] as const;
 export const TASK_STATUSES = ["in_progress", "completed", "failed", "stopped"] as const;
 export const RECONCILE_STATES = ["idle", "active", "waiting_approval", "waiting_input", "unknown"] as const;
+/** Who answers a target's approvals, as its harness reported it (IX-08): the user, or a reviewer the harness runs. */
+export const APPROVAL_ROUTES = ["user", "delegated"] as const;
 /** The plugin binding states that are facts in the ledger (the transient ones live only in the manager). */
 export const PLUGIN_BINDING_STATES = ["active", "failed", "closed"] as const;
 /**
@@ -181,6 +183,10 @@ export const EVENT_KINDS = {
       rationale: z.string().optional(),
       actionType: z.string().optional(),
     }),
+  },
+  approval_route_update: {
+    doc: "Who answers the target's approvals, as its harness reported it when the session opened (null: not reported).",
+    payload: z.looseObject({ route: z.enum(APPROVAL_ROUTES).nullable() }),
   },
   usage_update: {
     doc: "Token usage delta; accumulated.",
@@ -364,6 +370,7 @@ export type ContextTransport = (typeof CONTEXT_TRANSPORTS)[number];
 export type ReconcileState = (typeof RECONCILE_STATES)[number];
 export type InputExit = (typeof INPUT_EXITS)[number];
 export type CheckpointBoundary = (typeof CHECKPOINT_BOUNDARIES)[number];
+export type ApprovalRoute = (typeof APPROVAL_ROUTES)[number];
 export type TurnSummaryPayload = PayloadOf<"_baton_turn_summary">;
 export type PluginBindingState = (typeof PLUGIN_BINDING_STATES)[number];
 export type PluginReasonCode = (typeof PLUGIN_REASON_CODES)[number];

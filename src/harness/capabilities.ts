@@ -93,6 +93,11 @@ export interface ContextSynchronizable {
 
 const declared = (marker: Marker | undefined): boolean => marker?.supported === true;
 
+/** True when `capabilities` declares the top-level capability `name` (no adapter needed: definitions declare them too). */
+export function declares(capabilities: Capabilities, name: keyof typeof CAPABILITY_METHODS): boolean {
+  return declared(capabilities[name]);
+}
+
 export function canCompact(adapter: HarnessAdapter): adapter is HarnessAdapter & Compactable {
   return declared(adapter.capabilities.compact);
 }

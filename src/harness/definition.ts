@@ -1,4 +1,5 @@
 /** HAR-02/03: what a harness type is, and the concrete targets built from configuration. */
+import type { Capabilities } from "./capabilities.ts";
 import type { HarnessAdapter } from "./contract.ts";
 import type { HarnessSessionInspector } from "./inspector.ts";
 import type { Logger } from "../shared/log.ts";
@@ -51,6 +52,12 @@ export interface HarnessDefinition {
    * line and key, and adding a harness needs no change in src/config.
    */
   readonly settingsSchema: HarnessSettingsSchema;
+  /**
+   * What this harness's adapters can do, declared without building one: surfaces (`Controller.targets()`) read it
+   * before any binding exists. It equals `create(…).capabilities` (the contract suite checks); an adapter that
+   * learns its agent's abilities at start may narrow it, and then the live binding's answer is used.
+   */
+  readonly capabilities: Capabilities;
   /**
    * False for a harness whose targets cannot work unconfigured (ACP: every target is an agent command): then the
    * registry builds no bundled target `<id>`, only the configured ones. Default true.

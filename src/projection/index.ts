@@ -1,4 +1,8 @@
 /** Public surface of the projection: the pure fold, its state, selectors and helpers. */
+// The vocabulary the slices are made of, for views that select them (the TUI imports no `event` module).
+export { textOf, type ContentBlock } from "../event/content.ts";
+export { isKind, type AnyEvent } from "../event/envelope.ts";
+export type { InteractionDraft, InteractionResolution, PermissionOption } from "../event/interaction-types.ts";
 export { checkAttemptTransition, type AttemptTransitionVerdict } from "./attempts.ts";
 export { displayUserText, stripInjectedContext } from "./display-text.ts";
 export { errorIdOf, noticeIdOf } from "./notices.ts";
@@ -17,6 +21,7 @@ export {
 } from "./select-transcript.ts";
 export {
   selectActivity,
+  selectApprovalRoute,
   selectFooter,
   selectLastDrivenTarget,
   selectOpenToolCalls,

@@ -23,7 +23,7 @@ import { reducePlanImplementationStarted, reducePlanUpdate, reduceProposedPlan }
 import { reduceApprovalReview } from "./reviews.ts";
 import { initialState, PROJECTION_VERSION, type ProjectionState } from "./state.ts";
 import { reduceTurnSummary } from "./summary.ts";
-import { reduceAvailableCommands, reduceConfigOptions, reduceContextUsage } from "./targets.ts";
+import { reduceApprovalRoute, reduceAvailableCommands, reduceConfigOptions, reduceContextUsage } from "./targets.ts";
 import { reduceTaskUpdate } from "./tasks.ts";
 import { reduceToolCallUpdate, reduceToolContentChunk } from "./tools.ts";
 import { reduceRunStatus, reduceStateUpdate } from "./turns.ts";
@@ -63,6 +63,8 @@ function reduceKnown(state: ProjectionState, event: KnownEvent): ProjectionState
       return reduceInteractionResolved(state, event);
     case "approval_review_update":
       return reduceApprovalReview(state, event);
+    case "approval_route_update":
+      return reduceApprovalRoute(state, event);
     case "usage_update":
       return reduceUsage(state, event);
     case "context_usage_update":

@@ -2,6 +2,7 @@
  * Selectors: one per view concern, pure, memoized on the identity of the sub-trees they read so an
  * unrelated event (a chunk) gives the same output object. The TUI selects; it never reduces.
  */
+import type { ApprovalRoute } from "../event/kinds.ts";
 import { memoOn } from "./memo.ts";
 import type {
   ActiveTurn,
@@ -227,6 +228,11 @@ export function selectTargetContext(state: ProjectionState, harnessTargetId: str
   const contextEpochId = ownGet(state.perTarget, harnessTargetId)?.contextEpochId ?? null;
   if (contextEpochId === null) return null;
   return { contextEpochId, throughSeq: ownGet(state.contextEpochs, contextEpochId)?.throughSeq ?? 0 };
+}
+
+/** IX-08: who answers a target's approvals as its harness last reported it; null when it has not reported one. */
+export function selectApprovalRoute(state: ProjectionState, harnessTargetId: string): ApprovalRoute | null {
+  return ownGet(state.perTarget, harnessTargetId)?.approvalRoute ?? null;
 }
 
 /**

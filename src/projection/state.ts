@@ -6,7 +6,7 @@
  */
 import type { ContentBlock, PromptBlock } from "../event/content.ts";
 import type { InteractionDraft, InteractionResolution, Requester } from "../event/interaction-types.ts";
-import type { AttemptOutcome, AttemptPhase, LaunchSnapshot, PayloadOf, PluginBindingState } from "../event/kinds.ts";
+import type { ApprovalRoute, AttemptOutcome, AttemptPhase, LaunchSnapshot, PayloadOf, PluginBindingState } from "../event/kinds.ts";
 import type { FileCheckpointItem } from "./file-checkpoint-item.ts";
 import type { StopReason } from "../event/stop-reasons.ts";
 import { emptyList, type PagedList } from "./paged-list.ts";
@@ -222,6 +222,8 @@ export interface TargetState {
   readonly lastPlanId: string | null;
   /** The epoch of the last receipted context delivery to this target. */
   readonly contextEpochId: string | null;
+  /** Who answers this target's approvals, as its harness last reported it; absent until it reports (IX-08). */
+  readonly approvalRoute?: ApprovalRoute | null;
 }
 
 export interface ContextSnapshotItem {

@@ -52,6 +52,12 @@ export function reduceConfigOptions(state: ProjectionState, event: EventOf<"conf
   return withEventTarget(state, event, (t) => (jsonEqual(t.configOptions, configOptions) ? t : { ...t, configOptions }));
 }
 
+/** IX-08: the route the harness reported replaces the previous one (never inferred from Baton's config). */
+export function reduceApprovalRoute(state: ProjectionState, event: EventOf<"approval_route_update">): ProjectionState {
+  const route = event.payload.route;
+  return withEventTarget(state, event, (t) => (t.approvalRoute === route ? t : { ...t, approvalRoute: route }));
+}
+
 export function setLastPlan(state: ProjectionState, event: AnyEvent, planId: string): ProjectionState {
   return withEventTarget(state, event, (t) => (t.lastPlanId === planId ? t : { ...t, lastPlanId: planId }));
 }

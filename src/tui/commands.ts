@@ -1,5 +1,5 @@
 /** The slash commands Baton registers with the composer (completion and `command` intents), inventory 2.3. */
-import type { HarnessRegistry } from "../harness/registry.ts";
+import type { TargetDirectory } from "../controller/targets.ts";
 import type { ChatCommand } from "chat-tui";
 import { targetLook } from "./targets.ts";
 
@@ -19,26 +19,26 @@ export const BATON_COMMANDS: readonly ChatCommand[] = [
 ];
 
 /** One command per target (`/<id> [message]` switches and optionally sends); aliases of built-in targets too. */
-export function targetCommands(registry: HarnessRegistry): ChatCommand[] {
+export function targetCommands(targets: TargetDirectory): ChatCommand[] {
   const taken = new Set(BATON_COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]));
-  return registry
-    .listTargets()
+  return targets
+    .list()
     .filter((target) => !taken.has(target.id))
     .map((target) => {
-      const aliases = target.id === target.harness ? registry.definitionOf(target).aliases.filter((a) => !taken.has(a)) : [];
+      const aliases = target.aliases.filter((a) => !taken.has(a));
       return {
         name: target.id,
-        description: `Talk to ${targetLook(registry, target.id).label} (add a message to send it)`,
+        description: `Talk to ${targetLook(targets, target.id).label} (add a message to send it)`,
         ...(aliases.length === 0 ? {} : { aliases }),
       };
     });
 }
 
-export function allCommands(registry: HarnessRegistry): ChatCommand[] {
-  return [...targetCommands(registry), ...BATON_COMMANDS];
+export function allCommands(targets: TargetDirectory): ChatCommand[] {
+  return [...targetCommands(targets), ...BATON_COMMANDS];
 }
 
 /** Every name and alias Baton's own commands and targets use: a plugin command may not take one. */
-export function reservedCommandNames(registry: HarnessRegistry): Set<string> {
-  return new Set(allCommands(registry).flatMap((c) => [c.name, ...(c.aliases ?? [])]));
+export function reservedCommandNames(targets: TargetDirectory): Set<string> {
+  return new Set(allCommands(targets).flatMap((c) => [c.name, ...(c.aliases ?? [])]));
 }

@@ -5,8 +5,7 @@
  * reported snapshot → what the session remembered.
  */
 import type { Controller } from "../controller/controller.ts";
-import { matchConfigChoice } from "../controller/target-config.ts";
-import { canConfigure, type SessionConfigOption } from "../harness/capabilities.ts";
+import { matchConfigChoice, type SessionConfigOption } from "../controller/target-config.ts";
 import type { ProjectionState } from "../projection/index.ts";
 import { describeError } from "../shared/errors.ts";
 import type { PickerItem, Tone } from "chat-tui";
@@ -88,8 +87,7 @@ export class ConfigControl {
   /** `/model [arg]`, `/effort [arg]`: apply an argument, or open a picker of the adapter's options. */
   async pick(targetId: string, id: "model" | "effort", arg: string): Promise<void> {
     const look = this.deps.lookOf(targetId);
-    const adapter = this.deps.controller().binding(targetId).adapter;
-    if (!canConfigure(adapter)) {
+    if (this.deps.controller().targets().get(targetId)?.canConfigure !== true) {
       this.deps.toast(`${look.label} has no ${NAMES[id]} setting`, "warning");
       return;
     }
@@ -138,8 +136,7 @@ export class ConfigControl {
 
   async setMode(targetId: string, mode: "plan" | "default"): Promise<boolean> {
     const look = this.deps.lookOf(targetId);
-    const adapter = this.deps.controller().binding(targetId).adapter;
-    if (!canConfigure(adapter)) {
+    if (this.deps.controller().targets().get(targetId)?.canConfigure !== true) {
       this.deps.toast(`${look.label} has no plan mode`, "warning");
       return false;
     }

@@ -2,7 +2,7 @@
  * Interaction cards (TUI-07): pending interactions become approval / question cards with their Esc result,
  * and what the user picked becomes the controller's InteractionResolution (TUI-08).
  */
-import type { InteractionDraft, InteractionResolution, PermissionOption as DraftOption } from "../event/interaction-types.ts";
+import type { InteractionDraft, InteractionResolution, PermissionOption as DraftOption } from "../projection/index.ts";
 import type { InteractionItem, ProjectionState } from "../projection/index.ts";
 import type { InteractionCard, InteractionResponse, PermissionOption, Question } from "chat-tui";
 import { assertNever } from "../shared/assert.ts";

@@ -2,7 +2,7 @@
  * Tool calls and tasks as timeline blocks (TUI-03). Execute tools are titled Running / Declined / Ran with the
  * command as content; file changes show one diff part per change; text output becomes (clipped) output.
  */
-import type { ContentBlock } from "../event/content.ts";
+import type { ContentBlock } from "../projection/index.ts";
 import type { TaskItem as ProjectedTask, ToolCallItem } from "../projection/index.ts";
 import type { DiffContent, ToolContent, ToolItem } from "chat-tui";
 import type { TargetLook } from "./targets.ts";

@@ -2,7 +2,7 @@
  * Projection → timeline items (TUI-03). Pure per item; the mapper caches on the identity of each projected
  * item, so one streamed chunk re-maps one item and an unchanged transcript keeps its array identity.
  */
-import { textOf } from "../event/content.ts";
+import { textOf } from "../projection/index.ts";
 import {
   displayUserText,
   type ApprovalReviewItem,

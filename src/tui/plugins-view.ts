@@ -5,7 +5,7 @@
  * <id>` does the same directly. Plugin commands: completion lists the active bindings' commands, and a
  * command's message is shown in the transcript as the plugin's.
  */
-import { isKind, type AnyEvent } from "../event/envelope.ts";
+import { isKind, type AnyEvent } from "../projection/index.ts";
 import { selectPluginCommands, type PluginBindingItem, type ProjectionState } from "../projection/index.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import type { ChatCommand } from "chat-tui";

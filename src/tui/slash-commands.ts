@@ -2,7 +2,6 @@
  * What each registered slash command does (inventory 2.3). Commands that change the session (`/sessions`,
  * `/new`, `/compact`) refuse while a turn runs or inputs wait; `/model`, `/effort`, `/plan` apply next turn.
  */
-import { canCompact } from "../harness/capabilities.ts";
 import { selectFooter, tableValues, type ProjectionState, type ProposedPlanItem } from "../projection/index.ts";
 import { describeError } from "../shared/errors.ts";
 import { helpLines } from "./help.ts";
@@ -30,7 +29,7 @@ export function latestOpenPlan(state: ProjectionState, targetId: string): Propos
 export async function runCommand(host: TuiHost, name: string, args: string): Promise<void> {
   const target = host.target;
   const look = host.lookOf(target);
-  if (host.registry.hasTarget(name)) {
+  if (host.controller.targets().has(name)) {
     host.switchTarget(name, args);
     return;
   }
@@ -65,7 +64,7 @@ export async function runCommand(host: TuiHost, name: string, args: string): Pro
         kind: "tool",
         title: "Help",
         status: "completed",
-        content: [{ type: "lines", lines: helpLines(host.commands, host.registry.listTargets().map((t) => t.id), target), clip: false }],
+        content: [{ type: "lines", lines: helpLines(host.commands, host.controller.targets().list().map((t) => t.id), target), clip: false }],
       });
       return;
     case "exit":
@@ -103,7 +102,7 @@ function compact(host: TuiHost, target: string, label: string): void {
     host.toast("Wait for the current turn to finish before compacting", "warning");
     return;
   }
-  if (!canCompact(host.controller.binding(target).adapter)) {
+  if (host.controller.targets().get(target)?.canCompact !== true) {
     host.toast(`${label} cannot compact its context`, "warning");
     return;
   }

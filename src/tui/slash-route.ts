@@ -3,7 +3,7 @@
  * target prefix and a mistyped command are refused with what they could have meant, anything else (a path
  * such as `/tmp/x`, the agent's own command) is a prompt. Pure.
  */
-import type { HarnessRegistry } from "../harness/registry.ts";
+import type { TargetDirectory } from "../controller/targets.ts";
 import type { ProjectionState } from "../projection/index.ts";
 import type { ChatCommand } from "chat-tui";
 import { matchSlashTarget } from "./targets.ts";
@@ -68,9 +68,9 @@ export function nativeCommands(state: ProjectionState, targetId: string): string
   return (state.perTarget[targetId]?.commands ?? []).map((command) => command.name);
 }
 
-export function routeSlash(registry: HarnessRegistry, commands: readonly ChatCommand[], native: readonly string[], text: string): SlashRoute {
+export function routeSlash(targets: TargetDirectory, commands: readonly ChatCommand[], native: readonly string[], text: string): SlashRoute {
   if (!text.startsWith("/")) return { kind: "prompt" };
-  const slash = matchSlashTarget(registry, text);
+  const slash = matchSlashTarget(targets, text);
   if (slash.kind === "target") return { kind: "target", targetId: slash.targetId, message: slash.message };
   if (slash.kind === "ambiguous") return { kind: "refused", message: `'/${slash.token}' matches ${slash.matches.join(", ")}; nothing was sent`, retype: false };
   const typo = commandTypo(text, commands, native);

@@ -3,9 +3,7 @@
  * Controller. It holds no promises the view waits on; everything the user sees is published to the store.
  */
 import type { Controller, SubmitOptions } from "../controller/controller.ts";
-import { isKind, type AnyEvent } from "../event/envelope.ts";
-import type { HarnessRegistry } from "../harness/registry.ts";
-import { isProposal, tableGet } from "../projection/index.ts";
+import { isKind, isProposal, tableGet, type AnyEvent } from "../projection/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import {
@@ -40,7 +38,6 @@ import type { AttentionNotifier } from "./attention.ts";
 export interface TuiHostOptions {
   readonly session: TuiSession;
   readonly sessions: SessionSwitcher;
-  readonly registry: HarnessRegistry;
   /** Resolved target id the composer starts on. */
   readonly initialTarget: string;
   readonly showThoughts: boolean;
@@ -61,7 +58,6 @@ const BUSY_MESSAGE = "Wait for the current turn to finish (Esc interrupts it) an
 export class TuiHost {
   readonly store: ChatStore;
   readonly commands: readonly ChatCommand[];
-  readonly registry: HarnessRegistry;
   readonly lookOf: (targetId: string | null) => TargetLook;
   readonly config: ConfigControl;
   /** Resolves when the user asked to exit (the app then closes the session and the renderer). */
@@ -87,11 +83,10 @@ export class TuiHost {
   private dirty: DirtyRef[] | undefined = [];
 
   constructor(private readonly options: TuiHostOptions) {
-    this.registry = options.registry;
     this.current = options.session;
     this.targetId = options.initialTarget;
-    this.lookOf = createTargetLooks(options.registry);
-    this.commands = allCommands(options.registry);
+    this.lookOf = createTargetLooks(this.controller.targets());
+    this.commands = allCommands(this.controller.targets());
     this.store = createChatStore({ timeline: { items: [], showThoughts: options.showThoughts } });
     this.throttle = new PublishThrottle(() => this.publish(), options.clock);
     this.toasts = new Toasts(options.clock, () => this.publish());
@@ -106,7 +101,7 @@ export class TuiHost {
     this.view = new ViewComposer({
       lookOf: this.lookOf,
       config: this.config,
-      targetIds: options.registry.listTargets().map((t) => t.id),
+      targetIds: this.controller.targets().list().map((t) => t.id),
       showThoughts: options.showThoughts,
       ...(options.home === undefined ? {} : { home: options.home }),
     });
@@ -242,7 +237,7 @@ export class TuiHost {
       this.detach();
       await this.options.sessions.close(old).catch((error: unknown) => this.toast(`Closing ${old.sessionId}: ${describeError(error)}`, "warning"));
       this.attach(next);
-      const target = continuedTarget(this.registry, next.controller.state, this.targetId);
+      const target = continuedTarget(this.controller.targets(), next.controller.state, this.targetId);
       const on = target === this.targetId ? "" : ` · talking to ${this.lookOf(target).label}`;
       this.targetId = target;
       this.toast(choice.kind === "new" ? `New session ${next.sessionId}` : `Switched to session ${next.sessionId}${on}`, "success");
@@ -292,7 +287,7 @@ export class TuiHost {
   }
 
   private submitText(text: string, pasted: readonly string[]): void {
-    const route = routeSlash(this.registry, this.commands, nativeCommands(this.controller.state, this.targetId), text);
+    const route = routeSlash(this.controller.targets(), this.commands, nativeCommands(this.controller.state, this.targetId), text);
     if (route.kind === "target") this.switchTarget(route.targetId, route.message, pasted);
     else if (route.kind === "prompt") void (this.proposalEdits.takeSubmit(this.targetId, text) || this.send(this.targetId, text, { untyped: pasted }));
     else {

@@ -4,8 +4,7 @@
  * surfaces re-render (VIEW-01).
  */
 import type { Controller } from "../controller/controller.ts";
-import { reportsApprovalRoute } from "../harness/capabilities.ts";
-import { selectActivity, selectFooter, selectPendingInteractions, selectPendingProposals, selectTargetPlan, type InteractionItem, type ProjectionState } from "../projection/index.ts";
+import { selectActivity, selectApprovalRoute, selectFooter, selectPendingInteractions, selectPendingProposals, selectTargetPlan, type InteractionItem, type ProjectionState } from "../projection/index.ts";
 import type { ActivityItem, ChatCommand, ChatStatePatch, DraftInjection, InteractionCard, PickerState, QueuedInput, Toast } from "chat-tui";
 import { terminalSafeDeep } from "../shared/terminal-text.ts";
 import type { ConfigControl } from "./config-control.ts";
@@ -140,9 +139,10 @@ export class ViewComposer {
   }
 }
 
-/** TUI-05: approvals routed to a reviewer, as the target's adapter reports it (only for targets in use). */
+/**
+ * IX-08 / TUI-05: approvals routed to a reviewer, as the target's harness reported it (a projected fact), while
+ * its harness runs in this session (a route reported by an earlier run may no longer hold).
+ */
 function delegated(controller: Controller, state: ProjectionState, targetId: string): boolean {
-  if (!Object.hasOwn(state.perTarget, targetId)) return false;
-  const binding = controller.binding(targetId);
-  return binding.handle !== undefined && reportsApprovalRoute(binding.adapter) && binding.adapter.approvalRoute(binding.handle) === "delegated";
+  return selectApprovalRoute(state, targetId) === "delegated" && controller.targets().get(targetId)?.running === true;
 }

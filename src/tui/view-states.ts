@@ -1,9 +1,12 @@
 /** Composer, footer and header text (TUI-02, TUI-06, TUI-10), and helpers that keep unchanged values identical. */
-import type { QueuedView } from "../input/queue.ts";
+import type { Controller } from "../controller/controller.ts";
 import { displayUserText, selectTranscript, type Footer as ProjectedFooter, type ProjectionState } from "../projection/index.ts";
 import type { QueuedInput, TimelineHeader } from "chat-tui";
 import { compactNumber } from "./map-activity.ts";
 import type { LookFn } from "./map-transcript.ts";
+
+/** A waiting input as the controller lists it. */
+type QueuedView = ReturnType<Controller["queued"]>[number];
 
 export function headerFor(sessionId: string, targetIds: readonly string[]): TimelineHeader {
   const switches = targetIds.map((id) => `/${id}`).join(" ");

@@ -64,12 +64,17 @@ export interface FakeScript {
   /** Emit a harness-initiated (observed) turn after the next driven turn ends. */
   readonly observedAfterTurn?: FakeAction[];
   readonly reconcile?: ReconcileResult["state"];
+  /** What `approvalRoute` reports for an open session (declare `approvalRouting` in `capabilities` too). */
+  readonly approvalRoute?: "user" | "delegated" | null;
   readonly ignoreCancel?: boolean;
   /** Called in `open` just before the native identity is published (tests fill the disk there). */
   readonly beforeIdentity?: () => void;
   /** Resume fails with "not found": a fresh native session is started. */
   readonly resumeMissing?: boolean;
 }
+
+/** What a fake declares unless its script says otherwise. */
+const FAKE_CAPABILITIES: Capabilities = { compact: SUPPORTED, config: SUPPORTED, reconcile: SUPPORTED, syncContext: SUPPORTED };
 
 interface Live {
   readonly handle: HarnessHandle;
@@ -107,7 +112,7 @@ export class FakeAdapter implements HarnessAdapter {
   private readonly lives = new Map<string, Live>();
 
   constructor(private readonly script: FakeScript) {
-    this.capabilities = script.capabilities ?? { compact: SUPPORTED, config: SUPPORTED, reconcile: SUPPORTED, syncContext: SUPPORTED };
+    this.capabilities = script.capabilities ?? FAKE_CAPABILITIES;
   }
 
   async open(options: HarnessOpenOptions, sink: EventSink, binding: BindingSink): Promise<HarnessHandle> {
@@ -204,6 +209,10 @@ export class FakeAdapter implements HarnessAdapter {
 
   async reconcile(): Promise<ReconcileResult> {
     return { state: this.script.reconcile ?? "unknown" };
+  }
+
+  approvalRoute(): "user" | "delegated" | null {
+    return this.script.approvalRoute ?? null;
   }
 
   /** Kill the fake "process": the active turn gets one error and one failed terminal. */
@@ -367,6 +376,8 @@ export function fakeDefinition(script: FakeScript | (() => FakeScript), id = "fa
     color: "#888888",
     /** A fake accepts one setting of its own, so config validation of a harness that is not built in is testable. */
     settingsSchema: z.strictObject({ flavour: z.enum(["plain", "spicy"]).optional() }),
+    // A script given as a function is read per adapter; the fakes built that way keep the default declaration.
+    capabilities: (typeof script === "function" ? undefined : script.capabilities) ?? FAKE_CAPABILITIES,
     adapters,
     create() {
       const adapter = new FakeAdapter(typeof script === "function" ? script() : script);

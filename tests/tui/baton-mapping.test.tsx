@@ -4,6 +4,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { AnyEvent } from "../../src/event/envelope.ts";
+import { TargetDirectory } from "../../src/controller/targets.ts";
 import { HarnessRegistry } from "../../src/harness/registry.ts";
 import { initialState, reduce, selectActivity, selectFooter, type ProjectionState } from "../../src/projection/index.ts";
 import { ManualClock } from "../../src/shared/clock.ts";
@@ -28,7 +29,7 @@ import { Toasts } from "../../src/tui/toasts.ts";
 import { createEventFactory } from "../support/events.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 
-const registry = new HarnessRegistry([fakeDefinition({ turns: [] }, "fake"), fakeDefinition({ turns: [] }, "other")]);
+const registry = new TargetDirectory(new HarnessRegistry([fakeDefinition({ turns: [] }, "fake"), fakeDefinition({ turns: [] }, "other")]));
 const lookOf = createTargetLooks(registry);
 
 function fold(events: readonly AnyEvent[], state: ProjectionState = initialState("bs_x")): ProjectionState {
@@ -372,7 +373,7 @@ describe("targets and title", () => {
     expect(matchSlashTarget(registry, "/oth hi there")).toEqual({ kind: "target", targetId: "other", message: "hi there" });
     expect(matchSlashTarget(registry, "/fx")).toEqual({ kind: "target", targetId: "fake", message: "" });
     expect(matchSlashTarget(registry, "/tmp/x")).toEqual({ kind: "none" });
-    expect(matchSlashTarget(new HarnessRegistry([fakeDefinition({ turns: [] }, "fake"), fakeDefinition({ turns: [] }, "fable")]), "/fa")).toEqual({
+    expect(matchSlashTarget(new TargetDirectory(new HarnessRegistry([fakeDefinition({ turns: [] }, "fake"), fakeDefinition({ turns: [] }, "fable")])), "/fa")).toEqual({
       kind: "ambiguous",
       token: "fa",
       matches: ["fable", "fake"],

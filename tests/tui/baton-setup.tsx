@@ -7,7 +7,6 @@ import { testRender } from "@opentui/react/test-utils";
 import { rgbToHex } from "@opentui/core";
 import type { OpenedSession, SessionChoice } from "../../src/app/open-session.ts";
 import { createSessionProvider } from "../../src/context/session-provider.ts";
-import { HarnessRegistry } from "../../src/harness/registry.ts";
 import { sessionRows } from "../../src/app/session-rows.ts";
 import { displayTitle } from "../../src/store/index.ts";
 import { systemClock } from "../../src/shared/clock.ts";
@@ -68,7 +67,6 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
   const secondDef =
     options.second === undefined ? undefined : Object.assign(fakeDefinition(options.second, options.secondId ?? "other"), options.secondColor === undefined ? {} : { color: options.secondColor });
   const definitions = secondDef === undefined ? [first] : [first, secondDef];
-  const registry = new HarnessRegistry(definitions);
   const opened: OpenedSession[] = [];
   const wrap = (session: OpenedSession): TuiSession & { opened: OpenedSession } => ({
     opened: session,
@@ -111,7 +109,6 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
   const host = new TuiHost({
     session,
     sessions,
-    registry,
     initialTarget: "fake",
     showThoughts: options.showThoughts ?? true,
     clock: systemClock,

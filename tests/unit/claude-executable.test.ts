@@ -47,7 +47,7 @@ describe("Claude executable resolution", () => {
   });
 
   test("the definition's identity", () => {
-    expect({ ...claudeDefinition, create: undefined, probeExecutable: undefined, inspector: undefined, settingsSchema: undefined }).toEqual({
+    expect({ ...claudeDefinition, create: undefined, probeExecutable: undefined, inspector: undefined, settingsSchema: undefined, capabilities: undefined }).toEqual({
       id: "claude",
       aliases: ["cc"],
       label: "Claude Code",
@@ -58,6 +58,7 @@ describe("Claude executable resolution", () => {
       probeExecutable: undefined,
       inspector: undefined,
       settingsSchema: undefined,
+      capabilities: undefined,
     });
     expect(typeof claudeDefinition.inspector?.read).toBe("function");
   });

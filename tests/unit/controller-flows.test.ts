@@ -226,7 +226,7 @@ describe("recovery", () => {
     expect(reopened.controller.state.runState).toBe("idle");
     expect(await reopened.controller.submit("fake", text("next"))).toBe("completed");
     // Never re-sent by itself: the new adapter saw only the new prompt.
-    expect(reopened.controller.registry.hasTarget("fake")).toBe(true);
+    expect(reopened.controller.targets().has("fake")).toBe(true);
   });
 });
 

@@ -139,12 +139,11 @@ describe("driven turn", () => {
     const fake = fakeDefinition({ turns: [[{ type: "emit", draft: spoof }]] });
     const s = await open([fake]);
     await s.controller.submit("fake", text("go"));
-    const binding = s.controller.binding("fake");
     const spoofed = ledgerOf(s).find((e) => e.kind === "_baton_notice" && (e.payload as { title: string }).title === "spoofed");
     expect(spoofed?.source).toEqual({ type: "harness", harnessTargetId: "fake" });
     expect(spoofed?.harness).toBe("fake-wire");
     expect(spoofed?.harnessTargetId).toBe("fake");
-    expect(spoofed?.harnessSessionId).toBe(binding.identity?.harnessSessionId);
+    expect(spoofed?.harnessSessionId).toBe(s.meta().harnessSessions["fake"]?.harnessSessionId);
   });
 });
 

@@ -99,6 +99,7 @@ const PAYLOADS: { [K in EventKind]: fc.Arbitrary<PayloadOf<K>> } = {
       { maxLength: 1 },
     ),
   }),
+  approval_route_update: fc.record({ route: fc.constantFrom("user" as const, "delegated" as const, null) }),
   _baton_error_update: fc.record({ message: fc.constantFrom("boom", "retry"), willRetry: opt(fc.boolean()) }).map(defined),
   _baton_notice: fc.record({ level: fc.constantFrom("info", "warning", "error"), title: fc.constantFrom("n1", "n2") }),
   _baton_run_status: fc.record({ phase: fc.constantFrom("starting", null), title: opt(fc.constantFrom("Starting…")) }).map(defined),

@@ -12,6 +12,7 @@ import {
   selectRewindPoints,
   reduce,
   replay,
+  selectApprovalRoute,
   selectPluginCommands,
   tableGet,
   type ProjectionState,
@@ -327,6 +328,23 @@ const CASES: CaseTable = {
       when: (f) =>
         f.make("config_option_update", { options: [{ id: "model", name: "Model", type: "select", value: "gpt-5" }] }, { target: "codex" }),
       then: (s) => expect(s.perTarget["codex"]?.configOptions).toEqual([{ id: "model", name: "Model", type: "select", value: "gpt-5" }]),
+    },
+  ],
+  approval_route_update: [
+    {
+      name: "records the route the target's harness reported",
+      when: (f) => f.make("approval_route_update", { route: "delegated" }, { target: "codex" }),
+      then: (s) => expect(selectApprovalRoute(s, "codex")).toBe("delegated"),
+    },
+    {
+      name: "a later report replaces it, per target; an unreported route reads as null",
+      given: (f) => [f.make("approval_route_update", { route: "delegated" }, { target: "codex" }), f.make("approval_route_update", { route: "delegated" }, { target: "other" })],
+      when: (f) => f.make("approval_route_update", { route: null }, { target: "codex" }),
+      then: (s) => {
+        expect(selectApprovalRoute(s, "codex")).toBeNull();
+        expect(selectApprovalRoute(s, "other")).toBe("delegated");
+        expect(selectApprovalRoute(s, "never-reported")).toBeNull();
+      },
     },
   ],
   _baton_error_update: [

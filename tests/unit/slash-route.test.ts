@@ -1,11 +1,12 @@
 /** Where a `/…` line goes (#11.15): a target switch, a refused typo with the nearest command, or a prompt. */
 import { describe, expect, test } from "bun:test";
+import { TargetDirectory } from "../../src/controller/targets.ts";
 import { HarnessRegistry } from "../../src/harness/registry.ts";
 import { allCommands } from "../../src/tui/index.ts";
 import { commandTypo, editDistance, routeSlash } from "../../src/tui/slash-route.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 
-const registry = new HarnessRegistry([fakeDefinition({ turns: [] }, "fake"), fakeDefinition({ turns: [] }, "other")]);
+const registry = new TargetDirectory(new HarnessRegistry([fakeDefinition({ turns: [] }, "fake"), fakeDefinition({ turns: [] }, "other")]));
 const commands = allCommands(registry);
 
 describe("editDistance", () => {

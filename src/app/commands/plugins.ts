@@ -3,6 +3,7 @@
  * restart, logs. Installing runs npm as async children with timeouts; nothing here runs a plugin except
  * `restart`, which starts it once outside any session to check that it activates.
  */
+import { TargetDirectory } from "../../controller/targets.ts";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -121,7 +122,7 @@ async function restartCheck(ctx: AppContext, io: CliIo, ref: string, marketplace
     },
     env: ctx.childEnv,
     log,
-    reservedCommands: reservedCommandNames(ctx.registry),
+    reservedCommands: reservedCommandNames(new TargetDirectory(ctx.registry)),
   });
   try {
     const binding = await manager.restart(target.pluginId);

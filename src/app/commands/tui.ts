@@ -4,6 +4,7 @@
  * as plain text. Exit order (PROC-02): stop intents → close the session (harnesses, then plugin bindings and
  * their runners, then checkpoint, log, lock) → destroy the renderer → print how to resume and fork.
  */
+import { TargetDirectory } from "../../controller/targets.ts";
 import fs from "node:fs";
 import { tokenPrefix } from "../../context/providers.ts";
 import type { HarnessTarget } from "../../harness/definition.ts";
@@ -52,7 +53,7 @@ async function open(ctx: AppContext, choice: SessionChoice): Promise<OpenTuiSess
   const opened = await openSessionIn(ctx, choice, {}, "deferred");
   const r = opened.recovery;
   // Plugins start in the background (MGR-01); their runners close after the harnesses, before the flush.
-  const plugins = sessionPlugins(ctx, opened, reservedCommandNames(ctx.registry));
+  const plugins = sessionPlugins(ctx, opened, reservedCommandNames(new TargetDirectory(ctx.registry)));
   void plugins.manager.start().catch((error: unknown) => opened.log.log("error", "plugins could not start", { error }));
   return {
     plugins,
@@ -148,7 +149,6 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
   const host = new TuiHost({
     session: first,
     sessions: switcher(ctx, () => host.session as OpenTuiSession),
-    registry: ctx.registry,
     initialTarget: target,
     showThoughts: ctx.loaded.config.showThoughts,
     clock: ctx.clock,

@@ -9,7 +9,7 @@ import { silentLogger } from "../../shared/log.ts";
 import type { ExecutableReport, HarnessDefinition, HarnessTarget } from "../definition.ts";
 import { AcpAdapter } from "./adapter.ts";
 import { openClient, spawnAgent } from "./connection.ts";
-import { describeProbe, probeFromInitialize } from "./probe.ts";
+import { capabilitiesOf, describeProbe, probeFromInitialize } from "./probe.ts";
 import { AcpSession } from "./session.ts";
 import { acpSettingsOf, acpSettingsSchema } from "./settings.ts";
 import { initializeParams, resolveCommand } from "./start.ts";
@@ -56,6 +56,9 @@ export const acpDefinition: HarnessDefinition = {
   shortName: "acp",
   color: "#bb9af7",
   settingsSchema: acpSettingsSchema,
+  // The ACP baseline before a target's agent is probed; a target's live binding answers from its agent's own
+  // `initialize` (cached per target) once it runs.
+  capabilities: capabilitiesOf(undefined),
   bundledTarget: false,
   create: (context) =>
     new AcpAdapter({

@@ -23,6 +23,7 @@ export const claudeDefinition: HarnessDefinition = {
   shortName: "claude",
   color: "#ff9e64",
   settingsSchema: claudeSettingsSchema,
+  capabilities: CLAUDE_CAPABILITIES,
   create(context) {
     return new LazyAdapter(CLAUDE_CAPABILITIES, async () => {
       const { ClaudeAdapter } = await import("./adapter.ts");

@@ -52,7 +52,7 @@ export interface CodexAdapterOptions {
 
 type Launch = Extract<ExecutableReport, { ok: true }>;
 
-const CAPABILITIES: Capabilities = Object.freeze({
+export const CODEX_CAPABILITIES: Capabilities = Object.freeze({
   compact: SUPPORTED,
   textgen: SUPPORTED,
   syncContext: SUPPORTED,
@@ -75,7 +75,7 @@ export function isThreadNotFound(error: unknown): boolean {
 }
 
 export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, ContextSynchronizable, Reconcilable, ApprovalRouting, TextGenerating {
-  readonly capabilities: Capabilities = CAPABILITIES;
+  readonly capabilities: Capabilities = CODEX_CAPABILITIES;
   private readonly settings: Readonly<Record<string, unknown>>;
   private readonly log: Logger;
   private readonly options: CodexAdapterOptions;

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { runOnce } from "../../rpc/run-once.ts";
 import type { ExecutableReport, HarnessDefinition, HarnessTarget } from "../definition.ts";
-import { CodexAdapter } from "./adapter.ts";
+import { CODEX_CAPABILITIES, CodexAdapter } from "./adapter.ts";
 import { INSTALL_HINT, resolveCodexCommand, versionArgv } from "./executable.ts";
 import { codexSettingsSchema } from "./settings.ts";
 
@@ -53,6 +53,7 @@ export const codexDefinition: HarnessDefinition = {
   shortName: "codex",
   color: "#73daca",
   settingsSchema: codexSettingsSchema,
+  capabilities: CODEX_CAPABILITIES,
   create: (context) =>
     new CodexAdapter({
       settings: context.target.settings,
