@@ -15,6 +15,7 @@ import { makeClaudeAcpWorld, makeCodexAcpWorld, spawnEditingInitialize, type Acp
 import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { reply } from "../support/mock-anthropic/script.ts";
 import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { bindingOf } from "../support/controller-internals.ts";
 import { kindsOf, openRealSession, waitFor } from "../support/session-host.ts";
 
 let anthropic: MockAnthropic;
@@ -83,10 +84,10 @@ test("SIGKILL of the agent mid-turn: one error and one failed terminal, the queu
     const before = session.meta().harnessSessions[world.targetId]?.harnessSessionId;
     await world.scriptSlow();
     const slow = controller.submit(world.targetId, text("go slowly"));
-    const adapter = controller.binding(world.targetId).adapter as AcpAdapter;
+    const adapter = bindingOf(controller, world.targetId).adapter as AcpAdapter;
     await waitFor(() => readLedgerFile(session.ref.paths.ledger).filter((e) => e.kind === "agent_message_chunk").length > 2, 30_000, "the slow stream");
     const queued = controller.submit(world.targetId, text("which word?"));
-    const pid = adapter.processId(controller.binding(world.targetId).handle!);
+    const pid = adapter.processId(bindingOf(controller, world.targetId).handle!);
     process.kill(pid!, "SIGKILL");
     expect(await slow).toBe("failed");
     await anthropic.reset();
@@ -122,7 +123,7 @@ test("reopening with session/load (resume hidden): the replayed history adds not
   const second = await open(world, { spawn: hidden, home, id });
   try {
     const count = () => readLedgerFile(second.session.ref.paths.ledger).length;
-    const binding = second.session.controller.binding(world.targetId);
+    const binding = bindingOf(second.session.controller, world.targetId);
     const beforeOpen = count();
     await binding.ensureOpen();
     const opened = readLedgerFile(second.session.ref.paths.ledger).slice(beforeOpen);
