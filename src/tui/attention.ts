@@ -5,9 +5,7 @@
  * Nothing goes into the composer or the transcript: the sequences go straight to the terminal. Reads the
  * projection only; one timer at a time.
  */
-import { isKind, type AnyEvent } from "../event/envelope.ts";
-import type { ProjectionState } from "../projection/index.ts";
-import { selectPendingInteractions } from "../projection/index.ts";
+import { isKind, selectPendingInteractions, type AnyEvent, type ProjectionState } from "../projection/index.ts";
 import type { Clock, TimerHandle } from "../shared/clock.ts";
 import { sanitizeTitle } from "./terminal-title.ts";
 

@@ -37,7 +37,7 @@ export class ProposalEditor {
       return this.send(item.interactionId, item.draft.text, item.draft.targetId ?? this.host.target, item.draft.text);
     }
     if (response.outcome === "selected" && response.optionId === SUGGESTION_EDIT) {
-      const targetId = item.draft.targetId !== undefined && controller.registry.hasTarget(item.draft.targetId) ? item.draft.targetId : this.host.target;
+      const targetId = item.draft.targetId !== undefined && controller.targets().has(item.draft.targetId) ? item.draft.targetId : this.host.target;
       this.editing = { interactionId: item.interactionId, draftId: this.host.editDraft(item.draft.text, targetId, "ifEmpty") };
       this.host.publish();
       return;
