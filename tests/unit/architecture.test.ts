@@ -235,8 +235,6 @@ const KNOWN_ROOM_CYCLES: readonly (readonly string[])[] = [
   ["src/harness/codex/failed-turns.ts", "src/harness/codex/notifications.ts", "src/harness/codex/requests.ts", "src/harness/codex/session.ts"],
   // The host hands itself to the command runner and the plugin views; they call back into it.
   ["src/tui/plugins-view.ts", "src/tui/slash-commands.ts", "src/tui/tui-host.ts", "src/tui/view-composer.ts"],
-  // The plugin SDK's resource helpers and its types name each other.
-  ["packages/baton-plugin/src/resources.ts", "packages/baton-plugin/src/types.ts"],
   // The ledger's helpers share its error mapping and files; the fault injector wraps them.
   ["src/store/disk-faults.ts", "src/store/files.ts", "src/store/ledger-files.ts", "src/store/ledger-read.ts", "src/store/ledger.ts", "src/store/write-errors.ts"],
 ];

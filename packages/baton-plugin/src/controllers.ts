@@ -5,7 +5,7 @@
  * `reconcile` returns may suggest the next input or ask the user; it never drives an agent.
  */
 import type { Resource, ResourceRef, ResourceType, OwnerRef } from "./resources.ts";
-import type { JsonValue } from "./types.ts";
+import type { JsonValue } from "./json.ts";
 
 /** What Baton knows about the session when a reconcile starts (deep-frozen). */
 export interface BatonSnapshot {

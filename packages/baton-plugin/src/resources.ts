@@ -4,7 +4,7 @@
  * `permissions.resourceTypes` (`<apiVersion>/<Kind>`, e.g. `example.dev/v1/Task`); Baton's own
  * `baton.dev/v1alpha1 Turn` resources (one per finished turn) are read-only.
  */
-import type { JsonValue } from "./types.ts";
+import type { JsonValue } from "./json.ts";
 
 export interface ResourceType {
   /** `<dns-group>/v<N>[alpha|beta<N>]`, lowercase: `example.dev/v1alpha1`. */

@@ -5,12 +5,13 @@
  * Resources, logs, shows toasts and runs the programs its manifest declares.
  */
 import type { ControllerRegistration } from "./controllers.ts";
+import type { JsonValue } from "./json.ts";
 import type { ResourceClient } from "./resources.ts";
+
+export type { JsonValue } from "./json.ts";
 
 /** The SDK version this package implements; the manifest's `sdk` must equal it. */
 export const SDK_VERSION = 1;
-
-export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
 export interface PluginPackage {
   /** `owner/name`, equal to the manifest's `pluginId`. */
