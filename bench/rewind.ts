@@ -81,6 +81,7 @@ function definition(adapter: EditingAdapter): HarnessDefinition {
     shortName: "bench",
     color: "#888888",
     settingsSchema: z.strictObject({}),
+    capabilities: {},
     create: () => adapter,
     probeExecutable: async () => ({ ok: true, argv: ["bench"], source: "built-in", version: "1" }),
   };

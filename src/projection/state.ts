@@ -6,8 +6,9 @@
  */
 import type { ContentBlock, PromptBlock } from "../event/content.ts";
 import type { InteractionDraft, InteractionResolution, Requester } from "../event/interaction-types.ts";
-import type { ApprovalRoute, AttemptOutcome, AttemptPhase, LaunchSnapshot, PayloadOf, PluginBindingState } from "../event/kinds.ts";
+import type { AttemptOutcome, AttemptPhase, LaunchSnapshot, PayloadOf, PluginBindingState } from "../event/kinds.ts";
 import type { FileCheckpointItem } from "./file-checkpoint-item.ts";
+import type { TargetState } from "./target-state.ts";
 import type { StopReason } from "../event/stop-reasons.ts";
 import { emptyList, type PagedList } from "./paged-list.ts";
 import { emptyTable, type Table } from "./table.ts";
@@ -208,23 +209,7 @@ export interface TurnData {
   readonly usage: UsageTotals;
 }
 
-export type ContextUsage = PayloadOf<"context_usage_update">;
-export type AvailableCommand = PayloadOf<"available_commands_update">["commands"][number];
-export type ConfigOption = PayloadOf<"config_option_update">["options"][number];
-
-/** Everything keyed by a concrete HarnessTarget id (never by harness name). */
-export interface TargetState {
-  readonly harnessTargetId: string;
-  readonly harness: string | null;
-  readonly contextUsage: ContextUsage | null;
-  readonly commands: readonly AvailableCommand[] | null;
-  readonly configOptions: readonly ConfigOption[] | null;
-  readonly lastPlanId: string | null;
-  /** The epoch of the last receipted context delivery to this target. */
-  readonly contextEpochId: string | null;
-  /** Who answers this target's approvals, as its harness last reported it; absent until it reports (IX-08). */
-  readonly approvalRoute?: ApprovalRoute | null;
-}
+export type { AvailableCommand, ConfigOption, ContextUsage, TargetState } from "./target-state.ts";
 
 export interface ContextSnapshotItem {
   readonly snapshotId: string;

@@ -4,14 +4,25 @@
  * Refused when a file changed outside any agent turn since; the message names it. Idle only.
  */
 import { describeError } from "../shared/errors.ts";
-import type { RewindPreviewView } from "./session-port.ts";
-import type { TuiHost } from "./tui-host.ts";
+import type { PickerItem, Tone } from "chat-tui";
+import type { LocalDraft } from "./local-draft.ts";
+import type { RewindPreviewView, SessionOpenChoice, TuiSession } from "./session-port.ts";
+
+/** What the flow needs of the TUI host (a port, so the flow does not import the host that calls it). */
+export interface RewindHost {
+  readonly session: Pick<TuiSession, "rewind" | "sessionId">;
+  isBusy(): boolean;
+  toast(text: string, tone?: Tone, ms?: number): void;
+  openPicker(title: string, select: (itemId: string) => void, items?: readonly PickerItem[]): unknown;
+  addLocal(item: LocalDraft): void;
+  switchSession(choice: SessionOpenChoice): Promise<void>;
+}
 
 const BUSY = "Wait for the current turn to finish (Esc interrupts it) before rewinding";
 const CONFIRM = "rewind";
 const CANCEL = "cancel";
 
-export function startRewind(host: TuiHost): void {
+export function startRewind(host: RewindHost): void {
   const rewind = host.session.rewind;
   if (rewind === undefined) {
     host.toast("Rewind is not available for this session", "warning");
@@ -33,7 +44,7 @@ export function startRewind(host: TuiHost): void {
   );
 }
 
-async function showPreview(host: TuiHost, pointId: string): Promise<void> {
+async function showPreview(host: RewindHost, pointId: string): Promise<void> {
   const rewind = host.session.rewind;
   if (rewind === undefined) return;
   const sessionId = host.session.sessionId;
@@ -63,7 +74,7 @@ async function showPreview(host: TuiHost, pointId: string): Promise<void> {
   ]);
 }
 
-async function perform(host: TuiHost, preview: RewindPreviewView): Promise<void> {
+async function perform(host: RewindHost, preview: RewindPreviewView): Promise<void> {
   const rewind = host.session.rewind;
   if (rewind === undefined) return;
   if (host.isBusy()) {

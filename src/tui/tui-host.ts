@@ -20,6 +20,7 @@ import {
 import { allCommands } from "./commands.ts";
 import { ConfigControl } from "./config-control.ts";
 import { resolutionFor } from "./map-cards.ts";
+import type { LocalDraft } from "./local-draft.ts";
 import type { LocalItem } from "./map-transcript.ts";
 import type { SessionOpenChoice, SessionSwitcher, TuiSession } from "./session-port.ts";
 import { runCommand } from "./slash-commands.ts";
@@ -50,8 +51,7 @@ export interface TuiHostOptions {
   readonly setTitle?: (title: string) => void;
 }
 
-/** A timeline item without its id (the host mints one). */
-export type LocalDraft = TimelineItem extends infer T ? (T extends TimelineItem ? Omit<T, "id"> : never) : never;
+export type { LocalDraft } from "./local-draft.ts";
 
 const BUSY_MESSAGE = "Wait for the current turn to finish (Esc interrupts it) and for the queue to empty";
 
