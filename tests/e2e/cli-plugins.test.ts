@@ -68,7 +68,14 @@ describe("baton plugins", () => {
     expect(removed.stdout).toBe("Removed example/hello@example (1 installed version deleted; plugin data kept)\n");
     expect((await baton("list")).stdout).toBe("No plugins installed. Install one with: baton plugins install <owner/name | ./dir | file.tgz>\n");
     expect(existsSync(path.join(EXAMPLES, "hello", "index.js"))).toBe(true);
-    expect((await baton("install", "--bundled")).stdout).toBe("No bundled plugins ship with this version of Baton.\n");
+    // The bundled marketplace installs through the same pipeline; a second run skips what is there.
+    expect((await baton("install", "--bundled")).stdout).toBe("Installed baton/test-watch 0.1.0 from baton\n");
+    expect((await baton("install", "--bundled")).stdout).toBe("baton/test-watch: already installed\n");
+    const listed = await baton("list");
+    expect(listed.stdout).toContain("baton/test-watch");
+    const enabled = await baton("enable", "baton/test-watch", "--yes");
+    expect(enabled.stdout).toContain("may run: sh");
+    expect((await baton("restart", "baton/test-watch")).stdout).toContain("baton/test-watch 0.1.0 starts and activates (commands: /tests).");
   });
 
   test("bad input: a corrupt plugin.yaml names its line and is kept; unknown ids and commands are one line", async () => {

@@ -1,13 +1,42 @@
 /**
  * `exec`: the one way the SDK runs programs. It refuses a program the manifest does not declare under
  * `permissions.exec` (compared exactly as written: `git` is not `/usr/bin/git`), and always caps time and
- * output. The child stays in the runner's process group, so when Baton stops the binding it dies too.
+ * output. By default the child stays in the runner's process group, so when Baton stops the binding it dies
+ * too. With `processGroup: true` it leads a group of its own (what a test command or a build starts is in
+ * it): a timeout, an abort or the program's own exit stops the whole group, and the runner's group spawner
+ * (Baton's child-process helper, with its watchdog) stops it too when the runner dies.
  *
  * This is a courtesy boundary, not a sandbox: a plugin is ordinary code running as you, and could spawn
  * processes by other means. The allowlist makes the honest path the easy one and the declaration visible.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess, type IOType } from "node:child_process";
 import type { ExecFn, ExecOptions, ExecResult } from "./types.ts";
+
+/** A child leading its own process group; `signal` reaches the whole group. */
+export interface GroupChild {
+  readonly child: ChildProcess;
+  signal(signal: NodeJS.Signals): boolean;
+}
+
+/** Starts a program in a process group of its own (the runner passes Baton's, which adds a watchdog). */
+export type GroupSpawner = (program: string, args: readonly string[], options: { cwd: string; env: Record<string, string>; stdio: IOType[] }) => GroupChild;
+
+/** Without Baton's spawner (outside a runner): a detached child, signalled as a group. */
+const plainGroupSpawner: GroupSpawner = (program, args, options) => {
+  const child = spawn(program, [...args], { ...options, detached: process.platform !== "win32" });
+  return {
+    child,
+    signal(name) {
+      if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return false;
+      try {
+        process.kill(process.platform === "win32" ? child.pid : -child.pid, name);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+};
 
 export const EXEC_DEFAULT_TIMEOUT_MS = 60_000;
 export const EXEC_MAX_TIMEOUT_MS = 600_000;
@@ -56,7 +85,7 @@ function capture(max: number): Capture & { add(chunk: Buffer): void } {
 }
 
 /** An `exec` bound to a manifest's allowlist and the runner's environment. */
-export function createExec(allowed: readonly string[], baseEnv: Readonly<Record<string, string>> = {}, defaultCwd?: string): ExecFn {
+export function createExec(allowed: readonly string[], baseEnv: Readonly<Record<string, string>> = {}, defaultCwd?: string, groupSpawner: GroupSpawner = plainGroupSpawner): ExecFn {
   const allow = new Set(allowed);
   return (program, args, options: ExecOptions = {}) => {
     if (!allow.has(program)) {
@@ -72,18 +101,30 @@ export function createExec(allowed: readonly string[], baseEnv: Readonly<Record<
       return Promise.reject(error);
     }
     return new Promise<ExecResult>((resolve, reject) => {
-      const child = spawn(program, [...args], {
+      const spawnOptions = {
         cwd: options.cwd ?? defaultCwd ?? process.cwd(),
         env: { ...baseEnv, ...options.env },
-        stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
-      });
+        stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] as IOType[],
+      };
+      let child: ChildProcess;
+      let kill: (signal: NodeJS.Signals) => void;
+      if (options.processGroup === true) {
+        const group = groupSpawner(program, args, spawnOptions);
+        child = group.child;
+        kill = (name) => void group.signal(name);
+        // The leader is gone: nothing it started may live on (and hold its output pipes open).
+        child.once("exit", () => kill("SIGKILL"));
+      } else {
+        child = spawn(program, [...args], spawnOptions);
+        kill = (name) => void child.kill(name);
+      }
       const out = capture(maxBytes);
       const err = capture(maxBytes);
       let timedOut = false;
       let killTimer: ReturnType<typeof setTimeout> | undefined;
       const stop = (): void => {
-        child.kill("SIGTERM");
-        killTimer ??= setTimeout(() => child.kill("SIGKILL"), KILL_GRACE_MS);
+        kill("SIGTERM");
+        killTimer ??= setTimeout(() => kill("SIGKILL"), KILL_GRACE_MS);
       };
       const timer = setTimeout(() => {
         timedOut = true;

@@ -9,6 +9,8 @@ export {
   EXEC_DEFAULT_TIMEOUT_MS,
   EXEC_MAX_OUTPUT_BYTES,
   EXEC_MAX_TIMEOUT_MS,
+  type GroupChild,
+  type GroupSpawner,
 } from "./exec.ts";
 export type {
   BatonSnapshot,

@@ -82,6 +82,11 @@ export interface ExecOptions {
   readonly env?: Readonly<Record<string, string>>;
   readonly input?: string;
   readonly signal?: AbortSignal;
+  /**
+   * Run it as the leader of a process group of its own: a timeout, an abort or its own exit stops the whole
+   * group (what a test command started dies with it), and Baton stops the group if the runner dies.
+   */
+  readonly processGroup?: boolean;
 }
 
 export interface ExecResult {

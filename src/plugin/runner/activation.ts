@@ -13,6 +13,7 @@ import {
   type LogAttributes,
   type PluginPackage,
 } from "../../../packages/baton-plugin/src/index.ts";
+import { spawnChild } from "../../rpc/child-process.ts";
 import type { InitializeParams, Registration } from "../protocol.ts";
 import { createResourceClient, type RunnerRequest } from "./resource-client.ts";
 
@@ -66,7 +67,9 @@ export async function activate(params: InitializeParams, channel: RunnerChannel)
     open(what);
     if (sealed) throw new Error(`${what} after activate() resolved: registration is sealed`);
   };
-  const exec = createExec(params.permissions.exec, process.env as Record<string, string>, params.session.cwd);
+  // A `processGroup` exec gets Baton's child helper: its own group, and a watchdog that stops the group if
+  // this runner dies (a test command's children never outlive the binding).
+  const exec = createExec(params.permissions.exec, process.env as Record<string, string>, params.session.cwd, (program, args, options) => spawnChild(program, args, options));
   configureExec(exec);
   const log = (level: "debug" | "info" | "warn" | "error") => (message: string, fields?: LogAttributes) => {
     open("logger");
