@@ -20,6 +20,7 @@ export interface TurnSummary {
 export interface BatonSnapshot {
   readonly session: { readonly batonSessionId: string; readonly cwd: string; readonly runState: string; readonly revision: number };
   readonly harnessTargets: readonly { readonly harnessTargetId: string; readonly harness: string | null }[];
+  readonly activeTurns?: readonly { readonly turnId: string; readonly harnessTargetId: string | null; readonly state: string }[];
   readonly latestTurn?: TurnSummary;
   readonly turns: readonly TurnSummary[];
 }
