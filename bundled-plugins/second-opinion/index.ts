@@ -3,7 +3,7 @@
  * diff; after the review, suggest sending the findings back. Every step waits for the user. See README.md.
  */
 import { definePlugin } from "baton-plugin";
-import { registerController, TURN_TYPE } from "./src/loop-api.ts";
+import { TURN_TYPE } from "./src/loop-api.ts";
 import { REVIEW_TYPE, TRACKER_REF, TRACKER_TYPE } from "./src/review-state.ts";
 import { readSettings, SecondOpinion } from "./src/reviewer.ts";
 
@@ -14,7 +14,7 @@ export default definePlugin({
     const { settings, problems } = readSettings(ctx.instance.config);
     for (const problem of problems) ctx.logger.warn(`plugin.yaml ${ctx.instance.key}: ${problem}`);
     const loop = new SecondOpinion(ctx, settings);
-    const registered = registerController(ctx, {
+    ctx.registerController({
       resourceType: TRACKER_TYPE,
       watches: [{ resourceType: TURN_TYPE, create: () => [{ name: TRACKER_REF.name }] }],
       reconcile: (baton, tracker) => loop.reconcileTracker(baton, tracker),
@@ -23,11 +23,7 @@ export default definePlugin({
         return problem === undefined ? undefined : { title: "Second opinion", status: "no diffs", detail: problem, tone: "warning" };
       },
     });
-    if (!registered) {
-      ctx.logger.warn("this Baton has no plugin controllers: second-opinion stays idle");
-      return;
-    }
-    registerController(ctx, { resourceType: REVIEW_TYPE, reconcile: (_baton, review) => loop.reconcileReview(review), present: (review) => loop.presentReview(review) });
+    ctx.registerController({ resourceType: REVIEW_TYPE, reconcile: (_baton, review) => loop.reconcileReview(review), present: (review) => loop.presentReview(review) });
     void loop.ensureTracker().catch((error: unknown) => ctx.logger.error("could not create the Tracker resource", { error }));
   },
 });

@@ -3,7 +3,7 @@
  * "fix the failing tests" to the agent that made the edit, with the output as context. See README.md.
  */
 import { definePlugin } from "baton-plugin";
-import { registerController, TURN_TYPE } from "./src/loop-api.ts";
+import { TURN_TYPE } from "./src/loop-api.ts";
 import { readSettings } from "./src/settings.ts";
 import { FAILURE_TYPE, presentWatch, asWatchStatus, WATCH_NAME, WATCH_TYPE } from "./src/watch-state.ts";
 import { TestWatcher } from "./src/watcher.ts";
@@ -25,7 +25,7 @@ export default definePlugin({
       description: "Show the last test run's output; /tests run runs the tests now",
       execute: async ({ argument }) => ({ kind: "message", text: await watcher.commandText(argument) }),
     });
-    const withControllers = registerController(ctx, {
+    ctx.registerController({
       resourceType: WATCH_TYPE,
       // Every finished turn wakes the one TestWatch; its reconcile decides whether the turn edited files.
       watches: [{ resourceType: TURN_TYPE, create: () => [{ name: WATCH_NAME }] }],
@@ -36,10 +36,7 @@ export default definePlugin({
       },
       present: (watch) => presentWatch(asWatchStatus(watch.status), known ?? settings.command, problems),
     });
-    if (withControllers) {
-      registerController(ctx, { resourceType: FAILURE_TYPE, reconcile: (_baton, failure) => watcher.reconcileFailure(failure) });
-      watcher.reconciling = true;
-    }
+    ctx.registerController({ resourceType: FAILURE_TYPE, reconcile: (_baton, failure) => watcher.reconcileFailure(failure) });
     ctx.onClose(() => watcher.stop());
     // Not awaited: activation stays short; the controllers' start picks the resource up either way.
     void watcher.ensureWatch().catch((error: unknown) => ctx.logger.error("could not create the TestWatch resource", { error }));

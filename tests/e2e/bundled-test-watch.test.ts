@@ -4,7 +4,7 @@
  * in the TestWatch status, `/tests` shows the output; a hung command is stopped with its children (no
  * orphan) and shown as an error.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createPluginRig, type PluginRig } from "../support/plugin-rig.ts";
@@ -112,5 +112,62 @@ describe("baton/test-watch in a real runner", () => {
     const run = await finished();
     expect(run["state"]).toBe("error");
     expect(String(run["error"])).toMatch(/^`no-such-test-runner --all` could not run \(exit 127\): .*not found/);
+  });
+});
+
+describe("baton/test-watch's loop (controllers)", () => {
+  setDefaultTimeout(60_000);
+  const FAILURE = { apiVersion: "testwatch.baton.dev/v1alpha1", kind: "TestFailure" };
+  let revision = 0;
+  const editTurn = (rig: PluginRig, target: string, kind = "edit") => {
+    revision += 1;
+    rig.injectEvent("_baton_turn_summary", { turnId: `t_${revision}`, toolCalls: [{ toolCallId: `c${revision}`, title: "edit a.txt", kind, status: "completed" }] }, target);
+  };
+
+  test("an edit that breaks the tests proposes one fix to its agent; the same failure never again; a pass withdraws; a new failure proposes", async () => {
+    const { rig, finished } = await testWatch({ command: "sh ./check.sh" });
+    writeFileSync(path.join(rig.cwd, "check.sh"), 'if grep -qx ok a.txt; then echo " 1 pass"; else echo "FAIL a.txt: expected ok, got $(cat a.txt)"; exit 1; fi\n');
+    writeFileSync(path.join(rig.cwd, "a.txt"), "ok\n");
+    const binding = rig.manager.activeBindings()[0];
+    const store = binding?.resources;
+    let pokes = 0;
+    const wake = async () => {
+      await store?.patchStatus(WATCH, { poke: ++pokes });
+      for (let i = 0; i < 3; i++) await binding?.controllerHost?.idle();
+    };
+    const settled = async () => {
+      const run = await finished();
+      await poll(async () => (((await store?.get(WATCH))?.status["run"] as Record<string, unknown>)?.["settled"] === true ? true : undefined), "the run to be settled");
+      for (let i = 0; i < 3; i++) await binding?.controllerHost?.idle();
+      return run;
+    };
+    const proposals = () => rig.outputs.filter((o) => o.output.kind === "proposed-input");
+    await poll(async () => ((await store?.get(WATCH))?.status["seenRevision"] !== undefined ? true : undefined), "the first look");
+
+    writeFileSync(path.join(rig.cwd, "a.txt"), "broken\n");
+    editTurn(rig, "codex");
+    await wake();
+    expect((await settled())["state"]).toBe("failed");
+    expect(proposals()).toHaveLength(1);
+    expect(proposals()[0]?.output).toMatchObject({ kind: "proposed-input", targetId: "codex", title: "Fix the failing tests" });
+    expect(proposals()[0]?.output.kind === "proposed-input" && proposals()[0]?.output.text).toContain("FAIL a.txt: expected ok, got broken");
+
+    editTurn(rig, "claude");
+    await wake();
+    expect((await settled())["state"]).toBe("failed");
+    expect(proposals()).toHaveLength(1);
+
+    writeFileSync(path.join(rig.cwd, "a.txt"), "ok\n");
+    editTurn(rig, "codex");
+    await wake();
+    expect((await settled())["state"]).toBe("passed");
+    expect(await store?.list(FAILURE)).toEqual([]);
+
+    writeFileSync(path.join(rig.cwd, "a.txt"), "worse\n");
+    editTurn(rig, "claude");
+    await wake();
+    await settled();
+    expect(proposals()).toHaveLength(2);
+    expect(proposals()[1]?.output).toMatchObject({ targetId: "claude" });
   });
 });

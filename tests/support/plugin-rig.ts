@@ -73,6 +73,8 @@ export interface PluginRig {
   projected(): Readonly<Record<string, PluginBindingItem>>;
   /** Put a binding fact into the projection as if a previous process had recorded it. */
   inject(update: PluginBindingPayload): void;
+  /** Reduce any event into the rig's projection (e.g. a turn summary for the snapshot). */
+  injectEvent(kind: string, payload: unknown, harnessTargetId?: string): void;
   /** Install the fixture (or a variant directory) and enable it; returns the instance key. */
   installAndEnable(source?: string, config?: unknown): Promise<string>;
   close(): Promise<void>;
@@ -109,6 +111,19 @@ export function createPluginRig(options: RigOptions = {}): PluginRig {
     consentAnswer: true,
     projected: () => state.plugins,
     inject: (update) => host.record(update),
+    injectEvent: (kind, payload, harnessTargetId) => {
+      state = reduce(state, {
+        v: 3,
+        eventId: `ev_${++seq}` as never,
+        seq,
+        ts: new Date().toISOString(),
+        scope: { type: "session", batonSessionId: "bs_test" as never },
+        source: { type: "baton" },
+        ...(harnessTargetId === undefined ? {} : { harnessTargetId }),
+        kind,
+        payload,
+      } as never);
+    },
     manager: undefined as unknown as PluginManager,
     async installAndEnable(source = FIXTURE_DIR, config?: unknown) {
       const installed = await catalog.install(source);

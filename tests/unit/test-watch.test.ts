@@ -123,9 +123,13 @@ describe("test-watch: Board and proposal", () => {
   });
 
   test("the proposal names the command, the exit and the failing lines", () => {
-    const text = proposalText({ signature: "s", command: "npm test", exitCode: 1, failing: 1, turnId: "t1", targetId: "codex", failureLines: ["FAIL a.txt: expected ok, got broken"], output: "", truncated: false });
-    expect(text).toBe(
-      "The tests fail (1 failing) after your last change (`npm test`, exit 1):\n\n    FAIL a.txt: expected ok, got broken\n\nFix the failing tests, then run `npm test` to check. The end of the test output is attached as context.",
-    );
+    const spec = { signature: "s", command: "npm test", exitCode: 1, failing: 1, turnId: "t1", targetId: "codex", failureLines: ["FAIL a.txt: expected ok, got broken"], output: "", truncated: false };
+    expect(proposalText(spec)).toBe("The tests fail (1 failing) after your last change (`npm test`, exit 1):\n\n    FAIL a.txt: expected ok, got broken\n\nFix the failing tests, then run `npm test` to check.");
+    // The end of the output comes along (at most 60 lines), fenced so that it cannot close the block early.
+    const output = `${Array.from({ length: 100 }, (_, i) => `line ${i}`).join("\n")}\n\`\`\``;
+    const text = proposalText({ ...spec, output });
+    expect(text).toContain("The end of the output:\n```\nline 41\n");
+    expect(text).not.toContain("line 40\n");
+    expect(text).toContain("line 99\nˋˋˋ\n```\n");
   });
 });

@@ -55,6 +55,7 @@ const FAILURE_LINE = [
   /^\s*\d+\) /, // mocha numbered failures
   /^test \S+ \.\.\. FAILED$/, // cargo
   /^\s*(?:Assertion|AssertionError|Error|TypeError|ReferenceError|expect\()/, // the first message lines
+  /^\s*(?:Expected|Received|Actual)(?: value)?:/, // bun, jest and vitest expectation detail
   /^E\s{2,}/, // pytest assertion detail
   /\berror(?:\[E\d+\])?:/i, // compilers, generic "error:"
 ];

@@ -162,17 +162,30 @@ export function presentWatch(status: WatchStatus, command: string | undefined, p
   }
 }
 
-/** The proposal: what failed, the failing lines, and what to do; the full output goes as context. */
+/** The end of the output shown in the proposal itself (its context carries more). */
+export const PROPOSAL_OUTPUT_LINES = 60;
+export const PROPOSAL_OUTPUT_BYTES = 6 * 1024;
+
+function outputEnd(output: string): string {
+  let lines = output.trimEnd().split("\n").slice(-PROPOSAL_OUTPUT_LINES);
+  while (lines.length > 1 && Buffer.byteLength(lines.join("\n")) > PROPOSAL_OUTPUT_BYTES) lines = lines.slice(1);
+  // A fence inside the output would close the block early.
+  return lines.join("\n").replaceAll("```", "ˋˋˋ");
+}
+
+/** The proposal: what failed, the failing lines and the end of the output (the context carries more). */
 export function proposalText(spec: FailureSpec): string {
   const what = spec.failing === null ? "fail" : `fail (${spec.failing} failing)`;
   const exit = spec.exitCode === null ? "" : `, exit ${spec.exitCode}`;
   const lines = spec.failureLines.slice(0, 20).map((l) => `    ${l.trim()}`);
+  const end = outputEnd(spec.output);
   return [
     `The tests ${what} after your last change (\`${spec.command}\`${exit}):`,
     "",
     ...lines,
     ...(spec.failureLines.length > 20 ? [`    … ${spec.failureLines.length - 20} more`] : []),
+    ...(end === "" ? [] : ["", "The end of the output:", "```", end, "```"]),
     "",
-    `Fix the failing tests, then run \`${spec.command}\` to check. The end of the test output is attached as context.`,
+    `Fix the failing tests, then run \`${spec.command}\` to check.`,
   ].join("\n");
 }

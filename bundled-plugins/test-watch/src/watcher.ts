@@ -275,9 +275,8 @@ export class TestWatcher {
     const command = await this.command(status);
     if (verb === "run") {
       if (command === undefined) return "No test command: set `command` under this plugin's config in plugin.yaml, or add a `test` script to package.json.";
+      // The reconcile this wakes starts the run (one place decides, so a run and an edit never race).
       await this.ctx.resources.patchStatus(WATCH_REF, { requestedAt: new Date().toISOString() });
-      // Without controllers (an older Baton) nothing reconciles the request: run it here.
-      if (!this.reconciling) await this.start(command.command, { reason: "manual", turnId: null, targetId: null });
       return `Running \`${command.command}\`… (/tests shows the output when it ends)`;
     }
     if (verb !== "") return "usage: /tests (the last run's output) | /tests run (run the tests now)";
@@ -297,7 +296,4 @@ export class TestWatcher {
     const output = await readFile(this.outputFile, "utf8").catch(() => "");
     return output === "" ? head : `${head}\n\n${tailOf(output, 16 * 1024)}`;
   }
-
-  /** True once the controllers are registered (the reconcile starts requested runs). */
-  reconciling = false;
 }
