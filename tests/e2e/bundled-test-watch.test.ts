@@ -141,7 +141,7 @@ describe("baton/test-watch's loop (controllers)", () => {
       for (let i = 0; i < 3; i++) await binding?.controllerHost?.idle();
       return run;
     };
-    const proposals = () => rig.outputs.filter((o) => o.output.kind === "proposed-input");
+    const proposals = () => rig.outputs.flatMap((o) => (o.output.kind === "proposed-input" ? [{ output: o.output }] : []));
     await poll(async () => ((await store?.get(WATCH))?.status["seenRevision"] !== undefined ? true : undefined), "the first look");
 
     writeFileSync(path.join(rig.cwd, "a.txt"), "broken\n");
@@ -150,7 +150,7 @@ describe("baton/test-watch's loop (controllers)", () => {
     expect((await settled())["state"]).toBe("failed");
     expect(proposals()).toHaveLength(1);
     expect(proposals()[0]?.output).toMatchObject({ kind: "proposed-input", targetId: "codex", title: "Fix the failing tests" });
-    expect(proposals()[0]?.output.kind === "proposed-input" && proposals()[0]?.output.text).toContain("FAIL a.txt: expected ok, got broken");
+    expect(proposals()[0]?.output.text).toContain("FAIL a.txt: expected ok, got broken");
 
     editTurn(rig, "claude");
     await wake();

@@ -258,7 +258,7 @@ describe("architecture", () => {
   });
 
   test("a workspace package imported by name resolves to its package's exports", () => {
-    expect(Object.fromEntries(BY_NAME)).toEqual({ "chat-tui": "packages/chat-tui" });
+    expect(Object.fromEntries(BY_NAME)).toEqual({ "baton-plugin": "packages/baton-plugin", "chat-tui": "packages/chat-tui" });
     const mismatched: string[] = [];
     for (const [name, room] of BY_NAME) {
       const manifest = JSON.parse(readFileSync(path.join(root, room, "package.json"), "utf8")) as { exports?: Record<string, string> };

@@ -12,7 +12,7 @@ import {
   type ControllerRegistration,
   type LogAttributes,
   type PluginPackage,
-} from "../../../packages/baton-plugin/src/index.ts";
+} from "baton-plugin";
 import { spawnChild } from "../../rpc/child-process.ts";
 import type { InitializeParams, Registration } from "../protocol.ts";
 import { createResourceClient, type RunnerRequest } from "./resource-client.ts";

@@ -2,7 +2,7 @@
  * The runner side of `ctx.resources`: each call is one `resource/*` request to the host, which owns the
  * files. The host's error answers come back as `ResourceError`s with a code a plugin can branch on.
  */
-import { ResourceError, type ResourceClient, type ResourceErrorCode } from "../../../packages/baton-plugin/src/index.ts";
+import { ResourceError, type ResourceClient, type ResourceErrorCode } from "baton-plugin";
 import { JsonRpcError } from "../../rpc/jsonrpc.ts";
 import type { RunnerMethod } from "../protocol.ts";
 
