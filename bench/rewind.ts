@@ -3,7 +3,8 @@
  * delays a turn's dispatch by at most 50 ms. Measured as the time from submit to the harness receiving the
  * turn (warm binding, idle session), with checkpoints on minus off, same repository, same turns. Also prints
  * (for information) one snapshot, a follow-up queued behind the previous turn's after-checkpoint, and a
- * rewind restoring 100 files. Each line: figure, value, budget, ratio, OK|OVER.
+ * rewind to before the session's first turn (restoring the files every turn after it wrote). Each line:
+ * figure, value, budget, ratio, OK|OVER.
  *   bun bench/rewind.ts [turns=15] [files=10000]
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -197,7 +198,7 @@ try {
     }
     line("queued follow-up: end of previous turn → dispatch (median)", median(queued));
 
-    // One snapshot on its own, and a rewind restoring 100 files.
+    // One snapshot on its own, and a rewind to before the first turn.
     const t0 = performance.now();
     for (let i = 0; i < 5; i++) await session.checkpoints.snapshot("bench");
     line("one snapshot (add -A, write-tree, commit-tree; mean of 5)", (performance.now() - t0) / 5);
