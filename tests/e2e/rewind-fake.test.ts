@@ -2,10 +2,10 @@
  * Rewind end to end through the CLI (in-process) with the fake harness writing files in a real git worktree:
  * checkpoints around each turn, `baton rewind` restoring both turns' files and forking the transcript, the
  * refusal naming a file the user changed, undo (a rewind of the rewind), a rewind inside a rewound session,
- * the user's index and branch untouched, a non-git directory, dry runs, export and gc-checkpoints.
+ * the user's index, branch, stash and hooks untouched, a non-git directory, dry runs, export and gc-checkpoints.
  */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fakeDefinition, type FakeAction } from "../support/fake-adapter.ts";
@@ -168,6 +168,46 @@ describe("baton rewind (fake harness, real git)", () => {
     const original = (await cli(["rewind", toTwo, "--undo", "--yes"])).stdout.trim();
     expect(filesOf(cwd)).toEqual(atEnd);
     expect(strip(ledgerOf(original).slice(0, -1))).toEqual(strip(ledgerOf(one.session)));
+  });
+
+  test("no hook of the user's runs (checkpoints, rewind, undo), and their stash, index, HEAD and branch stay as they were", async () => {
+    initRepo(cwd, { "a.txt": "0\n" });
+    // The user's state: a stash entry, a staged file, an unstaged edit.
+    writeFiles(cwd, { "a.txt": "stashed edit\n" });
+    git(cwd, "stash", "push", "-q", "-m", "the user's stash");
+    writeFiles(cwd, { "staged.txt": "staged\n" });
+    git(cwd, "add", "staged.txt");
+    writeFiles(cwd, { "a.txt": "0, edited\n" });
+    // Every hook git could run for commits, refs, the index, checkouts, rewrites or gc leaves a trace.
+    const trace = path.join(base, "hooks-ran");
+    const hooks = ["reference-transaction", "pre-commit", "prepare-commit-msg", "commit-msg", "post-commit", "post-checkout", "post-index-change", "post-rewrite", "pre-auto-gc"];
+    for (const hook of hooks) {
+      writeFileSync(path.join(cwd, ".git", "hooks", hook), `#!/bin/sh\necho ${hook} >> "${trace}"\n`);
+      chmodSync(path.join(cwd, ".git", "hooks", hook), 0o755);
+    }
+    const ran = (): string => (existsSync(trace) ? readFileSync(trace, "utf8") : "");
+    // The test's own `git status` may refresh the index (post-index-change): read the user's view only once no
+    // hook has run since the last look, and forget what that look itself ran.
+    const look = (): ReturnType<typeof userView> => {
+      expect(ran()).toBe("");
+      const view = userView(cwd);
+      rmSync(trace, { force: true });
+      return view;
+    };
+    const before = { view: look(), files: filesOf(cwd) };
+    expect(before.view.stash).toContain("the user's stash");
+
+    const one = await turn("one", [{ type: "write", path: "b.txt", content: "1\n" }]);
+    await turn("two", [{ type: "write", path: "a.txt", content: "2\n" }], one.session);
+    const rewound = (await cli(["rewind", one.session, "--to", one.turnId, "--yes"])).stdout.trim();
+    expect(filesOf(cwd)).toEqual(before.files);
+    expect(look()).toEqual(before.view);
+    expect((await cli(["rewind", rewound, "--undo", "--yes"])).code).toBe(0);
+    expect((await cli(["gc-checkpoints"])).code).toBe(0);
+    expect(look()).toMatchObject({ stash: before.view.stash, index: before.view.index, head: before.view.head, branch: before.view.branch });
+    // The hooks are live: a plain git ref update runs one, so the check above can fail.
+    git(cwd, "update-ref", "refs/heads/probe", "HEAD");
+    expect(readFileSync(trace, "utf8")).toContain("reference-transaction");
   });
 
   test("without --yes (no terminal) it is a dry run: the diff on stdout, nothing changed", async () => {
