@@ -14,6 +14,13 @@
  * Identity is the projection's change signal (`reduce` returns the same state when nothing changed,
  * selectors memoize on slices). An in-place edit keeps identity, so every edit is counted (`edits`):
  * `reduce` compares the count, not only the object.
+ *
+ * What this asks of reducer code: read what you need from a node *before* calling a helper that may
+ * change it (`listPush`, `tableSet`, `appendBlock`, `editable`): inside a draft it may change in place,
+ * so `{ list: listPush(s.list, x), index: s.list.length }` would read the new length. And do not decide
+ * "nothing changed" by comparing a node with what such a helper returned (the same object may hold a
+ * change). `tests/unit/projection-properties.test.ts` (live ≡ batch with every handed-out state frozen)
+ * and `projection-draft.test.ts` catch both.
  */
 
 let draft: Set<object> | null = null;
