@@ -119,7 +119,8 @@ function model(events: readonly AnyEvent[]): { messages: Map<string, ModelItem>;
     } else if (event.kind === "tool_call_update") {
       const t = item(tools, p.toolCallId as string, event);
       if (p.content !== undefined) t.content = p.content === null ? [] : [...(p.content as ContentBlock[])];
-      if (p.status === "completed") t.done = true;
+      // Chunks append until the call's current status is terminal (a later status may reopen it).
+      if (p.status !== undefined) t.done = p.status === "completed";
     }
   }
   return { messages, tools };
