@@ -16,7 +16,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import type { AnyEvent } from "../src/event/envelope.ts";
-import { initialState, plainState, reduceStored, type ProjectionState } from "../src/projection/index.ts";
+import { initialState, plainState, reduceStored, storedProjectionFold, type ProjectionState } from "../src/projection/index.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createUlidSource, type BatonSessionId } from "../src/shared/ids.ts";
 import { openLedger } from "../src/store/ledger.ts";
@@ -28,11 +28,20 @@ const SESSION = "bs_01KBENCH0000000000000000000" as BatonSessionId;
 const REDUCE_BUDGET_MS = 92;
 const CHUNK_P99_BUDGET_US = 4;
 
-type Fold = { readonly initial: (id: string) => unknown; readonly fold: (state: unknown, event: AnyEvent) => unknown; readonly plain: (state: unknown) => unknown };
+type Fold = {
+  readonly initial: (id: string) => unknown;
+  readonly fold: (state: unknown, event: AnyEvent) => unknown;
+  /** How a load runs the fold over many events (`StateFold.batch`), when the checkout has one. */
+  readonly batch: <T>(run: () => T) => T;
+  readonly plain: (state: unknown) => unknown;
+};
+
+const direct = <T>(run: () => T): T => run();
 
 const here: Fold = {
   initial: (id) => initialState(id),
   fold: (state, event) => reduceStored(state as ProjectionState, event),
+  batch: storedProjectionFold.batch,
   plain: (state) => plainState(state as ProjectionState),
 };
 
@@ -42,8 +51,9 @@ async function foldOf(checkout: string): Promise<Fold> {
     reduceStored?: (state: unknown, event: AnyEvent) => unknown;
     reduce: (state: unknown, event: AnyEvent) => unknown;
     plainState: (state: unknown) => unknown;
+    storedProjectionFold?: { batch?: <T>(run: () => T) => T };
   };
-  return { initial: mod.initialState, fold: mod.reduceStored ?? mod.reduce, plain: mod.plainState };
+  return { initial: mod.initialState, fold: mod.reduceStored ?? mod.reduce, batch: mod.storedProjectionFold?.batch ?? direct, plain: mod.plainState };
 }
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
@@ -62,10 +72,13 @@ function decodeAll(lines: readonly string[]): AnyEvent[] {
   });
 }
 
+/** What an open without a checkpoint does after parsing: the stored fold over every event, as a batch. */
 function foldAll(fold: Fold, events: readonly AnyEvent[]): unknown {
-  let state = fold.initial(SESSION);
-  for (const event of events) state = fold.fold(state, event);
-  return state;
+  return fold.batch(() => {
+    let state = fold.initial(SESSION);
+    for (const event of events) state = fold.fold(state, event);
+    return state;
+  });
 }
 
 function timed<T>(run: () => T): { ms: number; value: T } {

@@ -30,10 +30,12 @@ export function reduceFileCheckpoint(state: ProjectionState, event: EventOf<"_ba
     seq: event.seq,
     ts: event.ts,
   };
+  // The index is read before the push: inside a draft (draft.ts) the push may extend the list in place.
+  const index = state.fileCheckpoints.length;
   return {
     ...state,
     fileCheckpoints: listPush(state.fileCheckpoints, item),
-    fileCheckpointIndex: tableSet(state.fileCheckpointIndex, key, state.fileCheckpoints.length),
+    fileCheckpointIndex: tableSet(state.fileCheckpointIndex, key, index),
   };
 }
 

@@ -6,7 +6,8 @@
  */
 import type { ContentBlock } from "../event/content.ts";
 import type { AnyEvent, EventOf } from "../event/envelope.ts";
-import { appendBlock } from "./blocks.ts";
+import { appendBlock, appendsNothing } from "./blocks.ts";
+import { assign, editable, type Mutable } from "./draft.ts";
 import { jsonEqual } from "./json-equal.ts";
 import type { MessageItem, MessageRole, MessageStatus, ProjectionState } from "./state.ts";
 import { tableGet, tableSet } from "./table.ts";
@@ -38,17 +39,21 @@ function createMessage(
   };
 }
 
-/** Stores `message`, adds it to the timeline on first sight and to its turn's summary data. */
+/**
+ * Stores a changed `message`, adds it to the timeline on first sight and to its turn's summary data.
+ * `before` is the stored item's turn before this event (`undefined`: first sight), taken before any
+ * in-place edit of a draft-owned item.
+ */
 function commitMessage(
   state: ProjectionState,
-  existing: MessageItem | undefined,
+  before: { readonly turnId: string | null; readonly stored: MessageItem } | undefined,
   message: MessageItem,
   event: AnyEvent,
 ): ProjectionState {
-  if (message === existing) return state;
-  let next: ProjectionState = { ...state, messages: tableSet(state.messages, message.messageId, message) };
-  if (existing === undefined) next = pushTimeline(next, "message", message.messageId);
-  const joinedTurn = message.turnId !== null && existing?.turnId !== message.turnId;
+  // An item the draft edited in place is stored already.
+  let next = before?.stored === message ? state : assign(state, "messages", tableSet(state.messages, message.messageId, message));
+  if (before === undefined) next = pushTimeline(next, "message", message.messageId);
+  const joinedTurn = message.turnId !== null && before?.turnId !== message.turnId;
   if (joinedTurn) {
     if (message.role === "user") next = withTurnData(next, message.turnId, (d) => noteUserMessage(d, message.messageId));
     if (message.role === "agent") next = withTurnData(next, message.turnId, (d) => noteAgentMessage(d, message.messageId));
@@ -100,18 +105,24 @@ export function reduceUserMessage(state: ProjectionState, event: EventOf<"user_m
     existing === undefined
       ? { ...createMessage(event, messageId, "user", content ?? [], "completed"), delivery: delivery ?? null }
       : patched(existing, event, replaceContent(existing.content, content), "completed", delivery ?? existing.delivery);
-  return commitMessage(state, existing, message, event);
+  return message === existing ? state : commitMessage(state, existing && { turnId: existing.turnId, stored: existing }, message, event);
 }
 
+/** The hot path of every fold (most of a ledger): in a draft the message, its content and last block are extended in place. */
 export function reduceMessageChunk(state: ProjectionState, event: ChunkEvent, role: MessageRole): ProjectionState {
   const { messageId, content: block } = event.payload;
   const existing = tableGet(state.messages, messageId);
-  if (existing?.status === "completed") return state;
-  const message =
-    existing === undefined
-      ? createMessage(event, messageId, role, appendBlock([], block), "in_progress")
-      : patched(existing, event, appendBlock(existing.content, block), "in_progress", existing.delivery);
-  return commitMessage(state, existing, message, event);
+  if (existing === undefined) {
+    return commitMessage(state, undefined, createMessage(event, messageId, role, appendBlock([], block), "in_progress"), event);
+  }
+  if (existing.status === "completed") return state;
+  const before = { turnId: existing.turnId, stored: existing };
+  const turnId = existing.turnId ?? event.turnId ?? null;
+  if (appendsNothing(block) && turnId === existing.turnId) return state;
+  const message = editable(existing) as Mutable<MessageItem>;
+  message.content = appendBlock(existing.content, block);
+  message.turnId = turnId;
+  return commitMessage(state, before, message, event);
 }
 
 export function reduceFullMessage(state: ProjectionState, event: FullEvent, role: MessageRole): ProjectionState {
@@ -121,5 +132,5 @@ export function reduceFullMessage(state: ProjectionState, event: FullEvent, role
     existing === undefined
       ? createMessage(event, messageId, role, content ?? [], "completed")
       : patched(existing, event, replaceContent(existing.content, content), "completed", existing.delivery);
-  return commitMessage(state, existing, message, event);
+  return message === existing ? state : commitMessage(state, existing && { turnId: existing.turnId, stored: existing }, message, event);
 }

@@ -1,8 +1,10 @@
 /**
  * A persistent append-only list of plain JSON data, stored in fixed-size pages so that appending copies
  * the page index (n/256 pointers) and the last page (≤ 256), not the whole list. Full pages keep their
- * identity, so a windowed view over old items does no work when new items arrive.
+ * identity, so a windowed view over old items does no work when new items arrive. Inside a draft
+ * (`draft.ts`) the pages the draft created are appended to in place.
  */
+import { editable, fresh } from "./draft.ts";
 
 export const PAGE_SIZE = 256;
 
@@ -18,14 +20,17 @@ export function emptyList<T>(): PagedList<T> {
 export function listPush<T>(list: PagedList<T>, item: T): PagedList<T> {
   const lastIndex = list.pages.length - 1;
   const last = list.pages[lastIndex];
+  const next = editable(list) as { length: number; pages: (readonly T[])[] };
+  if (next !== list) next.pages = fresh(list.pages.slice());
   if (last === undefined || last.length >= PAGE_SIZE) {
-    return { length: list.length + 1, pages: [...list.pages, [item]] };
+    next.pages.push(fresh([item]));
+  } else {
+    const page = editable(last) as T[];
+    page.push(item);
+    next.pages[lastIndex] = page;
   }
-  const page = last.slice();
-  page.push(item);
-  const pages = list.pages.slice();
-  pages[lastIndex] = page;
-  return { length: list.length + 1, pages };
+  next.length = list.length + 1;
+  return next;
 }
 
 export function listAt<T>(list: PagedList<T>, index: number): T | undefined {

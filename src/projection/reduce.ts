@@ -7,11 +7,14 @@
  * - An event that changes nothing returns the same state object; `lastSeq` only moves when something
  *   changed, so replaying the events after a checkpoint's `lastSeq` is always safe.
  * - Structural sharing: unchanged sub-trees keep their identity.
+ * - Each `reduce` is a draft (`draft.ts`), and `replay`/`storedProjectionFold.batch` fold many events in
+ *   one: nodes created during it are updated in place, nothing that existed before it is changed.
  */
 import { isKnownEvent, type AnyEvent, type KnownEvent } from "../event/envelope.ts";
 import { assertNever } from "../shared/assert.ts";
 import { BatonError } from "../shared/errors.ts";
 import { checkAttemptTransition, reduceAttemptUpdate } from "./attempts.ts";
+import { assign, closeDraft, edits, inDraft, openDraft } from "./draft.ts";
 import { reduceContextReceipt, reduceContextSnapshot } from "./context.ts";
 import { reduceInputQueued, reduceInputUpdate } from "./inputs.ts";
 import { reduceInteractionOpened, reduceInteractionResolved } from "./interactions.ts";
@@ -106,17 +109,25 @@ function reduceKnown(state: ProjectionState, event: KnownEvent): ProjectionState
 
 export function reduce(state: ProjectionState, event: AnyEvent): ProjectionState {
   if (event.seq <= state.lastSeq || !isKnownEvent(event)) return state;
-  const next = reduceKnown(state, event);
-  if (next === state) return state;
-  const batonSessionId = next.batonSessionId ?? event.scope?.batonSessionId ?? null;
-  return { ...next, lastSeq: event.seq, batonSessionId };
+  const opened = openDraft();
+  try {
+    const before = edits();
+    const next = reduceKnown(state, event);
+    if (next === state && edits() === before) return state;
+    const stamped = assign(next, "lastSeq", event.seq);
+    return assign(stamped, "batonSessionId", next.batonSessionId ?? event.scope?.batonSessionId ?? null);
+  } finally {
+    if (opened) closeDraft();
+  }
 }
 
-/** Folds `events` onto `from` (default: a fresh state). */
+/** Folds `events` onto `from` (default: a fresh state) in one draft; `from` is not changed. */
 export function replay(events: Iterable<AnyEvent>, from: ProjectionState = initialState()): ProjectionState {
-  let state = from;
-  for (const event of events) state = reduce(state, event);
-  return state;
+  return inDraft(() => {
+    let state = from;
+    for (const event of events) state = reduce(state, event);
+    return state;
+  });
 }
 
 /**
@@ -126,8 +137,9 @@ export function replay(events: Iterable<AnyEvent>, from: ProjectionState = initi
  * keeps `reduce`: the controller checks each transition before appending.
  */
 export function reduceStored(state: ProjectionState, event: AnyEvent): ProjectionState {
+  const anomalies = state.attemptAnomalies;
   const next = reduce(state, event);
-  if (next.attemptAnomalies !== state.attemptAnomalies) {
+  if (next.attemptAnomalies !== anomalies) {
     const anomaly = next.attemptAnomalies.at(-1);
     if (anomaly !== undefined) {
       const verdict = checkAttemptTransition(anomaly.from, anomaly.to);
@@ -150,5 +162,7 @@ export const storedProjectionFold = {
   version: PROJECTION_VERSION,
   initial: (): ProjectionState => initialState(),
   fold: reduceStored,
+  /** A load folds its events in one draft (the state it returns is immutable from then on). */
+  batch: inDraft,
   decode: (value: unknown): ProjectionState => checkStoredState(value as ProjectionState),
 };

@@ -17,7 +17,7 @@ import { emptyTable, type Table } from "./table.ts";
  * Bump whenever the state shape or the meaning of a field changes: checkpoints written under another
  * version are discarded and the ledger is replayed.
  */
-export const PROJECTION_VERSION = "projection-5";
+export const PROJECTION_VERSION = "projection-6";
 
 export type SessionRunState = "idle" | "running" | "requires_action";
 export type TurnRole = "driven" | "observed";

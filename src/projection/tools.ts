@@ -4,7 +4,8 @@
  */
 import type { ContentBlock } from "../event/content.ts";
 import type { AnyEvent, EventOf } from "../event/envelope.ts";
-import { appendBlock } from "./blocks.ts";
+import { appendBlock, appendsNothing } from "./blocks.ts";
+import { assign, editable, type Mutable } from "./draft.ts";
 import { jsonEqual } from "./json-equal.ts";
 import type { ProjectionState, ToolCallItem } from "./state.ts";
 import { tableGet, tableSet } from "./table.ts";
@@ -37,16 +38,17 @@ function patchValue<T>(current: T, incoming: T | null | undefined, cleared: T): 
   return jsonEqual(current, next) ? current : next;
 }
 
+/** Stores a changed `tool`; `before` is the stored item's turn before this event (`undefined`: first sight). */
 function commitToolCall(
   state: ProjectionState,
-  existing: ToolCallItem | undefined,
+  before: { readonly turnId: string | null; readonly stored: ToolCallItem } | undefined,
   tool: ToolCallItem,
   event: AnyEvent,
 ): ProjectionState {
-  if (tool === existing) return state;
-  let next: ProjectionState = { ...state, toolCalls: tableSet(state.toolCalls, tool.toolCallId, tool) };
-  if (existing === undefined) next = pushTimeline(next, "tool_call", tool.toolCallId);
-  if (tool.turnId !== null && existing?.turnId !== tool.turnId) {
+  // An item the draft edited in place is stored already.
+  let next = before?.stored === tool ? state : assign(state, "toolCalls", tableSet(state.toolCalls, tool.toolCallId, tool));
+  if (before === undefined) next = pushTimeline(next, "tool_call", tool.toolCallId);
+  if (tool.turnId !== null && before?.turnId !== tool.turnId) {
     next = withTurnData(next, tool.turnId, (d) => noteToolCall(d, tool.toolCallId));
   }
   return noteStreaming(clearRetrying(next, event.turnId ?? null), event.turnId ?? null, null);
@@ -76,16 +78,22 @@ export function reduceToolCallUpdate(state: ProjectionState, event: EventOf<"too
     turnId === base.turnId;
   if (unchanged) return state;
   const tool: ToolCallItem = { ...base, title, kind, status, content, locations, rawInput, rawOutput, turnId };
-  return commitToolCall(state, existing, tool, event);
+  return commitToolCall(state, existing && { turnId: existing.turnId, stored: existing }, tool, event);
 }
 
 export function reduceToolContentChunk(state: ProjectionState, event: EventOf<"tool_call_content_chunk">): ProjectionState {
   const { toolCallId, content: block } = event.payload;
   const existing = tableGet(state.toolCalls, toolCallId);
   if (existing !== undefined && TERMINAL_TOOL_STATUSES.has(existing.status)) return state;
-  const base = existing ?? createToolCall(event, toolCallId);
-  const content = appendBlock(base.content, block);
-  const turnId = base.turnId ?? event.turnId ?? null;
-  if (existing !== undefined && content === base.content && turnId === base.turnId) return state;
-  return commitToolCall(state, existing, { ...base, content, turnId }, event);
+  if (existing === undefined) {
+    const created = createToolCall(event, toolCallId);
+    return commitToolCall(state, undefined, { ...created, content: appendBlock(created.content, block) }, event);
+  }
+  const before = { turnId: existing.turnId, stored: existing };
+  const turnId = existing.turnId ?? event.turnId ?? null;
+  if (appendsNothing(block) && turnId === existing.turnId) return state;
+  const tool = editable(existing) as Mutable<ToolCallItem>;
+  tool.content = appendBlock(existing.content, block);
+  tool.turnId = turnId;
+  return commitToolCall(state, before, tool, event);
 }

@@ -3,6 +3,7 @@
  * message, the steers, the agent messages and tool calls in first-seen order, the turn's usage. Kept until that
  * turn's `_baton_turn_summary` is reduced, then dropped.
  */
+import { assign, editable } from "./draft.ts";
 import { ZERO_USAGE, type ProjectionState, type TurnData } from "./state.ts";
 import { tableGet, tableHas, tableSet } from "./table.ts";
 
@@ -30,12 +31,19 @@ export function withTurnData(
   const previous = tableGet(state.turnData, turnId) ?? blankTurnData(turnId);
   const next = update(previous);
   if (next === previous) return state;
-  return { ...state, turnData: tableSet(state.turnData, turnId, next) };
+  return assign(state, "turnData", tableSet(state.turnData, turnId, next));
 }
 
+/**
+ * Callers note an item when it first joins the turn (first sight, or its turn set from none: an item's
+ * turn never changes once set), so `id` is new to `ids` and no scan is needed (a scan made a turn with
+ * thousands of tool calls quadratic); the check of the last id keeps an immediate repeat inert.
+ */
 function appendOnce(ids: readonly string[], id: string): readonly string[] {
-  if (ids[ids.length - 1] === id || ids.includes(id)) return ids;
-  return [...ids, id];
+  if (ids[ids.length - 1] === id) return ids;
+  const next = editable(ids) as string[];
+  next.push(id);
+  return next;
 }
 
 export function noteAgentMessage(data: TurnData, messageId: string): TurnData {

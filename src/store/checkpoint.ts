@@ -29,6 +29,11 @@ export interface StateFold<S> {
   readonly version: string;
   initial(): S;
   fold(state: S, event: AnyEvent): S;
+  /**
+   * Runs a fold of many events in a row (a load): the fold may then update in place the states it
+   * creates inside `run`, as long as what `run` returns is immutable once it returns.
+   */
+  batch?<T>(run: () => T): T;
   /** State → JSON-able value (default: the state itself). */
   encode?(state: S): unknown;
   /** Parsed JSON → state (default: the value itself). May throw: the checkpoint is then ignored. */
@@ -115,16 +120,20 @@ export function loadState<S>(ledger: Ledger, fold: StateFold<S>, options: LoadOp
 /** Fold the events after `from` (whose preceding event is `afterSeq`) onto `state`. */
 function replay<S>(ledger: Ledger, fold: StateFold<S>, initial: S, from: number, afterSeq: number): LoadedState<S> {
   const position = ledger.position;
-  let state = initial;
   let replayed = 0;
-  for (const located of ledger.readEvents({ fromOffset: from, toOffset: position.byteOffset, afterSeq })) {
-    try {
-      state = fold.fold(state, located.event);
-    } catch (error) {
-      throw foldError(ledger, located, error);
+  const run = (): S => {
+    let state = initial;
+    for (const located of ledger.readEvents({ fromOffset: from, toOffset: position.byteOffset, afterSeq })) {
+      try {
+        state = fold.fold(state, located.event);
+      } catch (error) {
+        throw foldError(ledger, located, error);
+      }
+      replayed++;
     }
-    replayed++;
-  }
+    return state;
+  };
+  const state = fold.batch === undefined ? run() : fold.batch(run);
   return { state, fromCheckpoint: from > 0, replayed, position };
 }
 

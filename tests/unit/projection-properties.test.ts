@@ -205,6 +205,14 @@ function withoutSeq(state: ProjectionState): unknown {
   return { ...plainState(state), lastSeq: 0 };
 }
 
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}
+
 function checkInvariants(state: ProjectionState): void {
   expect(state.runState).toBe(deriveRunState(state.activeTurns, blockingInteractionCount(state)));
   const pending = tableValues(state.interactions).filter((ix) => ix.status === "pending").map((ix) => ix.interactionId);
@@ -237,15 +245,16 @@ describe("projection properties", () => {
     fc.assert(
       fc.property(ledger, fc.nat(), (specs, cutSeed) => {
         const events = stamp(specs);
-        let live = initialState(SESSION);
-        for (const event of events) {
-          live = reduce(live, event);
+        // Frozen: a fold that wrote to a state it handed out (or to an event) would throw (drafts, #18).
+        let live = deepFreeze(initialState(SESSION));
+        for (const event of deepFreeze(events)) {
+          live = deepFreeze(reduce(live, event));
           checkInvariants(live);
         }
         const batch = replay(events, initialState(SESSION));
         expect(live).toStrictEqual(batch);
         const cut = events.length === 0 ? 0 : cutSeed % (events.length + 1);
-        const checkpoint = JSON.parse(JSON.stringify(replay(events.slice(0, cut), initialState(SESSION)))) as ProjectionState;
+        const checkpoint = deepFreeze(JSON.parse(JSON.stringify(replay(events.slice(0, cut), initialState(SESSION)))) as ProjectionState);
         expect(replay(events.slice(cut), checkpoint)).toStrictEqual(batch);
       }),
       RUNS,
