@@ -87,10 +87,10 @@ export function sessionPlugins(ctx: AppContext, opened: OpenedSession, reservedC
     enable: async (pluginId) => void (await manager.enable(pluginId)),
     disable: async (pluginId) => void (await manager.disable(pluginId)),
     restart: async (pluginId) => void (await manager.restart(pluginId)),
-    execute: async (pluginInstanceId, commandId, argument) => {
-      const result = await manager.execute(pluginInstanceId, commandId, argument);
-      return result.kind === "message" ? result.text : undefined;
-    },
+    execute: (pluginInstanceId, commandId, argument, call) => manager.execute(pluginInstanceId, commandId, argument, call),
+    log: (message, attributes) => opened.log.log("warn", message, { attributes }),
+    board: () => manager.board,
+    onBoard: (listener) => manager.onBoard(() => listener()),
     onToast: (listener) => {
       toastListeners.add(listener);
       const offEvents = controller.subscribe((event) => {

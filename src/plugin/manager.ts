@@ -13,7 +13,8 @@ import { systemClock, type Clock } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import type { Logger, LogFields, LogLevel } from "../shared/log.ts";
 import { createSessionLog, type SessionLog, type SessionLogger } from "../store/session-log.ts";
-import { PluginBinding, type BindingReason, type BindingSession } from "./binding.ts";
+import { PluginBinding, type BindingReason, type BindingSession, type CommandCall } from "./binding.ts";
+import { EMPTY_BOARD, selectBoard, type Board } from "./board.ts";
 import { parsePluginRef, type ConsentAsk, type PluginCatalog, type PluginRef } from "./catalog.ts";
 import { pluginLogFile } from "./paths.ts";
 import type { InstanceSettings } from "./settings.ts";
@@ -106,6 +107,8 @@ export class PluginManager {
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly logs = new Map<string, SessionLog>();
   private readonly listeners = new Set<() => void>();
+  private readonly boardListeners = new Set<(board: Board) => void>();
+  private published: Board = EMPTY_BOARD;
   private readonly clock: Clock;
   private closing: Promise<void> | undefined;
   private logDirReady: Promise<unknown> | undefined;
@@ -124,6 +127,17 @@ export class PluginManager {
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** The Board as last published (BRD-01): a value, read without I/O. */
+  get board(): Board {
+    return this.published;
+  }
+
+  /** Called with the new Board whenever a presented item or a binding changed. */
+  onBoard(listener: (board: Board) => void): () => void {
+    this.boardListeners.add(listener);
+    return () => this.boardListeners.delete(listener);
   }
 
   /** MGR-01: close what a dead process left "active", then activate every enabled instance in parallel. */
@@ -215,10 +229,15 @@ export class PluginManager {
   }
 
   /** Run a plugin command of an active binding. */
-  execute(pluginInstanceId: string, commandId: string, argument: string): Promise<{ kind: "message"; text: string } | { kind: "none" }> {
-    const binding = [...this.bindings.values()].find((b) => b.instance.pluginInstanceId === pluginInstanceId);
+  execute(pluginInstanceId: string, commandId: string, argument: string, call: CommandCall = {}): ReturnType<PluginBinding["execute"]> {
+    const binding = this.byInstanceId(pluginInstanceId);
     if (binding === undefined) return Promise.reject(new BatonError("plugin_not_found", `no plugin binding ${pluginInstanceId} in this session`));
-    return binding.execute(commandId, argument);
+    return binding.execute(commandId, argument, call);
+  }
+
+  /** This session's binding of an instance id (`pi_…`), if any. */
+  byInstanceId(pluginInstanceId: string): PluginBinding | undefined {
+    return [...this.bindings.values()].find((b) => b.instance.pluginInstanceId === pluginInstanceId);
   }
 
   binding(key: string): PluginBinding | undefined {
@@ -325,6 +344,7 @@ export class PluginManager {
       },
       onSettled: (binding) => this.settled(binding),
       onToast: (binding, text, tone) => this.options.host.toast(text, tone, binding.pluginId),
+      onBoard: () => this.republish(),
     };
   }
 
@@ -344,6 +364,15 @@ export class PluginManager {
     if (state === "failed") this.noteFailure(binding.instance.key);
     this.capacity.setLimit(Math.min(4, 1 + this.activeBindings().length));
     for (const listener of [...this.listeners]) listener();
+    // A binding that stopped takes its Board items along; one that became active has none yet.
+    this.republish();
+  }
+
+  private republish(): void {
+    const board = selectBoard(this.activeBindings().flatMap((b) => b.boardInputs()));
+    if (board.items === 0 && this.published.items === 0 && board.sections.length === this.published.sections.length) return;
+    this.published = board;
+    for (const listener of [...this.boardListeners]) listener(board);
   }
 
   private record(update: PluginBindingPayload): void {
