@@ -4,7 +4,6 @@
  * registrations take effect only on `active` (atomically) and are withdrawn on failure or close; every
  * transition to active/failed/closed is reported once to the manager, which records it in the ledger.
  */
-import fs from "node:fs";
 import path from "node:path";
 import type { PluginReasonCode } from "../event/kinds.ts";
 import type { ChildStream } from "../rpc/process-handle.ts";
@@ -12,7 +11,7 @@ import { systemClock, type Clock } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import type { Logger, LogLevel } from "../shared/log.ts";
 import type { LoadedInstall } from "./install/installed.ts";
-import { encodeName } from "./paths.ts";
+import { createDataDirs } from "./paths.ts";
 import { scrubEnvironment } from "./permissions.ts";
 import { BoardPresenter } from "./board-presenter.ts";
 import type { BoardGroupInput } from "./board.ts";
@@ -171,7 +170,7 @@ export class PluginBinding {
     this.current = "spawning";
     let dataDirs: { global: string; project: string; session: string; instance: string };
     try {
-      dataDirs = await this.dataDirs();
+      dataDirs = await createDataDirs({ pluginsRoot: this.deps.pluginsRoot, projectDir: session.projectDir, sessionDir: session.sessionDir }, instance.pluginId, instance.pluginInstanceId);
     } catch (error) {
       this.failWith({ code: "spawn", detail: `could not create its data directories: ${describeError(error)}` });
       return;
@@ -398,20 +397,5 @@ export class PluginBinding {
       return;
     }
     this.deps.log.log("warn", `${method} ignored (sources arrive with resources)`);
-  }
-
-  private async dataDirs(): Promise<{ global: string; project: string; session: string; instance: string }> {
-    const name = encodeName(this.deps.instance.pluginId);
-    const dirs = {
-      global: path.join(this.deps.pluginsRoot, name),
-      project: path.join(this.deps.session.projectDir, "plugins", name),
-      session: path.join(this.deps.session.sessionDir, "plugins", name),
-      instance: path.join(this.deps.session.sessionDir, "plugins", name, this.deps.instance.pluginInstanceId),
-    };
-    for (const dir of Object.values(dirs)) {
-      await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
-      await fs.promises.chmod(dir, 0o700);
-    }
-    return dirs;
   }
 }
