@@ -80,10 +80,7 @@ export interface BindingDeps {
 }
 
 /** What a command call carries besides its argument (CMD-01: a picker's choice, a remote search query). */
-export interface CommandCall {
-  readonly selectedValue?: string;
-  readonly searchQuery?: string;
-}
+export type CommandCall = { readonly selectedValue?: string; readonly searchQuery?: string };
 
 const SEARCH_DEADLINE_MS = 3_000;
 const STDOUT_LEVEL: Readonly<Record<ChildStream, LogLevel>> = { stdout: "debug", stderr: "warn" };
