@@ -5,8 +5,15 @@
  * `hidden` never. Nothing here does I/O: the Board is a value the plugins published earlier.
  */
 import { sidecarPlacement, type SidecarItem, type SidecarState, type Tone } from "chat-tui";
-import type { BoardView } from "./session-port.ts";
-import type { TuiHost } from "./tui-host.ts";
+import type { BoardView, TuiPlugins } from "./session-port.ts";
+
+/** What `/board` needs of the host (a port: the host is not imported here). */
+export interface BoardHost {
+  readonly session: { readonly plugins?: Pick<TuiPlugins, "board"> };
+  readonly board: { readonly mode: BoardMode; readonly columns: number };
+  setBoardMode(mode: BoardMode): void;
+  toast(text: string, tone: "warning"): void;
+}
 
 export type BoardMode = "auto" | "open" | "hidden";
 
@@ -64,7 +71,7 @@ export function parseBoardMode(word: string): BoardMode | undefined {
 }
 
 /** `/board [open|hide|auto]`: no argument toggles (hide when showing, open when not). */
-export function runBoardCommand(host: TuiHost, args: string): void {
+export function runBoardCommand(host: BoardHost, args: string): void {
   const plugins = host.session.plugins;
   if (plugins === undefined) {
     host.toast("Plugins do not run in this session", "warning");

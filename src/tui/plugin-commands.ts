@@ -7,12 +7,25 @@
  * Key handlers only route intents here; every call to the plugin runs after them.
  */
 import { BatonError, describeError } from "../shared/errors.ts";
-import type { TimerHandle } from "../shared/clock.ts";
+import type { Clock, TimerHandle } from "../shared/clock.ts";
 import type { PickerItem } from "chat-tui";
-import type { PluginCommandResult } from "./session-port.ts";
-import type { PluginCommandRef } from "./plugins-view.ts";
-import type { PickerFill } from "./picker-slot.ts";
-import type { TuiHost } from "./tui-host.ts";
+import type { PluginCommandResult, TuiPlugins } from "./session-port.ts";
+import type { PickerFill, RemoteSearch } from "./picker-slot.ts";
+
+export interface PluginCommandRef {
+  readonly pluginInstanceId: string;
+  readonly pluginId: string;
+  readonly commandId: string;
+}
+
+/** What running a plugin command needs of the host (a port: the host is not imported here). */
+export interface PluginCommandHost {
+  readonly session: { readonly plugins?: TuiPlugins };
+  readonly clock: Clock;
+  toast(text: string, tone: "info" | "error"): void;
+  addLocal(item: { kind: "agent"; author: string; text: string; format: "plain" }): void;
+  openPicker(title: string, select: (itemId: string) => void, items?: readonly PickerItem[], remote?: RemoteSearch): PickerFill;
+}
 
 export const SEARCH_DEBOUNCE_MS = 250;
 
@@ -23,7 +36,7 @@ function itemsOf(picker: Picker): PickerItem[] {
   return picker.options.map((o) => ({ id: o.value, label: o.name, ...(o.description === undefined ? {} : { detail: o.description }) }));
 }
 
-function failed(host: TuiHost, ref: PluginCommandRef, phase: Phase, error: unknown): void {
+function failed(host: PluginCommandHost, ref: PluginCommandRef, phase: Phase, error: unknown): void {
   host.session.plugins?.log(`plugin command /${ref.commandId} (${ref.pluginId}) failed while ${phase === "invoke" ? "running" : phase === "select" ? "handling a choice" : "searching"}: ${describeError(error)}`, { phase, pluginId: ref.pluginId, commandId: ref.commandId });
   // A binding that stopped under the call says so itself ("Plugin … stopped: …"); this would hide it.
   if (error instanceof BatonError && error.code === "plugin_failed") return;
@@ -31,7 +44,7 @@ function failed(host: TuiHost, ref: PluginCommandRef, phase: Phase, error: unkno
 }
 
 /** Run a plugin's command and show what it answers. */
-export async function runPluginCommand(host: TuiHost, ref: PluginCommandRef, argument: string): Promise<void> {
+export async function runPluginCommand(host: PluginCommandHost, ref: PluginCommandRef, argument: string): Promise<void> {
   const plugins = host.session.plugins;
   if (plugins === undefined) return;
   let result: PluginCommandResult;
@@ -44,7 +57,7 @@ export async function runPluginCommand(host: TuiHost, ref: PluginCommandRef, arg
   show(host, ref, argument, result);
 }
 
-function show(host: TuiHost, ref: PluginCommandRef, argument: string, result: PluginCommandResult): void {
+function show(host: PluginCommandHost, ref: PluginCommandRef, argument: string, result: PluginCommandResult): void {
   if (result.kind === "message") {
     if (result.text !== "") host.addLocal({ kind: "agent", author: ref.pluginId, text: result.text, format: "plain" });
     return;
@@ -52,7 +65,7 @@ function show(host: TuiHost, ref: PluginCommandRef, argument: string, result: Pl
   if (result.kind === "picker") openPicker(host, ref, argument, result);
 }
 
-function openPicker(host: TuiHost, ref: PluginCommandRef, argument: string, picker: Picker): void {
+function openPicker(host: PluginCommandHost, ref: PluginCommandRef, argument: string, picker: Picker): void {
   const plugins = host.session.plugins;
   if (plugins === undefined) return;
   const select = (value: string): void => {
@@ -78,7 +91,7 @@ function openPicker(host: TuiHost, ref: PluginCommandRef, argument: string, pick
 }
 
 /** Debounced, newest-wins search: only the answer to the latest query fills the picker. */
-function remoteSearch(host: TuiHost, ref: PluginCommandRef, argument: string, first: readonly PickerItem[], fill: () => PickerFill): (query: string) => void {
+function remoteSearch(host: PluginCommandHost, ref: PluginCommandRef, argument: string, first: readonly PickerItem[], fill: () => PickerFill): (query: string) => void {
   let timer: TimerHandle | undefined;
   let latest = 0;
   let shown = first;

@@ -10,13 +10,9 @@ import { selectPluginCommands, type PluginBindingItem, type ProjectionState } fr
 import { describeError } from "../shared/errors.ts";
 import type { ChatCommand } from "chat-tui";
 import type { PluginListing, TuiPlugins } from "./session-port.ts";
+import type { PluginCommandRef } from "./plugin-commands.ts";
 import type { TuiHost } from "./tui-host.ts";
 
-export interface PluginCommandRef {
-  readonly pluginInstanceId: string;
-  readonly pluginId: string;
-  readonly commandId: string;
-}
 
 /** Completion entries for the active bindings' commands (activation already refused any that shadow Baton's). */
 export function pluginCompletions(state: ProjectionState): ChatCommand[] {
