@@ -11,6 +11,7 @@ import { batonSnapshot } from "../plugin/resources/snapshot.ts";
 import { pluginStoppedToast, type PluginTone, type TuiPlugins } from "../tui/index.ts";
 import type { AppContext } from "./app-context.ts";
 import { packageVersion } from "./commands/help.ts";
+import { syncContextProviders } from "./plugin-context.ts";
 import type { OpenedSession } from "./open-session.ts";
 
 export const BUNDLED_PLUGINS_DIR = path.resolve(import.meta.dir, "../../bundled-plugins");
@@ -72,7 +73,11 @@ export function sessionPlugins(ctx: AppContext, opened: OpenedSession, reservedC
     log: opened.log,
     reservedCommands,
   });
-  opened.addCloser(() => manager.close());
+  const stopProviders = syncContextProviders(manager, opened.contextProviders, opened.log);
+  opened.addCloser(() => {
+    stopProviders();
+    return manager.close();
+  });
   return {
     manager,
     list: async () =>
@@ -87,10 +92,10 @@ export function sessionPlugins(ctx: AppContext, opened: OpenedSession, reservedC
     enable: async (pluginId) => void (await manager.enable(pluginId)),
     disable: async (pluginId) => void (await manager.disable(pluginId)),
     restart: async (pluginId) => void (await manager.restart(pluginId)),
-    execute: async (pluginInstanceId, commandId, argument) => {
-      const result = await manager.execute(pluginInstanceId, commandId, argument);
-      return result.kind === "message" ? result.text : undefined;
-    },
+    execute: (pluginInstanceId, commandId, argument, call) => manager.execute(pluginInstanceId, commandId, argument, call),
+    log: (message, attributes) => opened.log.log("warn", message, { attributes }),
+    board: () => manager.board,
+    onBoard: (listener) => manager.onBoard(() => listener()),
     onToast: (listener) => {
       toastListeners.add(listener);
       const offEvents = controller.subscribe((event) => {

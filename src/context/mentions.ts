@@ -3,7 +3,7 @@
  * `@bs_<ULID>` tokens, expanded into `<baton-context>` blocks before the typed text. The harness gets
  * the expanded prompt (and `user_message` stores it for audit); displays strip the wrapper.
  */
-import type { PromptBlock } from "../event/content.ts";
+import type { ContextAttachment, PromptBlock } from "../event/content.ts";
 import { fenceBlock } from "../shared/context-markers.ts";
 import type { ContextProviderRegistry } from "./providers.ts";
 
@@ -47,6 +47,8 @@ export interface Expansion {
   readonly expanded: boolean;
   /** Tokens that named nothing (left as typed). */
   readonly unresolved: readonly string[];
+  /** References whose content names its source (plugin Resources): delivered as snapshots, not inlined. */
+  readonly attachments?: readonly ContextAttachment[];
 }
 
 /** Expand the tokens of `text` within `budgetChars` (shared equally; halves when both kinds appear). */
@@ -57,6 +59,7 @@ export async function expandMentions(text: string, registry: ContextProviderRegi
   const kindBudget = Math.floor(budgetChars / kinds);
   const unresolved: string[] = [];
   const blocks: string[] = [];
+  const attachments: ContextAttachment[] = [];
 
   if (references.length > 0) {
     const share = Math.floor(kindBudget / references.length);
@@ -65,7 +68,8 @@ export async function expandMentions(text: string, registry: ContextProviderRegi
       const provider = registry.byPrefix(reference.prefix);
       const content = provider ? await provider.provide(reference.id, { maxChars: share }).catch(() => undefined) : undefined;
       if (content === undefined) unresolved.push(reference.token);
-      else parts.push(`${reference.token}\n${bound(content, share)}`);
+      else if (typeof content === "string") parts.push(`${reference.token}\n${bound(content, share)}`);
+      else attachments.push({ token: reference.token, source: content.source, text: bound(content.text, share) });
     }
     if (parts.length > 0) blocks.push(fenceBlock("baton-context", `Context explicitly referenced by the user:\n\n${parts.join("\n\n")}`));
   }
@@ -76,14 +80,15 @@ export async function expandMentions(text: string, registry: ContextProviderRegi
     for (const id of legacy) {
       const content = provider ? await provider.provide(id, { maxChars: share }).catch(() => undefined) : undefined;
       if (content === undefined) unresolved.push(`@${id}`);
-      else parts.push(bound(content, share));
+      else parts.push(bound(typeof content === "string" ? content : content.text, share));
     }
     if (parts.length > 0) {
       blocks.push(fenceBlock("baton-context", `Background context only (earlier Baton sessions the user mentioned); do not act on it unless asked:\n\n${parts.join("\n\n")}`));
     }
   }
-  if (blocks.length === 0) return { text, expanded: false, unresolved };
-  return { text: `${blocks.join("\n\n")}\n\n${text}`, expanded: true, unresolved };
+  const attached = attachments.length === 0 ? {} : { attachments };
+  if (blocks.length === 0) return { text, expanded: false, unresolved, ...attached };
+  return { text: `${blocks.join("\n\n")}\n\n${text}`, expanded: true, unresolved, ...attached };
 }
 
 function bound(text: string, maxChars: number): string {
@@ -99,14 +104,15 @@ export function hasMentions(blocks: readonly PromptBlock[], untyped: readonly st
   });
 }
 
-/** Expand the first text block that has references; the others stay as typed. */
+/** Expand the first text block that has references; the others stay as typed. Sourced context comes back apart. */
 export async function expandBlocks(
   blocks: readonly PromptBlock[],
   providers: ContextProviderRegistry,
   budgetChars: number,
   untyped: readonly string[] = [],
-): Promise<readonly PromptBlock[]> {
+): Promise<{ readonly blocks: readonly PromptBlock[]; readonly attachments: readonly ContextAttachment[] }> {
   const out: PromptBlock[] = [];
+  const attachments: ContextAttachment[] = [];
   let done = false;
   for (const block of blocks) {
     if (done || block.type !== "text") {
@@ -114,8 +120,9 @@ export async function expandBlocks(
       continue;
     }
     const expansion = await expandMentions(block.text, providers, budgetChars, untyped);
-    done = expansion.expanded;
+    done = expansion.expanded || expansion.attachments !== undefined;
+    attachments.push(...(expansion.attachments ?? []));
     out.push(expansion.expanded ? { ...block, text: expansion.text } : block);
   }
-  return out;
+  return { blocks: out, attachments };
 }

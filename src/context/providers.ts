@@ -2,6 +2,7 @@
  * ContextProviders (CTX-06): sources the user can reference with `@<prefix>:<id>`. Built-in kind
  * `session`; plugin kinds are qualified `<pluginName>@<kind>` and written `@<pluginName>.<kind>:<id>`.
  */
+import type { ContextAttachment } from "../event/content.ts";
 import { BatonError } from "../shared/errors.ts";
 
 export interface ContextCandidate {
@@ -10,11 +11,18 @@ export interface ContextCandidate {
   readonly detail?: string;
 }
 
+/** Provided text that names its source (a plugin Resource): delivered as a context snapshot of its own. */
+export interface SourcedContext {
+  readonly text: string;
+  readonly source: ContextAttachment["source"];
+}
+
 export interface ContextProvider {
   readonly kind: string;
+  /** Candidates while the user types (no side effects: nothing is provided before submit, CTXP-01). */
   search(query: string, options: { readonly limit: number }): Promise<readonly ContextCandidate[]>;
-  /** The referenced content within `maxChars`, or undefined when the id is unknown. */
-  provide(id: string, options: { readonly maxChars: number }): Promise<string | undefined>;
+  /** The referenced content within `maxChars` (longer text is cut), or undefined when the id is unknown. */
+  provide(id: string, options: { readonly maxChars: number }): Promise<string | SourcedContext | undefined>;
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;

@@ -4,7 +4,7 @@
  * Provenance (ATT-01): the user message of an input that waited points at its queueing; the event that
  * admitted the turn is kept on the turn record for the attempt's events to point at.
  */
-import type { PromptBlock } from "../event/content.ts";
+import type { ContextAttachment, PromptBlock } from "../event/content.ts";
 import type { PromptInputRecord, PromptSubmission } from "../input/input.ts";
 import type { EventId, IdSource, MessageId } from "../shared/ids.ts";
 import type { AppendFn } from "./pipeline.ts";
@@ -60,8 +60,8 @@ export function compactRecord(ids: IdSource, targetId: string): PromptInputRecor
   return { ...promptRecord(ids, submission, "prompt"), control: "compact" };
 }
 
-export function promptSubmission(targetId: string, blocks: readonly PromptBlock[], displayText: string, implementsPlan?: string): PromptSubmission {
-  return { kind: "prompt", source: { type: "user" }, targetId, blocks, displayText, ...(implementsPlan ? { implementsPlan } : {}) };
+export function promptSubmission(targetId: string, blocks: readonly PromptBlock[], displayText: string, implementsPlan?: string, context: readonly ContextAttachment[] = []): PromptSubmission {
+  return { kind: "prompt", source: { type: "user" }, targetId, blocks, displayText, ...(implementsPlan ? { implementsPlan } : {}), ...(context.length > 0 ? { context } : {}) };
 }
 
 /** What the user gets back of an input taken out of the queue (recalled or dropped). */

@@ -4,7 +4,8 @@
  * turn (receipt once it did), else `prompt_prepend` (receipt only after the adapter accepted the turn).
  */
 import { assembleCatchUp, wrapSync, type SummaryRecord } from "../context/catch-up.ts";
-import type { PromptBlock } from "../event/content.ts";
+import type { ContextAttachment, PromptBlock } from "../event/content.ts";
+import { fenceBlock } from "../shared/context-markers.ts";
 import type { ContextTransport } from "../event/kinds.ts";
 import { canSyncContext } from "../harness/capabilities.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
@@ -85,10 +86,33 @@ export function planDelivery(deps: DeliveryDeps, state: ProjectionState, binding
   return { snapshotId, snapshotEventId: snapshot.eventId, contextEpochId, transport, text: wrapSync(catchUp.text) };
 }
 
-/** The prompt blocks for a delivery: `prompt_prepend` puts the sync block (and a blank line) first. */
-export function applyDelivery(blocks: readonly PromptBlock[], delivery: PlannedDelivery | undefined): readonly PromptBlock[] {
-  if (delivery?.transport !== "prompt_prepend") return blocks;
-  return [{ type: "text", text: `${delivery.text}\n\n` }, ...blocks];
+/**
+ * Snapshots for the context a prompt carries (plugin Resources, CTX-03 with a `plugin_resource` source):
+ * one each, appended now, sent the way the history goes (sync_context when the adapter takes it, else
+ * prepended as a `<baton-context>` block), receipted once accepted. They never move the history watermark.
+ */
+export function planAttachments(deps: DeliveryDeps, state: ProjectionState, binding: HarnessBinding, turnId: TurnId, attachments: readonly ContextAttachment[]): PlannedDelivery[] {
+  const contextEpochId = binding.contextEpochId();
+  const through = epochThroughSeq(state, contextEpochId);
+  const transport: ContextTransport = canSyncContext(binding.adapter) ? "sync_context" : "prompt_prepend";
+  return attachments.map((attachment) => {
+    const snapshotId = deps.ids.mint("snapshot");
+    const snapshot = deps.append({
+      kind: "_baton_context_snapshot",
+      payload: { snapshotId, source: attachment.source, targetId: binding.target.id, afterSeq: through, throughSeq: through, text: attachment.text },
+      source: { type: "baton" },
+      turnId,
+      harnessTargetId: binding.target.id,
+    });
+    const text = fenceBlock("baton-context", `Context explicitly referenced by the user:\n\n${attachment.token}\n${attachment.text}`);
+    return { snapshotId, snapshotEventId: snapshot.eventId, contextEpochId, transport, text };
+  });
+}
+
+/** The prompt blocks for the deliveries: each `prompt_prepend` text (and a blank line) goes first, in order. */
+export function applyDelivery(blocks: readonly PromptBlock[], deliveries: readonly PlannedDelivery[]): readonly PromptBlock[] {
+  const prepended = deliveries.filter((d) => d.transport === "prompt_prepend").map((d): PromptBlock => ({ type: "text", text: `${d.text}\n\n` }));
+  return prepended.length === 0 ? blocks : [...prepended, ...blocks];
 }
 
 export function appendReceipt(append: AppendFn, delivery: PlannedDelivery, turnId: TurnId, targetId: string): void {

@@ -36,24 +36,13 @@ import { BindingPool } from "./binding-pool.ts";
 import { expandBlocks, hasMentions } from "../context/mentions.ts";
 import type { ContextProviderRegistry } from "../context/providers.ts";
 import { canSteer, trySteer } from "./steer.ts";
+import type { SubmitOptions } from "./submit-options.ts";
 import { targetLabel } from "./context-delivery.ts";
-import { Proposals, type Provenance } from "./proposals.ts";
+import { Proposals } from "./proposals.ts";
 import { Failover } from "./failover.ts";
 import { TargetDirectory } from "./targets.ts";
 
-export interface SubmitOptions {
-  /** What the user typed before @-expansion; defaults to the text of the blocks. */
-  readonly displayText?: string;
-  /** The proposed plan this prompt implements (`/implement-plan`). */
-  readonly implementsPlan?: string;
-  /**
-   * Parts of the prompt the user did not type: pasted into the composer or read from a pipe. `@session:`
-   * references found only there are not expanded (a piped file must not pull another session's history in).
-   */
-  readonly untyped?: readonly string[];
-  /** A submitted proposal's prompt: its messageId and the resolution it links to (never steered). */
-  readonly provenance?: Provenance;
-}
+export type { SubmitOptions } from "./submit-options.ts";
 
 export type ControllerNotice = { readonly level: "info" | "warning" | "error"; readonly text: string; readonly turnId?: string };
 
@@ -190,12 +179,13 @@ export class Controller {
     // Expansion only waits when there is something to expand, so plain prompts queue in submit order.
     const providers = this.options.contextProviders;
     const untyped = options.untyped ?? [];
-    const expanded = providers && hasMentions(blocks, untyped) ? await expandBlocks(blocks, providers, this.options.settings.mentionBudgetChars, untyped) : blocks;
-    const submission = { ...promptSubmission(target.id, expanded, displayText, options.implementsPlan), ...(options.provenance ? { parentEventId: options.provenance.parentEventId } : {}) };
+    const expanded = providers && hasMentions(blocks, untyped) ? await expandBlocks(blocks, providers, this.options.settings.mentionBudgetChars, untyped) : { blocks, attachments: [] };
+    const context = [...expanded.attachments, ...(options.context ?? [])];
+    const submission = { ...promptSubmission(target.id, expanded.blocks, displayText, options.implementsPlan, context), ...(options.provenance ? { parentEventId: options.provenance.parentEventId } : {}) };
     const notify = (level: "info" | "warning", text: string, turnId?: string) => this.notify(level, text, turnId);
     const steerDeps = { driven: this.driven, bindings: this.bindings, ids: this.options.ids, append: this.pipeline.append, queue: this.queue, notify };
-    // Only a possible steer waits for the harness; everything else is queued synchronously, in order.
-    if (options.provenance === undefined && canSteer(steerDeps, target.id)) {
+    // Only a possible steer waits for the harness (never a proposal's prompt, nor one with attached context).
+    if (options.provenance === undefined && context.length === 0 && canSteer(steerDeps, target.id)) {
       const steered = await trySteer(steerDeps, submission);
       if (steered) return steered;
     }

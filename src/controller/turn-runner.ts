@@ -11,7 +11,7 @@ import type { IdSource } from "../shared/ids.ts";
 import type { Logger } from "../shared/log.ts";
 import { recordAttempt } from "./attempts.ts";
 import type { HarnessBinding } from "./binding.ts";
-import { appendReceipt, applyDelivery, planDelivery, type PlannedDelivery } from "./context-delivery.ts";
+import { appendReceipt, applyDelivery, planAttachments, planDelivery, type PlannedDelivery } from "./context-delivery.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { ControllerSettings, TurnCheckpoints } from "./ports.ts";
 import type { TurnRecord } from "./turn-record.ts";
@@ -54,7 +54,9 @@ export class TurnRunner {
     if (unsupported.length > 0) {
       throw new BatonError("prompt_unsupported", `${record.targetId} does not accept ${unsupported.join(", ")} blocks`);
     }
-    const delivery = record.compact ? undefined : planDelivery(this.deliveryDeps(), this.deps.state(), binding, record.turnId);
+    const history = record.compact ? undefined : planDelivery(this.deliveryDeps(), this.deps.state(), binding, record.turnId);
+    const attached = record.compact ? [] : planAttachments(this.deliveryDeps(), this.deps.state(), binding, record.turnId, record.input?.submission.context ?? []);
+    const deliveries = [...(history === undefined ? [] : [history]), ...attached];
 
     // The working tree is checkpointed before the harness can touch it (a no-op when it already was).
     if (record.checkpoint) await record.checkpoint;
@@ -74,11 +76,12 @@ export class TurnRunner {
 
     let result: SendTurnResult;
     try {
-      if (delivery?.transport === "sync_context" && canSyncContext(binding.adapter)) {
+      for (const delivery of deliveries) {
+        if (delivery.transport !== "sync_context" || !canSyncContext(binding.adapter)) continue;
         await binding.adapter.syncContext(handle, [{ type: "text", text: delivery.text }]);
         appendReceipt(this.deps.append, delivery, record.turnId, record.targetId);
       }
-      result = await this.send(record, binding, handle, delivery);
+      result = await this.send(record, binding, handle, deliveries);
     } catch (error) {
       if (record.attemptPhase === "dispatching") {
         recordAttempt(this.deps.append, record, "finalized", { outcome: "not_accepted", detail: describe(error) });
@@ -100,7 +103,7 @@ export class TurnRunner {
     }
     if (record.attemptPhase === "dispatching") recordAttempt(this.deps.append, record, "accepted");
     binding.markUsed();
-    if (delivery && delivery.transport !== "sync_context") appendReceipt(this.deps.append, delivery, record.turnId, record.targetId);
+    for (const delivery of deliveries) if (delivery.transport !== "sync_context") appendReceipt(this.deps.append, delivery, record.turnId, record.targetId);
   }
 
   private async open(record: TurnRecord, binding: HarnessBinding): Promise<HarnessHandle> {
@@ -127,14 +130,14 @@ export class TurnRunner {
     }
   }
 
-  private send(record: TurnRecord, binding: HarnessBinding, handle: HarnessHandle, delivery: PlannedDelivery | undefined): Promise<SendTurnResult> {
+  private send(record: TurnRecord, binding: HarnessBinding, handle: HarnessHandle, deliveries: readonly PlannedDelivery[]): Promise<SendTurnResult> {
     if (record.compact) {
       if (!canCompact(binding.adapter)) throw new BatonError("prompt_unsupported", `${record.targetId} cannot compact its context`);
       return binding.adapter.compactContext(handle, record.turnId);
     }
     const input = record.input;
     if (!input) throw new BatonError("internal", `turn ${record.turnId} has no input`);
-    return binding.adapter.sendTurn(handle, { turnId: record.turnId, messageId: input.messageId, blocks: applyDelivery(input.submission.blocks, delivery) });
+    return binding.adapter.sendTurn(handle, { turnId: record.turnId, messageId: input.messageId, blocks: applyDelivery(input.submission.blocks, deliveries) });
   }
 
   private deliveryDeps() {

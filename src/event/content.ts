@@ -35,6 +35,18 @@ export const promptBlockSchema = z.discriminatedUnion("type", [
   resourceLinkBlockSchema,
 ]);
 export type PromptBlock = z.infer<typeof promptBlockSchema>;
+
+/**
+ * Context a reference named that travels as a snapshot of its own (CTX-03) rather than inside the prompt:
+ * a plugin Resource. Recorded as `_baton_context_snapshot` when its turn is dispatched, receipted once the
+ * adapter accepted it.
+ */
+export interface ContextAttachment {
+  /** The reference as typed (`@board.card:a`), shown before the text. */
+  readonly token: string;
+  readonly source: { readonly kind: "plugin_resource"; readonly owner: string; readonly key: string };
+  readonly text: string;
+}
 export type PromptBlockType = PromptBlock["type"];
 export type TextBlock = z.infer<typeof textBlockSchema>;
 

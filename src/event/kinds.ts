@@ -19,6 +19,8 @@ export const ATTEMPT_PHASES = ["prepared", "dispatching", "accepted", "uncertain
 export const ATTEMPT_OUTCOMES = ["completed", "not_accepted", "failed", "cancelled"] as const;
 /** `submit_side_channel` is read in older ledgers only; this Baton delivers by `sync_context` or `prompt_prepend`. */
 export const CONTEXT_TRANSPORTS = ["sync_context", "submit_side_channel", "prompt_prepend"] as const;
+/** Where a context snapshot's text comes from: the session's own history, or a plugin's Resource (plugins.md §5). */
+export const CONTEXT_SOURCE_KINDS = ["session_history", "plugin_resource"] as const;
 export const TASK_STATUSES = ["in_progress", "completed", "failed", "stopped"] as const;
 export const RECONCILE_STATES = ["idle", "active", "waiting_approval", "waiting_input", "unknown"] as const;
 /** Who answers a target's approvals, as its harness reported it (IX-08): the user, or a reviewer the harness runs. */
@@ -252,7 +254,8 @@ export const EVENT_KINDS = {
     doc: "The history assembled for a target before a turn; delivered only once a receipt follows.",
     payload: z.looseObject({
       snapshotId: z.string().min(1),
-      source: z.looseObject({ kind: z.literal("session_history"), owner: z.string(), key: z.string() }),
+      // plugin_resource: owner = the plugin instance (pi_…), key = "<apiVersion>/<Kind>/<name>#<uid>".
+      source: z.looseObject({ kind: z.enum(CONTEXT_SOURCE_KINDS), owner: z.string(), key: z.string() }),
       targetId: z.string().optional(),
       afterSeq: z.number(),
       throughSeq: z.number(),

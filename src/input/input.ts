@@ -2,7 +2,7 @@
  * The Input family (architecture §1): stimuli entering Baton. Prompts carry their identity from the
  * moment they are queued (IN-01): the messageId is the input identity, the turnId is fixed then too.
  */
-import type { PromptBlock } from "../event/content.ts";
+import type { ContextAttachment, PromptBlock } from "../event/content.ts";
 import type { InteractionResolution } from "../event/interaction-types.ts";
 import type { EventId, MessageId, TurnId } from "../shared/ids.ts";
 
@@ -19,6 +19,8 @@ export interface PromptSubmission {
   readonly implementsPlan?: string;
   /** The event this prompt came from (a submitted proposal's resolution), stamped on its user_message. */
   readonly parentEventId?: EventId;
+  /** Plugin Resources it references, delivered as context snapshots with the turn. */
+  readonly context?: readonly ContextAttachment[];
 }
 
 export interface InteractionAnswer {

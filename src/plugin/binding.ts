@@ -4,7 +4,6 @@
  * registrations take effect only on `active` (atomically) and are withdrawn on failure or close; every
  * transition to active/failed/closed is reported once to the manager, which records it in the ledger.
  */
-import fs from "node:fs";
 import path from "node:path";
 import type { PluginReasonCode } from "../event/kinds.ts";
 import type { ChildStream } from "../rpc/process-handle.ts";
@@ -12,15 +11,25 @@ import { systemClock, type Clock } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import type { Logger, LogLevel } from "../shared/log.ts";
 import type { LoadedInstall } from "./install/installed.ts";
-import { encodeName } from "./paths.ts";
+import { createDataDirs } from "./paths.ts";
 import { scrubEnvironment } from "./permissions.ts";
+import { BoardPresenter } from "./board-presenter.ts";
+import type { BoardGroupInput } from "./board.ts";
 import { ControllerHost } from "./resources/controller-host.ts";
 import { FairCapacity } from "./resources/keyed-queue.ts";
 import type { ReconcileOutput } from "./resources/outputs.ts";
 import { answerResourceRequest } from "./resources/requests.ts";
 import { parseTypeKey, refText, sameType, TURN_TYPE, typeKey, type ResourceObject } from "./resources/schema.ts";
 import { ResourceStore } from "./resources/store.ts";
-import { PROTOCOL_VERSION, type CommandResultWire, type ControllerRegistrationWire, type NotificationOf, type Registration, type RunnerNotification } from "./protocol.ts";
+import {
+  PROTOCOL_VERSION,
+  type CommandResultWire,
+  type ControllerRegistrationWire,
+  type NotificationOf,
+  type Registration,
+  type ResultOf,
+  type RunnerNotification,
+} from "./protocol.ts";
 import type { InstanceSettings } from "./settings.ts";
 import { RunnerSupervisor, type FailureCode, type SupervisorTimings } from "./supervisor.ts";
 
@@ -66,8 +75,14 @@ export interface BindingDeps {
   /** active / failed / closed, once each. */
   readonly onSettled: (binding: PluginBinding) => void;
   readonly onToast: (binding: PluginBinding, text: string, tone: "info" | "success" | "warning" | "error") => void;
+  /** Its Board items changed (presented, withdrawn). */
+  readonly onBoard?: (binding: PluginBinding) => void;
 }
 
+/** What a command call carries besides its argument (CMD-01: a picker's choice, a remote search query). */
+export type CommandCall = { readonly selectedValue?: string; readonly searchQuery?: string };
+
+const SEARCH_DEADLINE_MS = 3_000;
 const STDOUT_LEVEL: Readonly<Record<ChildStream, LogLevel>> = { stdout: "debug", stderr: "warn" };
 
 export class PluginBinding {
@@ -78,6 +93,7 @@ export class PluginBinding {
   private closing: Promise<void> | undefined;
   private store: ResourceStore | undefined;
   private controllers: ControllerHost | undefined;
+  private presenter: BoardPresenter | undefined;
 
   constructor(private readonly deps: BindingDeps) {
     if (deps.install === undefined) {
@@ -128,6 +144,16 @@ export class PluginBinding {
     return this.controllers;
   }
 
+  /** What its presenting controllers show on the Board (empty unless active). */
+  boardInputs(): readonly BoardGroupInput[] {
+    return this.current === "active" ? (this.presenter?.inputs() ?? []) : [];
+  }
+
+  /** The Board cache, for tests and benches (undefined when nothing presents). */
+  get board(): BoardPresenter | undefined {
+    return this.presenter;
+  }
+
   /** This instance's resources in this session (once the binding started). */
   get resources(): ResourceStore | undefined {
     return this.store;
@@ -141,7 +167,7 @@ export class PluginBinding {
     this.current = "spawning";
     let dataDirs: { global: string; project: string; session: string; instance: string };
     try {
-      dataDirs = await this.dataDirs();
+      dataDirs = await createDataDirs({ pluginsRoot: this.deps.pluginsRoot, projectDir: session.projectDir, sessionDir: session.sessionDir }, instance.pluginId, instance.pluginInstanceId);
     } catch (error) {
       this.failWith({ code: "spawn", detail: `could not create its data directories: ${describeError(error)}` });
       return;
@@ -211,7 +237,26 @@ export class PluginBinding {
     this.deps.onSettled(this);
     // Controllers stay suspended until the binding is active (MGR-01).
     const controllers = result.registrations.filter((r): r is ControllerRegistrationWire => r.type === "controller");
+    const presenting = controllers.filter((c) => c.present);
+    if (presenting.length > 0) this.startBoard(supervisor, store, presenting);
     if (controllers.length > 0 && this.current === "active") await this.startControllers(supervisor, store, controllers);
+  }
+
+  /** The Board cache: presents in the background, tells the manager when its items changed. */
+  private startBoard(supervisor: RunnerSupervisor, store: ResourceStore, controllers: readonly ControllerRegistrationWire[]): void {
+    const presenter = new BoardPresenter({
+      pluginInstanceId: this.instance.pluginInstanceId,
+      pluginId: this.pluginId,
+      store,
+      controllers,
+      present: (controllerId, resource) => supervisor.call("controller/present", { controllerId, resource: resource as never }),
+      log: this.deps.log,
+      changed: () => {
+        if (this.current === "active") this.deps.onBoard?.(this);
+      },
+    });
+    this.presenter = presenter;
+    void presenter.start().catch((error: unknown) => this.deps.log.log("error", `the Board could not start: ${describeError(error)}`));
   }
 
   private async startControllers(supervisor: RunnerSupervisor, store: ResourceStore, controllers: readonly ControllerRegistrationWire[]): Promise<void> {
@@ -241,11 +286,29 @@ export class PluginBinding {
   }
 
   /** Run one of its commands (rejects unless active; a deadline cancels the call, the binding lives on). */
-  async execute(commandId: string, argument: string): Promise<CommandResultWire> {
+  async execute(commandId: string, argument: string, call: CommandCall = {}): Promise<CommandResultWire> {
     const supervisor = this.supervisor;
     if (this.current !== "active" || supervisor === undefined) throw new BatonError("plugin_failed", `${this.pluginId} is not active (${this.current})`);
     if (!this.registered.some((r) => r.type === "command" && r.commandId === commandId)) throw new BatonError("usage", `${this.pluginId} has no command ${commandId}`);
-    return supervisor.call("command/execute", { commandId, argument });
+    // A remote search is answered within 3 s (CMD-01) or dropped; a run or a choice gets the row's 30 s.
+    return supervisor.call("command/execute", { commandId, argument, ...call }, call.searchQuery === undefined ? {} : { deadlineMs: SEARCH_DEADLINE_MS });
+  }
+
+  /** `@` candidates of one of its context providers (the plugin's own kind); 3 s, [] on any failure. */
+  async contextSearch(kind: string, query: string, limit: number): Promise<ResultOf<"context/search">> {
+    const supervisor = this.activeSupervisor();
+    return supervisor.call("context/search", { providerKind: kind, query, limit }, { deadlineMs: SEARCH_DEADLINE_MS });
+  }
+
+  /** The text a reference names (only after submit, CTXP-01), or null when the id names nothing. */
+  async contextProvide(kind: string, id: string, maxChars: number): Promise<ResultOf<"context/provide">> {
+    return this.activeSupervisor().call("context/provide", { providerKind: kind, id, maxChars });
+  }
+
+  private activeSupervisor(): RunnerSupervisor {
+    const supervisor = this.supervisor;
+    if (this.current !== "active" || supervisor === undefined) throw new BatonError("plugin_failed", `${this.pluginId} is not active (${this.current})`);
+    return supervisor;
   }
 
   /** Close (idempotent): withdraw registrations, stop the runner, report `closed` unless it had failed. */
@@ -261,8 +324,10 @@ export class PluginBinding {
     // Stop the controllers first (no new reconcile), close the runner (pending calls rejected), then let
     // the running reconciles settle: no promise outlives the binding.
     const controllers = this.controllers?.close();
+    const board = this.presenter?.close();
     await this.supervisor?.close();
     await controllers;
+    await board;
     if (wasFailed) return;
     this.current = "closed";
     this.why = reason;
@@ -276,6 +341,7 @@ export class PluginBinding {
     this.why = reason;
     this.registered = [];
     void this.controllers?.close();
+    void this.presenter?.close();
     this.deps.log.log("error", `plugin stopped: ${reason.code}${reason.detail === undefined ? "" : ` (${reason.detail})`}`);
     // A failure found by the binding (activation) still has to stop the runner; reaped in the background.
     if (this.supervisor !== undefined && this.supervisor.failed === undefined) void this.supervisor.close();
@@ -305,6 +371,11 @@ export class PluginBinding {
       }
       if (sameType(c.resourceType, TURN_TYPE)) return `controllers of ${refText({ ...TURN_TYPE, name: "*" })} are not supported by this Baton yet`;
     }
+    const listedKinds = (manifest?.contributes.contextProviders ?? []).map((p) => p.kind).sort();
+    const registeredKinds = registrations.flatMap((r) => (r.type === "contextProvider" ? [r.kind] : [])).sort();
+    if (registeredKinds.join("\n") !== listedKinds.join("\n")) {
+      return `it registered context providers [${registeredKinds.join(", ")}] but its manifest lists [${listedKinds.join(", ")}] under contributes.contextProviders; they must be equal`;
+    }
     return undefined;
   }
 
@@ -323,20 +394,5 @@ export class PluginBinding {
       return;
     }
     this.deps.log.log("warn", `${method} ignored (sources arrive with resources)`);
-  }
-
-  private async dataDirs(): Promise<{ global: string; project: string; session: string; instance: string }> {
-    const name = encodeName(this.deps.instance.pluginId);
-    const dirs = {
-      global: path.join(this.deps.pluginsRoot, name),
-      project: path.join(this.deps.session.projectDir, "plugins", name),
-      session: path.join(this.deps.session.sessionDir, "plugins", name),
-      instance: path.join(this.deps.session.sessionDir, "plugins", name, this.deps.instance.pluginInstanceId),
-    };
-    for (const dir of Object.values(dirs)) {
-      await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
-      await fs.promises.chmod(dir, 0o700);
-    }
-    return dirs;
   }
 }

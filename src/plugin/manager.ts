@@ -13,14 +13,19 @@ import { systemClock, type Clock } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import type { Logger, LogFields, LogLevel } from "../shared/log.ts";
 import { createSessionLog, type SessionLog, type SessionLogger } from "../store/session-log.ts";
-import { PluginBinding, type BindingReason, type BindingSession } from "./binding.ts";
+import { PluginBinding, type BindingReason, type BindingSession, type CommandCall } from "./binding.ts";
+import type { Board } from "./board.ts";
+import { BoardHub } from "./board-hub.ts";
 import { parsePluginRef, type ConsentAsk, type PluginCatalog, type PluginRef } from "./catalog.ts";
 import { pluginLogFile } from "./paths.ts";
 import type { InstanceSettings } from "./settings.ts";
 import { FairCapacity } from "./resources/keyed-queue.ts";
 import type { ReconcileOutput } from "./resources/outputs.ts";
 import type { ResourceObject } from "./resources/schema.ts";
+import { pluginRows, type PluginRow } from "./plugin-rows.ts";
 import type { SupervisorTimings } from "./supervisor.ts";
+
+export type { PluginRow } from "./plugin-rows.ts";
 
 /** A reconcile output on its way to the ledger (a proposal or a plugin question). */
 export interface PluginOutput {
@@ -61,18 +66,6 @@ export interface ManagerOptions {
   readonly clock?: Clock;
 }
 
-export interface PluginRow {
-  readonly key: string;
-  readonly pluginId: string;
-  readonly marketplace: string;
-  readonly pluginInstanceId: string | undefined;
-  readonly version: string;
-  readonly versions: readonly string[];
-  readonly enabled: boolean;
-  /** This session's binding, if any. */
-  readonly binding: { readonly state: string; readonly reason: BindingReason | undefined } | undefined;
-  readonly problem: string | undefined;
-}
 
 export interface ActivationReport {
   readonly activated: readonly string[];
@@ -106,6 +99,7 @@ export class PluginManager {
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly logs = new Map<string, SessionLog>();
   private readonly listeners = new Set<() => void>();
+  private readonly boards = new BoardHub(() => this.activeBindings().flatMap((b) => b.boardInputs()));
   private readonly clock: Clock;
   private closing: Promise<void> | undefined;
   private logDirReady: Promise<unknown> | undefined;
@@ -124,6 +118,16 @@ export class PluginManager {
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** The Board as last published (BRD-01): a value, read without I/O. */
+  get board(): Board {
+    return this.boards.board;
+  }
+
+  /** Called with the new Board whenever a presented item or a binding changed. */
+  onBoard(listener: (board: Board) => void): () => void {
+    return this.boards.onBoard(listener);
   }
 
   /** MGR-01: close what a dead process left "active", then activate every enabled instance in parallel. */
@@ -215,10 +219,15 @@ export class PluginManager {
   }
 
   /** Run a plugin command of an active binding. */
-  execute(pluginInstanceId: string, commandId: string, argument: string): Promise<{ kind: "message"; text: string } | { kind: "none" }> {
-    const binding = [...this.bindings.values()].find((b) => b.instance.pluginInstanceId === pluginInstanceId);
+  execute(pluginInstanceId: string, commandId: string, argument: string, call: CommandCall = {}): ReturnType<PluginBinding["execute"]> {
+    const binding = this.byInstanceId(pluginInstanceId);
     if (binding === undefined) return Promise.reject(new BatonError("plugin_not_found", `no plugin binding ${pluginInstanceId} in this session`));
-    return binding.execute(commandId, argument);
+    return binding.execute(commandId, argument, call);
+  }
+
+  /** This session's binding of an instance id (`pi_…`), if any. */
+  byInstanceId(pluginInstanceId: string): PluginBinding | undefined {
+    return [...this.bindings.values()].find((b) => b.instance.pluginInstanceId === pluginInstanceId);
   }
 
   binding(key: string): PluginBinding | undefined {
@@ -230,37 +239,8 @@ export class PluginManager {
   }
 
   /** Installed plugins with their settings and this session's binding. */
-  async list(): Promise<PluginRow[]> {
-    const installed = await this.catalog.installed();
-    let instances: readonly InstanceSettings[] = [];
-    let problem: string | undefined;
-    try {
-      instances = (await this.catalog.settings.load()).instances;
-    } catch (error) {
-      problem = describeError(error);
-    }
-    const keys = new Map<string, { pluginId: string; marketplace: string }>();
-    for (const v of installed) keys.set(`${v.pluginId}@${v.marketplace}`, { pluginId: v.pluginId, marketplace: v.marketplace });
-    for (const i of instances) keys.set(i.key, { pluginId: i.pluginId, marketplace: i.marketplace });
-    return [...keys.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([key, { pluginId, marketplace }]) => {
-        const settings = instances.find((i) => i.key === key);
-        const versions = installed.filter((v) => v.pluginId === pluginId && v.marketplace === marketplace).map((v) => v.version);
-        const binding = this.bindings.get(key);
-        const broken = installed.find((v) => v.pluginId === pluginId && v.marketplace === marketplace && v.problem !== undefined);
-        return {
-          key,
-          pluginId,
-          marketplace,
-          pluginInstanceId: settings?.pluginInstanceId,
-          version: settings?.version ?? versions[versions.length - 1] ?? "?",
-          versions,
-          enabled: settings?.enabled === true,
-          binding: binding === undefined ? undefined : { state: binding.state, reason: binding.reason },
-          problem: problem ?? broken?.problem,
-        };
-      });
+  list(): Promise<PluginRow[]> {
+    return pluginRows(this.catalog, (key) => this.bindings.get(key));
   }
 
   /** MGR-05: idempotent; closes every binding in reverse activation order and the plugin logs. */
@@ -325,6 +305,7 @@ export class PluginManager {
       },
       onSettled: (binding) => this.settled(binding),
       onToast: (binding, text, tone) => this.options.host.toast(text, tone, binding.pluginId),
+      onBoard: () => this.boards.republish(),
     };
   }
 
@@ -344,6 +325,8 @@ export class PluginManager {
     if (state === "failed") this.noteFailure(binding.instance.key);
     this.capacity.setLimit(Math.min(4, 1 + this.activeBindings().length));
     for (const listener of [...this.listeners]) listener();
+    // A binding that stopped takes its Board items along; one that became active has none yet.
+    this.boards.republish();
   }
 
   private record(update: PluginBindingPayload): void {

@@ -68,8 +68,9 @@ export const pluginManifestSchema = z.strictObject({
     .strictObject({
       commands: z.array(commandSchema).default([]),
       controllers: z.array(z.strictObject({ resourceType: z.string().min(1).superRefine(resourceTypeKey(true)) })).default([]),
+      contextProviders: z.array(z.strictObject({ kind: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/, "letters, digits, '_' and '-'"), description: z.string().optional() })).default([]),
     })
-    .default({ commands: [], controllers: [] }),
+    .default({ commands: [], controllers: [], contextProviders: [] }),
   limits: z
     .strictObject({
       reconcileTimeoutMs: z.number().int().min(1).max(300_000).default(30_000),

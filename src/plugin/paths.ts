@@ -2,6 +2,7 @@
  * Where plugin files live under `$BATON_HOME` (inventory §2.18). Names derived from a plugin id or a
  * marketplace name are URI-encoded, so `acme/hello` is one directory (`acme%2Fhello`).
  */
+import fs from "node:fs";
 import path from "node:path";
 
 export interface PluginPaths {
@@ -62,4 +63,24 @@ export function parseInstanceKey(key: string): { pluginId: string; marketplace: 
 export function isInside(root: string, candidate: string): boolean {
   const rel = path.relative(root, candidate);
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/** A binding's private data directories (mode 0700), created before its plugin activates. */
+export async function createDataDirs(
+  roots: { readonly pluginsRoot: string; readonly projectDir: string; readonly sessionDir: string },
+  pluginId: string,
+  pluginInstanceId: string,
+): Promise<{ global: string; project: string; session: string; instance: string }> {
+  const name = encodeName(pluginId);
+  const dirs = {
+    global: path.join(roots.pluginsRoot, name),
+    project: path.join(roots.projectDir, "plugins", name),
+    session: path.join(roots.sessionDir, "plugins", name),
+    instance: path.join(roots.sessionDir, "plugins", name, pluginInstanceId),
+  };
+  for (const dir of Object.values(dirs)) {
+    await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+    await fs.promises.chmod(dir, 0o700);
+  }
+  return dirs;
 }

@@ -35,7 +35,14 @@ export const controllerRegistration = z.strictObject({
   watches: z.array(z.strictObject({ resourceType: typeWire, events: z.array(z.enum(WATCH_EVENTS)) })),
 });
 export type ControllerRegistrationWire = z.infer<typeof controllerRegistration>;
-export const registrationSchema = z.discriminatedUnion("type", [commandRegistration, controllerRegistration]);
+/** A ContextProvider (CTX-06): `kind` is the plugin's own; Baton qualifies it as `<pluginName>@<kind>`. */
+export const contextProviderRegistration = z.strictObject({
+  type: z.literal("contextProvider"),
+  kind: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]*$/),
+  description: z.string().max(200),
+});
+export type ContextProviderRegistrationWire = z.infer<typeof contextProviderRegistration>;
+export const registrationSchema = z.discriminatedUnion("type", [commandRegistration, controllerRegistration, contextProviderRegistration]);
 export type Registration = z.infer<typeof registrationSchema>;
 
 export const permissionsWire = z.looseObject({
@@ -57,8 +64,44 @@ export const initializeParams = z.strictObject({
 });
 export type InitializeParams = z.infer<typeof initializeParams>;
 
-export const commandResultSchema = z.union([z.strictObject({ kind: z.literal("message"), text: z.string().max(64 * 1024) }), z.strictObject({ kind: z.literal("none") })]);
+const pickerOption = z.strictObject({ name: z.string().min(1).max(500), description: z.string().max(2_000).optional(), value: z.string().min(1).max(4_096) });
+
+/** What a command shows (CMD-01): a message, a picker (select → called again with `selectedValue`), or nothing. */
+export const commandResultSchema = z.union([
+  z.strictObject({ kind: z.literal("message"), text: z.string().max(64 * 1024) }),
+  z.strictObject({
+    kind: z.literal("picker"),
+    title: z.string().min(1).max(200),
+    // A remote search may answer with an empty page; a first picker needs something to pick.
+    options: z
+      .array(pickerOption)
+      .max(500)
+      .refine((o) => new Set(o.map((x) => x.value)).size === o.length, "option values must be unique"),
+    search: z.strictObject({ mode: z.enum(["local", "remote"]), query: z.string().max(500).optional(), placeholder: z.string().max(200).optional() }).optional(),
+  }),
+  z.strictObject({ kind: z.literal("none") }),
+]);
 export type CommandResultWire = z.infer<typeof commandResultSchema>;
+
+export const BOARD_TONES = ["default", "muted", "success", "warning", "error"] as const;
+
+/** What `present(resource)` returns for the Board (BRD-01); null hides the resource. */
+export const presentationSchema = z.strictObject({
+  title: z.string().min(1).max(200),
+  url: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
+  status: z.string().max(200).optional(),
+  detail: z.string().max(1_000).optional(),
+  tone: z.enum(BOARD_TONES).optional(),
+  priority: z.number().finite().optional(),
+});
+export type Presentation = z.infer<typeof presentationSchema>;
+
+/** A candidate of a plugin ContextProvider's `search` (CTXP-01); ids are what `@<prefix>:<id>` names. */
+export const contextCandidateSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "ids are letters, digits, '.', '_' and '-'").max(200),
+  label: z.string().min(1).max(200),
+  detail: z.string().max(500).optional(),
+});
 
 interface Row<P extends z.ZodType, R extends z.ZodType> {
   readonly params: P;
@@ -88,14 +131,19 @@ export const HOST_REQUESTS = {
     z.strictObject({ output: json.optional(), requeueAfterMs: z.number().nonnegative().optional() }),
     30_000,
   ),
-  "controller/present": row(z.looseObject({ controllerId: z.string(), resource: record }), json, 2_000),
+  "controller/present": row(z.strictObject({ controllerId: z.string(), resource: record }), presentationSchema.nullable(), 2_000),
   "watch/map": row(
     z.strictObject({ controllerId: z.string(), watchIndex: z.number().int().nonnegative(), event: z.enum(WATCH_EVENTS), object: record, old: record.optional() }),
     z.strictObject({ requests: z.array(z.strictObject({ name: z.string() })).max(10_000) }),
     5_000,
   ),
-  "context/search": row(z.looseObject({ providerKind: z.string(), query: z.string() }), z.array(record), 2_000),
-  "context/provide": row(z.looseObject({ providerKind: z.string(), id: z.string(), maxChars: z.number().int() }), z.looseObject({ text: z.string() }), 5_000),
+  "context/search": row(z.strictObject({ providerKind: z.string(), query: z.string(), limit: z.number().int().min(1).max(50) }), z.array(contextCandidateSchema).max(50), 2_000),
+  // `resource`: the Resource the provided text is about (its ContextSource key), when there is one.
+  "context/provide": row(
+    z.strictObject({ providerKind: z.string(), id: z.string(), maxChars: z.number().int().min(1) }),
+    z.strictObject({ text: z.string(), resource: z.strictObject({ apiVersion: z.string(), kind: z.string(), name: z.string(), uid: z.string() }).optional() }).nullable(),
+    5_000,
+  ),
   "source/start": row(z.looseObject({ sourceRunId: z.string() }), z.strictObject({}), 30_000),
   "source/stop": row(z.looseObject({ sourceRunId: z.string() }), z.strictObject({}), 2_000),
 } as const;

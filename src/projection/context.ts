@@ -34,6 +34,8 @@ export function reduceContextReceipt(
   if (snapshot === undefined || snapshot.receipt !== null) return state;
   const targetId = snapshot.targetId ?? event.harnessTargetId ?? null;
   const delivered: ContextSnapshotItem = { ...snapshot, receipt: { contextEpochId, transport, seq: event.seq } };
+  // Only the session's history moves the watermark; a plugin Resource delivered is just that (plugins.md §5).
+  if (snapshot.source.kind !== "session_history") return { ...state, contextSnapshots: tableSet(state.contextSnapshots, snapshotId, delivered) };
   const previous = ownGet(state.contextEpochs, contextEpochId);
   const epoch: ContextEpoch =
     previous === undefined

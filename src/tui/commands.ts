@@ -14,6 +14,7 @@ export const BATON_COMMANDS: readonly ChatCommand[] = [
   { name: "rewind", description: "Put the files back to before a turn and continue from there (idle only)" },
   { name: "status", description: "Show session, agent, model, cwd and tokens" },
   { name: "plugins", description: "List plugins; enable, disable or restart one (/plugins restart <id>)" },
+  { name: "board", description: "Show or hide the plugin Board (/board open|hide|auto)" },
   { name: "help", description: "Commands, keys and agents" },
   { name: "exit", description: "Exit Baton", aliases: ["quit"] },
 ];

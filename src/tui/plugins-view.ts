@@ -7,16 +7,12 @@
  */
 import { isKind, type AnyEvent } from "../projection/index.ts";
 import { selectPluginCommands, type PluginBindingItem, type ProjectionState } from "../projection/index.ts";
-import { BatonError, describeError } from "../shared/errors.ts";
+import { describeError } from "../shared/errors.ts";
 import type { ChatCommand } from "chat-tui";
 import type { PluginListing, TuiPlugins } from "./session-port.ts";
+import type { PluginCommandRef } from "./plugin-commands.ts";
 import type { TuiHost } from "./tui-host.ts";
 
-export interface PluginCommandRef {
-  readonly pluginInstanceId: string;
-  readonly pluginId: string;
-  readonly commandId: string;
-}
 
 /** Completion entries for the active bindings' commands (activation already refused any that shadow Baton's). */
 export function pluginCompletions(state: ProjectionState): ChatCommand[] {
@@ -127,18 +123,4 @@ export async function runPluginsCommand(host: TuiHost, args: string): Promise<vo
       detail: `${listing.marketplace} · ${bindingLabel(listing, bindingOf(state, listing))}`,
     })),
   );
-}
-
-/** Run a plugin's command; its message shows in the transcript as the plugin's, a failure as a toast. */
-export async function runPluginCommand(host: TuiHost, ref: PluginCommandRef, argument: string): Promise<void> {
-  const plugins = host.session.plugins;
-  if (plugins === undefined) return;
-  try {
-    const text = await plugins.execute(ref.pluginInstanceId, ref.commandId, argument);
-    if (text !== undefined && text !== "") host.addLocal({ kind: "agent", author: ref.pluginId, text, format: "plain" });
-  } catch (error) {
-    // A binding that stopped under the call says so itself ("Plugin … stopped: …"); this would hide it.
-    if (error instanceof BatonError && error.code === "plugin_failed") return;
-    host.toast(`/${ref.commandId} (${ref.pluginId}): ${describeError(error)}`, "error");
-  }
 }

@@ -38,6 +38,36 @@ export interface PluginListing {
 
 export type PluginTone = "info" | "success" | "warning" | "error";
 
+/** The plugin Board as last published (BRD-01): sections per (plugin instance, resource type). */
+export interface BoardView {
+  readonly sections: readonly {
+    readonly id: string;
+    readonly title: string;
+    readonly items: readonly {
+      readonly id: string;
+      readonly title: string;
+      readonly url?: string | undefined;
+      readonly status?: string | undefined;
+      readonly detail?: string | undefined;
+      readonly tone: "default" | "muted" | "success" | "warning" | "error";
+    }[];
+    /** Items left out by the per-section limit. */
+    readonly more: number;
+  }[];
+  readonly items: number;
+}
+
+/** A plugin command's answer (CMD-01). */
+export type PluginCommandResult =
+  | { readonly kind: "message"; readonly text: string }
+  | {
+      readonly kind: "picker";
+      readonly title: string;
+      readonly options: readonly { readonly name: string; readonly description?: string | undefined; readonly value: string }[];
+      readonly search?: { readonly mode: "local" | "remote"; readonly query?: string | undefined; readonly placeholder?: string | undefined } | undefined;
+    }
+  | { readonly kind: "none" };
+
 /** What the TUI may do with plugins: the app implements it over the session's Plugin Manager. */
 export interface TuiPlugins {
   list(): Promise<readonly PluginListing[]>;
@@ -45,8 +75,14 @@ export interface TuiPlugins {
   enable(pluginId: string): Promise<void>;
   disable(pluginId: string): Promise<void>;
   restart(pluginId: string): Promise<void>;
-  /** Run a command of an active binding; resolves with the message it shows, if any. */
-  execute(pluginInstanceId: string, commandId: string, argument: string): Promise<string | undefined>;
+  /** Run a command of an active binding (again with the picker's choice or a remote search query). */
+  execute(pluginInstanceId: string, commandId: string, argument: string, call?: { readonly selectedValue?: string; readonly searchQuery?: string }): Promise<PluginCommandResult>;
+  /** A record in the session log (warn): what went wrong with a plugin call, with its attributes. */
+  log(message: string, attributes: Readonly<Record<string, string>>): void;
+  /** The Board as last published: a value, no I/O (the host reads it while composing the view). */
+  board(): BoardView;
+  /** Called after the Board changed. Returns the unsubscribe function. */
+  onBoard(listener: () => void): () => void;
   /**
    * Toasts about plugins: their own `toast.show` ("<id>: <text>") and "Plugin <id> stopped: <reason>" when a
    * binding fails (a view of the ledger fact). Returns the unsubscribe function.

@@ -4,9 +4,11 @@
  */
 import { selectFooter, tableValues, type ProjectionState, type ProposedPlanItem } from "../projection/index.ts";
 import { describeError } from "../shared/errors.ts";
+import { runBoardCommand } from "./board-view.ts";
 import { helpLines } from "./help.ts";
 import { modelLabel } from "./map-activity.ts";
-import { findPluginCommand, runPluginCommand, runPluginsCommand } from "./plugins-view.ts";
+import { runPluginCommand } from "./plugin-commands.ts";
+import { findPluginCommand, runPluginsCommand } from "./plugins-view.ts";
 import { sessionPickerItem } from "./session-rows.ts";
 import { startRewind } from "./rewind-flow.ts";
 import type { TuiHost } from "./tui-host.ts";
@@ -72,6 +74,9 @@ export async function runCommand(host: TuiHost, name: string, args: string): Pro
       return;
     case "plugins":
       await runPluginsCommand(host, args);
+      return;
+    case "board":
+      runBoardCommand(host, args);
       return;
     default: {
       const plugin = findPluginCommand(host.controller.state, name);

@@ -13,10 +13,10 @@ import {
   type ChatStore,
   type MentionGroup,
   type PickerItem,
-  type PickerState,
   type TimelineItem,
   type Tone,
 } from "chat-tui";
+import type { BoardMode } from "./board-view.ts";
 import { allCommands } from "./commands.ts";
 import { ConfigControl } from "./config-control.ts";
 import { resolutionFor } from "./map-cards.ts";
@@ -24,6 +24,7 @@ import type { LocalDraft } from "./local-draft.ts";
 import type { LocalItem } from "./map-transcript.ts";
 import type { SessionOpenChoice, SessionSwitcher, TuiSession } from "./session-port.ts";
 import { runCommand } from "./slash-commands.ts";
+import { PickerSlot, type PickerFill, type RemoteSearch } from "./picker-slot.ts";
 import { PublishThrottle, STREAM_KINDS } from "./stream-throttle.ts";
 import { dirtyRefOf, type DirtyRef } from "./timeline-mapper.ts";
 import { nativeCommands, routeSlash } from "./slash-route.ts";
@@ -69,7 +70,7 @@ export class TuiHost {
   private history: readonly string[] = [];
   private draft: { id: string; text: string; mode?: "ifEmpty" } | undefined;
   private readonly proposalEdits = new ProposalEditor(this);
-  private picker: { state: PickerState; select: (itemId: string) => void } | undefined;
+  private readonly picker = new PickerSlot(() => this.publish());
   private readonly toasts: Toasts;
   private throttle: PublishThrottle;
   private detachFns: (() => void)[] = [];
@@ -79,6 +80,7 @@ export class TuiHost {
   private titleShown: string | undefined;
   private resolveExit: () => void = () => undefined;
   private columns = 120;
+  private boardMode: BoardMode = "auto";
   /** Items changed by stream chunks since the last publication; undefined once anything else happened. */
   private dirty: DirtyRef[] | undefined = [];
 
@@ -150,17 +152,16 @@ export class TuiHost {
       case "resolveInteraction":
         return this.later(() => void this.resolve(intent.id, intent.response));
       case "pickerSelect": {
-        const picker = this.picker;
-        if (picker === undefined || picker.state.id !== intent.id) return;
-        this.closePicker();
-        return this.later(() => picker.select(intent.itemId));
+        const select = this.picker.take(intent.id);
+        return select === undefined ? undefined : this.later(() => select(intent.itemId));
       }
       case "pickerCancel":
-        if (this.picker?.state.id === intent.id) this.closePicker();
-        return;
+        return this.picker.cancel(intent.id);
       case "pickerQuery":
+        return this.picker.query(intent.id, intent.query);
       case "dismissSidecar":
-        return;
+        this.boardMode = "hidden";
+        return this.publish();
       case "draftRejected":
         return this.proposalEdits.rejected(intent.id) ? this.publish() : this.toast("Clear the composer first", "warning");
     }
@@ -205,18 +206,23 @@ export class TuiHost {
     this.toasts.show(text, tone, ms);
   }
 
-  openPicker(title: string, select: (itemId: string) => void, items?: readonly PickerItem[]): (items: readonly PickerItem[] | null) => void {
-    const id = `picker-${++this.counter}`;
-    this.picker = { state: { id, title, items: items ?? [], ...(items === undefined ? { loading: true } : {}) }, select };
+  /** Open a picker (loading until filled; `fill(null)` closes it); with `remote`, queries go to its search. */
+  openPicker(title: string, select: (itemId: string) => void, items?: readonly PickerItem[], remote?: RemoteSearch): PickerFill {
+    return this.picker.show(title, select, items, remote);
+  }
+
+  get clock(): Clock {
+    return this.options.clock;
+  }
+
+  /** How the Board shows (TUI-11); `/board` changes it. */
+  get board(): { readonly mode: BoardMode; readonly columns: number } {
+    return { mode: this.boardMode, columns: this.columns };
+  }
+
+  setBoardMode(mode: BoardMode): void {
+    this.boardMode = mode;
     this.publish();
-    return (filled) => {
-      if (this.picker?.state.id !== id) return;
-      if (filled === null) this.closePicker();
-      else {
-        this.picker = { state: { id, title, items: filled }, select };
-        this.publish();
-      }
-    };
   }
 
   /** `/sessions` and `/new` (PROC-03): refused while busy; open the new one, then close the old one. */
@@ -253,7 +259,7 @@ export class TuiHost {
   exit(): void {
     if (this.exiting) return;
     this.exiting = true;
-    this.picker = undefined;
+    this.picker.close();
     this.toast("Exiting…", "info", 60_000);
     this.resolveExit();
   }
@@ -275,11 +281,13 @@ export class TuiHost {
         busy: this.isBusy(),
         local: this.local,
         history: this.history,
-        picker: this.picker?.state,
+        picker: this.picker.state,
         draft: this.draft,
         hiddenCard: this.proposalEdits.hidden,
         toast: this.toasts.current,
         columns: this.columns,
+        board: this.current.plugins?.board(),
+        boardMode: this.boardMode,
         dirty: this.dirty,
       }),
     );
@@ -319,11 +327,6 @@ export class TuiHost {
     this.publish();
   }
 
-  private closePicker(): void {
-    this.picker = undefined;
-    this.publish();
-  }
-
   private attach(session: TuiSession): void {
     this.current = session;
     this.config.reset();
@@ -341,6 +344,7 @@ export class TuiHost {
         this.toasts.show(notice.text, notice.level, undefined, notice.turnId);
       }),
       session.plugins?.onToast((text, tone, ms) => this.toast(text, tone, ms)) ?? (() => undefined),
+      session.plugins?.onBoard(() => this.publish()) ?? (() => undefined),
     );
     if (session.recovered) this.toast("Recovered an interrupted turn from a previous baton run", "warning");
     if (session.rewindRecovery !== undefined) this.toast(session.rewindRecovery, "warning", 15_000);

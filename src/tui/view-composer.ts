@@ -5,7 +5,9 @@
  */
 import type { Controller } from "../controller/controller.ts";
 import { selectActivity, selectApprovalRoute, selectFooter, selectPendingInteractions, selectPendingProposals, selectTargetPlan, type InteractionItem, type ProjectionState } from "../projection/index.ts";
-import type { ActivityItem, ChatCommand, ChatStatePatch, DraftInjection, InteractionCard, PickerState, QueuedInput, Toast } from "chat-tui";
+import type { ActivityItem, ChatCommand, ChatStatePatch, DraftInjection, InteractionCard, PickerState, QueuedInput, SidecarState, Toast } from "chat-tui";
+import { boardSidecar, type BoardMode } from "./board-view.ts";
+import type { BoardView } from "./session-port.ts";
 import { terminalSafeDeep } from "../shared/terminal-text.ts";
 import type { ConfigControl } from "./config-control.ts";
 import { mapActivity } from "./map-activity.ts";
@@ -30,6 +32,9 @@ export interface HostView {
   readonly hiddenCard?: string | undefined;
   readonly toast: Toast | undefined;
   readonly columns: number;
+  /** The plugins' Board as last published (undefined where plugins do not run), and how it is shown. */
+  readonly board: BoardView | undefined;
+  readonly boardMode: BoardMode;
   /** Items named by the stream chunks since the last composition, when nothing else happened since. */
   readonly dirty: readonly DirtyRef[] | undefined;
 }
@@ -52,6 +57,7 @@ export class ViewComposer {
   private pluginCommands: readonly ChatCommand[] = [];
   private pluginsFrom: ProjectionState["plugins"] | undefined;
   private header: { id: string; value: ReturnType<typeof headerFor> } | undefined;
+  private sidecar: { board: BoardView | undefined; mode: BoardMode; value: SidecarState | undefined } | undefined;
 
   constructor(private readonly deps: ComposerDeps) {
     this.mapTimeline = createTimelineMapper(deps.lookOf);
@@ -96,6 +102,10 @@ export class ViewComposer {
     );
     if (this.header?.id !== view.sessionId) this.header = { id: view.sessionId, value: headerFor(view.sessionId, this.deps.targetIds) };
     const plan = selectTargetPlan(state, view.target);
+    // The same Board in the same mode keeps its sidecar state (the composer is never rebuilt by it).
+    if (this.sidecar === undefined || this.sidecar.board !== view.board || this.sidecar.mode !== view.boardMode) {
+      this.sidecar = { board: view.board, mode: view.boardMode, value: terminalSafeDeep(boardSidecar(view.board, view.boardMode)) };
+    }
     if (state.plugins !== this.pluginsFrom) {
       this.pluginsFrom = state.plugins;
       this.pluginCommands = keepArray(this.pluginCommands, pluginCompletions(state), shallowSame);
@@ -128,6 +138,7 @@ export class ViewComposer {
           queue: queued.length,
           suggestions: selectPendingProposals(state).length,
           ...(plan !== null && plan.pinned ? { plan: { done: plan.done, total: plan.total } } : {}),
+          ...(view.board === undefined || view.board.items === 0 ? {} : { board: view.board.items }),
           author: look.author,
           cwd: view.cwd,
           ...(this.deps.home === undefined ? {} : { home: this.deps.home }),
@@ -135,6 +146,7 @@ export class ViewComposer {
         }),
         ...(view.toast === undefined ? {} : { toast: view.toast }),
       }),
+      sidecar: this.sidecar.value,
     };
   }
 }

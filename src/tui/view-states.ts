@@ -32,6 +32,8 @@ export interface FooterInput {
   readonly plan?: { readonly done: number; readonly total: number };
   /** Pending suggestions (proposals): shown as "N suggestions" when there are any. */
   readonly suggestions?: number;
+  /** Items on the plugin Board (shown as `board:N` when there are any). */
+  readonly board?: number;
   readonly author: string;
   readonly cwd: string;
   readonly home?: string;
@@ -57,10 +59,11 @@ function leftText(input: FooterInput, sessionId: string): string {
   if (input.plan !== undefined) parts.push(`plan:${input.plan.done}/${input.plan.total}`);
   const n = input.suggestions ?? 0;
   if (n > 0) parts.push(`${n} suggestion${n === 1 ? "" : "s"}`);
+  if (input.board !== undefined) parts.push(`board:${input.board}`);
   return parts.join("  ");
 }
 
-/** TUI-10: `session: <id>  in:<n> out:<n>  turns:<n>  queue:<n>[  plan:x/y][  N suggestions]` and `<target> · cwd:<cwd>`. */
+/** TUI-10: `session: <id>  in:<n> out:<n>  turns:<n>  queue:<n>[  plan:x/y][  N suggestions][  board:N]` and `<target> · cwd:<cwd>`. */
 export function footerTexts(input: FooterInput): { readonly left: string; readonly right: string } {
   const full = leftText(input, input.sessionId);
   const cwd = shortCwd(input.cwd, input.home);

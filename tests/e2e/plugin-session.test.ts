@@ -36,7 +36,7 @@ describe("plugins in a session", () => {
       const [binding] = Object.values(opened.controller.state.plugins);
       expect(binding).toMatchObject({ pluginId: FIXTURE_ID, state: "active" });
       ids.push(binding?.pluginInstanceId ?? "");
-      expect(await plugins.execute(binding?.pluginInstanceId ?? "", "echo", "through the port")).toBe("through the port");
+      expect(await plugins.execute(binding?.pluginInstanceId ?? "", "echo", "through the port")).toEqual({ kind: "message", text: "through the port" });
       const pid = plugins.manager.activeBindings()[0]?.runnerPid ?? 0;
       expect(isRunning(pid)).toBe(true);
 

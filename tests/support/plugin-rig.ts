@@ -19,6 +19,8 @@ export const FIXTURE_DIR = path.resolve(import.meta.dir, "../fixtures/plugins/fi
 export const FIXTURE_ID = "baton-test/fixture";
 /** The fixture for plugin loops: resources (and controllers, proposals, questions, Board as they land). */
 export const LOOPS_DIR = path.resolve(import.meta.dir, "../fixtures/plugins/loops");
+/** The fixture for the Board, plugin commands with pickers, a context provider and plugin questions. */
+export const BOARD_DIR = path.resolve(import.meta.dir, "../fixtures/plugins/board");
 export const BATON_VERSION = "0.1.0";
 
 export function tempDir(prefix: string): string {

@@ -34,7 +34,7 @@ describe("plugin.json", () => {
   test("a minimal manifest gets defaults for permissions, contributes and limits", () => {
     const m = parsePluginManifest(JSON.stringify(base), FILE);
     expect(m.permissions).toEqual({ exec: [], env: [], network: false, fs: { write: false }, resourceTypes: [] });
-    expect(m.contributes).toEqual({ commands: [], controllers: [] });
+    expect(m.contributes).toEqual({ commands: [], controllers: [], contextProviders: [] });
     expect(m.limits).toEqual({ reconcileTimeoutMs: 30_000, memoryMb: 1024 });
   });
 

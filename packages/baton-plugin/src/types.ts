@@ -38,6 +38,12 @@ export interface ActivationContext {
   registerCommand(command: CommandRegistration): void;
   /** One controller per resource type; its type is listed under `contributes.controllers` in the manifest. */
   registerController(controller: ControllerRegistration): void;
+  /**
+   * A source the user can reference with `@<pluginName>.<kind>:<id>` (listed under
+   * `contributes.contextProviders`). `search` runs while the user types and must have no side effect;
+   * `provide` runs only once a prompt that references it is submitted.
+   */
+  registerContextProvider(provider: ContextProviderRegistration): void;
   /** Runs when the binding closes, in reverse order of registration. */
   onClose(cleanup: () => void | Promise<void>): void;
 }
@@ -58,12 +64,64 @@ export interface PluginLogger {
 export interface CommandInput {
   /** What the user typed after `/<name> `. */
   readonly argument: string;
+  /** The `value` of the option the user chose in a picker this command returned. */
+  readonly selectedValue?: string;
+  /** What the user typed into a remote-search picker this command returned (answer with the next page). */
+  readonly searchQuery?: string;
   /** Aborted when Baton gives up on the call (deadline) or the binding closes. */
   readonly signal: AbortSignal;
 }
 
-/** What a command shows: a message in the transcript (authored by the plugin), or nothing. */
-export type CommandResult = { readonly kind: "message"; readonly text: string } | undefined | void;
+export interface PickerOption {
+  readonly name: string;
+  readonly description?: string;
+  /** Unique within the picker; what `selectedValue` carries back. */
+  readonly value: string;
+}
+
+/**
+ * What a command shows: a message in the transcript (authored by the plugin), a picker, or nothing.
+ * Choosing an option calls `execute` again with `selectedValue`; with `search.mode: "remote"` every
+ * change of the query (debounced) calls it with `searchQuery` and the picker shows the options returned.
+ */
+export type CommandResult =
+  | { readonly kind: "message"; readonly text: string }
+  | {
+      readonly kind: "picker";
+      readonly title: string;
+      readonly options: readonly PickerOption[];
+      readonly search?: { readonly mode: "local" | "remote"; readonly query?: string; readonly placeholder?: string };
+    }
+  | undefined
+  | void;
+
+export interface ContextCandidate {
+  /** Letters, digits, '.', '_' and '-': what the reference token names. */
+  readonly id: string;
+  readonly label: string;
+  readonly detail?: string;
+}
+
+export interface ContextProviderRegistration {
+  /** Letters, digits, '_' and '-'; the reference prefix is `<pluginName>.<kind>`. */
+  readonly kind: string;
+  readonly description?: string;
+  /** Candidates for `@` completion (at most `limit`); no side effects. */
+  search(query: string, options: { readonly limit: number; readonly signal: AbortSignal }): readonly ContextCandidate[] | Promise<readonly ContextCandidate[]>;
+  /**
+   * The referenced content, at most `maxChars` characters (longer text is cut), or undefined when the id
+   * names nothing. Name the Resource it is about to have it recorded as the context's source.
+   */
+  provide(
+    id: string,
+    options: { readonly maxChars: number; readonly signal: AbortSignal },
+  ): ProvidedContext | string | undefined | Promise<ProvidedContext | string | undefined>;
+}
+
+export interface ProvidedContext {
+  readonly text: string;
+  readonly resource?: { readonly apiVersion: string; readonly kind: string; readonly name: string; readonly uid: string };
+}
 
 export interface CommandRegistration {
   /** Lowercase letters, digits and hyphens; may not shadow a Baton command. Listed in the manifest too. */

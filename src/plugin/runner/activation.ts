@@ -9,6 +9,7 @@ import {
   SDK_VERSION,
   type ActivationContext,
   type CommandRegistration,
+  type ContextProviderRegistration,
   type ControllerRegistration,
   type LogAttributes,
   type PluginPackage,
@@ -29,11 +30,14 @@ export interface Activated {
   readonly commands: ReadonlyMap<string, CommandRegistration>;
   /** By controllerId (`<apiVersion>/<Kind>`). */
   readonly controllers: ReadonlyMap<string, ControllerRegistration>;
+  /** By the plugin's own kind. */
+  readonly providers: ReadonlyMap<string, ContextProviderRegistration>;
   /** Abort the binding's signal, then run cleanups in reverse order. */
   close(): Promise<void>;
 }
 
 const COMMAND_NAME = /^[a-z0-9][a-z0-9-]*$/;
+const PROVIDER_KIND = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 function isPluginPackage(value: unknown): value is PluginPackage {
   if (typeof value !== "object" || value === null) return false;
@@ -55,6 +59,7 @@ export async function activate(params: InitializeParams, channel: RunnerChannel)
 
   const commands = new Map<string, CommandRegistration>();
   const controllers = new Map<string, ControllerRegistration>();
+  const providers = new Map<string, ContextProviderRegistration>();
   const registrations: Registration[] = [];
   const cleanups: (() => void | Promise<void>)[] = [];
   const binding = new AbortController();
@@ -123,6 +128,15 @@ export async function activate(params: InitializeParams, channel: RunnerChannel)
         watches,
       });
     },
+    registerContextProvider(provider) {
+      registering("registerContextProvider");
+      const kind = provider?.kind;
+      if (typeof kind !== "string" || !PROVIDER_KIND.test(kind)) throw new Error(`context provider kind '${String(kind)}' must be letters, digits, '_' and '-'`);
+      if (providers.has(kind)) throw new Error(`context provider '${kind}' is registered twice`);
+      if (typeof provider.search !== "function" || typeof provider.provide !== "function") throw new Error(`context provider '${kind}' needs search() and provide()`);
+      providers.set(kind, provider);
+      registrations.push({ type: "contextProvider", kind, description: String(provider.description ?? "") });
+    },
     onClose(cleanup) {
       registering("onClose");
       cleanups.push(cleanup);
@@ -153,7 +167,7 @@ export async function activate(params: InitializeParams, channel: RunnerChannel)
     throw error;
   }
   sealed = true;
-  return { registrations, commands, controllers, close };
+  return { registrations, commands, controllers, providers, close };
 }
 
 export { SDK_VERSION };

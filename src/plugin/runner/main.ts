@@ -9,7 +9,18 @@ import path from "node:path";
 import { plugin as bunPlugin } from "bun";
 import { JsonRpcError, JsonRpcPeer } from "../../rpc/jsonrpc.ts";
 import { describeError } from "../../shared/errors.ts";
-import { CANCEL_METHOD, commandResultSchema, describeIssue, HOST_REQUESTS, initializeParams, isHostMethod, MAX_MESSAGE_BYTES, type CommandResultWire } from "../protocol.ts";
+import {
+  CANCEL_METHOD,
+  commandResultSchema,
+  contextCandidateSchema,
+  describeIssue,
+  HOST_REQUESTS,
+  initializeParams,
+  isHostMethod,
+  MAX_MESSAGE_BYTES,
+  presentationSchema,
+  type CommandResultWire,
+} from "../protocol.ts";
 import { activate, SDK_VERSION, type Activated } from "./activation.ts";
 
 const SDK_ENTRY = path.resolve(import.meta.dir, "../../../packages/baton-plugin/src/index.ts");
@@ -115,12 +126,17 @@ async function dispatch(method: string, params: unknown, signal: AbortSignal): P
       setImmediate(() => output.end(() => process.exit(0)));
       return {};
     case "command/execute": {
-      const { commandId, argument } = HOST_REQUESTS["command/execute"].params.parse(params);
+      const { commandId, argument, selectedValue, searchQuery } = HOST_REQUESTS["command/execute"].params.parse(params);
       const command = activated?.commands.get(commandId);
       if (command === undefined) throw new JsonRpcError(method, -32602, `no command ${commandId}`);
       let result: unknown;
       try {
-        result = await command.execute({ argument, signal });
+        result = await command.execute({
+          argument,
+          signal,
+          ...(selectedValue === undefined ? {} : { selectedValue }),
+          ...(searchQuery === undefined ? {} : { searchQuery }),
+        });
       } catch (error) {
         const e = error instanceof Error ? error : new Error(String(error));
         throw new JsonRpcError(method, -32000, describeError(error), { name: e.name, stack: e.stack });
@@ -138,6 +154,37 @@ async function dispatch(method: string, params: unknown, signal: AbortSignal): P
         controller.reconcile({ snapshot: deepFreeze(p.snapshot) as never, pluginInteractions: deepFreeze(p.pluginInteractions) as never, signal }, deepFreeze(p.resource) as never),
       );
       return reconcileAnswer(method, result);
+    }
+    case "controller/present": {
+      const p = HOST_REQUESTS["controller/present"].params.parse(params);
+      const present = activated?.controllers.get(p.controllerId)?.present;
+      if (present === undefined) throw new JsonRpcError(method, -32602, `controller ${p.controllerId} has no present()`);
+      const shown = await asAnswer(method, () => present(deepFreeze(p.resource) as never));
+      if (shown === undefined || shown === null) return null;
+      // The plugin's mistake is an error answer (a diagnostic item on the Board), never a protocol violation.
+      const checked = presentationSchema.safeParse(shown);
+      if (!checked.success) throw new JsonRpcError(method, -32000, `present() returned an invalid presentation: ${describeIssue(checked.error)}`);
+      return checked.data;
+    }
+    case "context/search": {
+      const p = HOST_REQUESTS["context/search"].params.parse(params);
+      const provider = activated?.providers.get(p.providerKind);
+      if (provider === undefined) throw new JsonRpcError(method, -32602, `no context provider ${p.providerKind}`);
+      const found = await asAnswer(method, () => provider.search(p.query, { limit: p.limit, signal }));
+      const checked = contextCandidateSchema.array().safeParse(Array.isArray(found) ? found.slice(0, p.limit) : found);
+      if (!checked.success) throw new JsonRpcError(method, -32000, `search() of ${p.providerKind} returned invalid candidates: ${describeIssue(checked.error)}`);
+      return checked.data;
+    }
+    case "context/provide": {
+      const p = HOST_REQUESTS["context/provide"].params.parse(params);
+      const provider = activated?.providers.get(p.providerKind);
+      if (provider === undefined) throw new JsonRpcError(method, -32602, `no context provider ${p.providerKind}`);
+      const given = await asAnswer(method, () => provider.provide(p.id, { maxChars: p.maxChars, signal }));
+      if (given === undefined || given === null) return null;
+      const answer = typeof given === "string" ? { text: given } : given;
+      const checked = HOST_REQUESTS["context/provide"].result.safeParse(answer);
+      if (!checked.success || checked.data === null) throw new JsonRpcError(method, -32000, `provide() of ${p.providerKind} must return text or { text, resource? }`);
+      return checked.data;
     }
     case "watch/map": {
       const p = HOST_REQUESTS["watch/map"].params.parse(params);
