@@ -27,6 +27,8 @@ export interface BindingDeps {
   readonly preferences?: PreferencesPort | undefined;
   readonly trace?: ((direction: "in" | "out", message: unknown) => void) | undefined;
   readonly stateDir?: string | undefined;
+  /** True for a draft that would change nothing the projection holds (an unchanged snapshot): it is not stored. */
+  readonly unchanged?: ((draft: EventDraft) => boolean) | undefined;
   /** Told when an adapter's draft could not be written (disk full, I/O). */
   readonly onAppendFailure?: (draft: EventDraft, error: unknown) => void;
   /** Told when Baton's own meta.json could not be written for the adapter (it is never the adapter's failure). */
@@ -174,6 +176,7 @@ export class HarnessBinding {
           // published its identity, the draft's own value is all there is.
           ...(this.identityValue ? { harnessSessionId: this.identityValue.harnessSessionId } : {}),
         } as EventDraft;
+        if (this.deps.unchanged?.(stamped) === true) return;
         try {
           this.deps.append(stamped);
         } catch (error) {
