@@ -13,7 +13,12 @@ export class BindingPool {
   private readonly bindings = new Map<string, HarnessBinding>();
 
   constructor(
-    private readonly deps: ControllerDeps & { readonly registry: HarnessRegistry; readonly onStorageFailure: (error: unknown) => void },
+    private readonly deps: ControllerDeps & {
+      readonly registry: HarnessRegistry;
+      readonly onStorageFailure: (error: unknown) => void;
+      /** An adapter's draft that changes nothing (an unchanged snapshot) is not stored. */
+      readonly unchanged?: (draft: EventDraft) => boolean;
+    },
     private readonly append: AppendFn,
     private readonly request: RequestFn,
     private readonly onAppendFailure?: (draft: EventDraft, error: unknown) => void,
@@ -42,6 +47,7 @@ export class BindingPool {
       trace: this.deps.nativeTrace?.(target.id),
       stateDir: this.deps.stateDir,
       onStorageFailure: this.deps.onStorageFailure,
+      unchanged: this.deps.unchanged,
       ...(this.onAppendFailure ? { onAppendFailure: this.onAppendFailure } : {}),
     });
     this.bindings.set(targetId, binding);

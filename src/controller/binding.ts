@@ -28,12 +28,27 @@ export interface BindingDeps {
   readonly preferences?: PreferencesPort | undefined;
   readonly trace?: ((direction: "in" | "out", message: unknown) => void) | undefined;
   readonly stateDir?: string | undefined;
+  /** True for a draft that would change nothing the projection holds (an unchanged snapshot): it is not stored. */
+  readonly unchanged?: ((draft: EventDraft) => boolean) | undefined;
   /** Told when an adapter's draft could not be written (disk full, I/O). */
   readonly onAppendFailure?: (draft: EventDraft, error: unknown) => void;
   /** Told when Baton's own meta.json could not be written for the adapter (it is never the adapter's failure). */
   readonly onStorageFailure?: (error: unknown) => void;
   /** Told when the adapter publishes a new identity (fresh native sessions reset context delivery). */
   readonly onIdentity?: (binding: HarnessBinding, identity: HarnessIdentity) => void;
+}
+
+/** How long closing a binding waits for a harness that is still starting. */
+export const OPEN_WAIT_ON_CLOSE_MS = 1_000;
+
+/** What `promise` resolves to within `ms` (undefined when it rejects or takes longer); the timer does not hold the process. */
+function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+    timer.unref?.();
+  });
+  return Promise.race([promise.catch(() => undefined), limit]).finally(() => clearTimeout(timer));
 }
 
 export class HarnessBinding {
@@ -91,9 +106,15 @@ export class HarnessBinding {
     if (handle) await this.adapter.close(handle).catch((error) => this.deps.log.log("warn", "closing a dead harness failed", { error }));
   }
 
+  /**
+   * Close: the open handle is closed. A harness still starting is waited for at most OPEN_WAIT_ON_CLOSE_MS (a
+   * handshake that hangs would hold the shutdown for its whole timeout, 30 s for Codex); `open` closes what it
+   * opened once it settles, since this binding is closed, and a Baton that exits meanwhile leaves its agent to
+   * the child's watchdog.
+   */
   async close(): Promise<void> {
     this.closed = true;
-    const handle = this.handleValue ?? (await this.opening?.catch(() => undefined));
+    const handle = this.handleValue ?? (this.opening === undefined ? undefined : await settledWithin(this.opening, OPEN_WAIT_ON_CLOSE_MS));
     this.handleValue = undefined;
     if (handle) await this.adapter.close(handle);
   }
@@ -185,6 +206,7 @@ export class HarnessBinding {
           // published its identity, the draft's own value is all there is.
           ...(this.identityValue ? { harnessSessionId: this.identityValue.harnessSessionId } : {}),
         } as EventDraft;
+        if (this.deps.unchanged?.(stamped) === true) return;
         try {
           this.deps.append(stamped);
         } catch (error) {

@@ -10,7 +10,7 @@ import type { InteractionDraft, InteractionResolution } from "../event/interacti
 import { HarnessRegistry } from "../harness/registry.ts";
 import { InputQueue, type QueuedView } from "../input/queue.ts";
 import type { SubmitOutcome } from "../input/input.ts";
-import { reduce, type ProjectionState } from "../projection/index.ts";
+import { reduce, repeatsSnapshot, type ProjectionState } from "../projection/index.ts";
 import { BatonError } from "../shared/errors.ts";
 import type { TurnId } from "../shared/ids.ts";
 import type { HarnessBinding } from "./binding.ts";
@@ -84,7 +84,7 @@ export class Controller {
     this.meta = this.storage.meta(options.meta);
     this.desk = new InputDesk({ append: this.pipeline.append, queue: this.queue });
     this.bindings = new BindingPool(
-      { ...options, meta: this.meta, onStorageFailure: (error) => this.storage.note(error) },
+      { ...options, meta: this.meta, onStorageFailure: (error) => this.storage.note(error), unchanged: (draft) => repeatsSnapshot(this.pipeline.state, draft) },
       this.pipeline.append,
       (target, draft, context) => this.broker.request(target, draft, context),
       (draft, error) => this.onAppendFailure(draft, error),

@@ -36,6 +36,7 @@ export {
   type TargetPlan,
 } from "./selectors.ts";
 export * from "./state.ts";
+export { repeatsSnapshot } from "./targets.ts";
 export { buildTurnSummary, summaryTexts, type SummaryTexts } from "./summary.ts";
 export { emptyTable, tableGet, tableHas, tableToRecord, tableValues, TABLE_BUCKETS, type Table } from "./table.ts";
 export { blockingInteractionCount, deriveRunState } from "./turns.ts";

@@ -47,6 +47,27 @@ export function reduceAvailableCommands(state: ProjectionState, event: EventOf<"
   return withEventTarget(state, event, (t) => (jsonEqual(t.commands, commands) ? t : { ...t, commands }));
 }
 
+/**
+ * A snapshot draft (EV-06: native commands, context usage, session config) that equals its target's current
+ * snapshot: folding it changes nothing, so it need not be stored again (an unchanged command list is not
+ * re-recorded by every process that starts the agent).
+ */
+export function repeatsSnapshot(state: ProjectionState, draft: { readonly kind: string; readonly payload: unknown; readonly harnessTargetId?: string | undefined }): boolean {
+  const target = draft.harnessTargetId === undefined ? undefined : ownGet(state.perTarget, draft.harnessTargetId);
+  if (target === undefined) return false;
+  const payload = draft.payload as { readonly commands?: unknown; readonly options?: unknown };
+  switch (draft.kind) {
+    case "available_commands_update":
+      return target.commands !== null && jsonEqual(target.commands, payload.commands);
+    case "context_usage_update":
+      return target.contextUsage !== null && jsonEqual(target.contextUsage, draft.payload);
+    case "config_option_update":
+      return target.configOptions !== null && jsonEqual(target.configOptions, payload.options);
+    default:
+      return false;
+  }
+}
+
 export function reduceConfigOptions(state: ProjectionState, event: EventOf<"config_option_update">): ProjectionState {
   const configOptions = event.payload.options;
   return withEventTarget(state, event, (t) => (jsonEqual(t.configOptions, configOptions) ? t : { ...t, configOptions }));

@@ -7,7 +7,7 @@
  */
 import { BatonError, describeError, type BatonErrorCode } from "../shared/errors.ts";
 import { systemClock, type Clock, type TimerHandle } from "../shared/clock.ts";
-import { LineFramer, encodeJsonLine } from "../shared/jsonl.ts";
+import { INVALID_UTF8_FIELD, LineFramer, encodeJsonLine, markInvalidUtf8, type FramedLine } from "../shared/jsonl.ts";
 import { silentLogger, type Logger } from "../shared/log.ts";
 
 export type RpcId = number | string;
@@ -118,6 +118,7 @@ export class JsonRpcPeer {
   private readonly framer: LineFramer;
   private started = false;
   private skippedLines = 0;
+  private invalidUtf8Lines = 0;
 
   constructor(options: JsonRpcPeerOptions) {
     this.options = options;
@@ -262,10 +263,10 @@ export class JsonRpcPeer {
     let reason = "input ended";
     try {
       for await (const chunk of this.transport.input) {
-        for (const line of this.framer.push(chunk)) this.handleLine(line);
+        for (const line of this.framer.pushLines(chunk)) this.handleLine(line);
         if (this.closedReason !== undefined) break;
       }
-      const tail = this.framer.finish();
+      const tail = this.framer.finishLine();
       if (tail !== undefined) this.handleLine(tail);
     } catch (error) {
       reason = `input failed: ${describeError(error)}`;
@@ -273,7 +274,8 @@ export class JsonRpcPeer {
     this.close(reason);
   }
 
-  private handleLine(line: string): void {
+  private handleLine(framed: FramedLine): void {
+    const line = framed.text;
     if (line.trim() === "") return;
     let message: unknown;
     try {
@@ -286,8 +288,9 @@ export class JsonRpcPeer {
       this.skip("non-object JSON line skipped", line);
       return;
     }
-    this.options.trace?.("in", message);
     const record = message as Record<string, unknown>;
+    if (framed.invalidUtf8 !== undefined) this.noteInvalidUtf8(record, framed.invalidUtf8);
+    this.options.trace?.("in", message);
     const method = record["method"];
     const id = record["id"];
     const hasId = typeof id === "number" || typeof id === "string";
@@ -301,6 +304,20 @@ export class JsonRpcPeer {
       return;
     }
     this.skip("malformed JSON-RPC message skipped", line);
+  }
+
+  /**
+   * A line that was not valid UTF-8: its text has U+FFFD where the bytes were bad, and the object its handler
+   * receives (`params`, or `result`, else the message) keeps the line's bytes under INVALID_UTF8_FIELD, so
+   * whatever is recorded from it says so. Logged on the first and every 100th.
+   */
+  private noteInvalidUtf8(record: Record<string, unknown>, bytes: Uint8Array): void {
+    const carrier = [record["params"], record["result"]].find((value) => typeof value === "object" && value !== null && !Array.isArray(value));
+    markInvalidUtf8((carrier ?? record) as Record<string, unknown>, bytes);
+    this.invalidUtf8Lines++;
+    if (this.invalidUtf8Lines === 1 || this.invalidUtf8Lines % 100 === 0) {
+      this.log.log("warn", `${this.name}: a line of ${bytes.byteLength} bytes is not valid UTF-8 (${this.invalidUtf8Lines} so far); read with U+FFFD, its bytes kept as base64 in ${INVALID_UTF8_FIELD}`);
+    }
   }
 
   private skip(what: string, line: string): void {

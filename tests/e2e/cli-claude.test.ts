@@ -93,6 +93,31 @@ describe("baton exec --agent claude", () => {
     expect(meta.harnessSessions.claude.harnessSessionId).toMatch(/^[0-9a-f-]{36}$/);
   }, 60_000);
 
+  test("a turn stores what it needs once (#12.14): the unchanged command list is not recorded again by a second process; init and result raws are excerpts naming the messages the native trace holds whole", async () => {
+    await mock.script(reply.text("one"), reply.text("two"));
+    const first = await exec(["first"]);
+    const id = sessionOf(first.stderr);
+    expect((await exec(["--session", id, "second"])).code).toBe(0);
+    type Line = { kind: string; payload: Record<string, unknown>; raw?: Record<string, unknown> };
+    const ledger = ledgerOf(id) as Line[];
+    const commands = ledger.filter((e) => e.kind === "available_commands_update");
+    expect(commands.length).toBe(1);
+    const names = (commands[0]!.payload["commands"] as { name: string }[]).map((c) => c.name);
+    expect(names).toContain("compact");
+    expect(Object.keys(commands[0]!.raw ?? {}).sort()).toEqual(["session_id", "subtype", "type", "uuid"]);
+    const usages = ledger.filter((e) => e.kind === "usage_update");
+    expect(usages.length).toBe(2);
+    for (const usage of usages) expect(Object.keys(usage.raw ?? {}).sort()).toEqual(["session_id", "subtype", "type", "usage", "uuid"]);
+    // Nothing is lost: the native trace has the init and result messages the raws name, whole.
+    const trace = readFileSync(path.join(path.dirname(findLedger(id)), "native-claude.jsonl"), "utf8")
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as { msg?: Record<string, unknown> });
+    const byUuid = (uuid: unknown) => trace.find((line) => line.msg?.["uuid"] === uuid)?.msg;
+    expect(byUuid(commands[0]!.raw?.["uuid"])).toMatchObject({ type: "system", subtype: "init", slash_commands: names, tools: expect.arrayContaining(["Bash"]) });
+    for (const usage of usages) expect(byUuid(usage.raw?.["uuid"])).toMatchObject({ type: "result", usage: usage.raw?.["usage"], modelUsage: expect.any(Object) });
+  }, 60_000);
+
   test("SIGINT during a slow stream ends the turn cancelled (exit 130) and the session continues", async () => {
     await mock.script(reply.text("slow ".repeat(80), { chunkSize: 5, chunkDelayMs: 100 }), reply.text("back again"));
     const child = spawnBaton(["exec", "go slowly"], { env: env.env, cwd: env.cwd });

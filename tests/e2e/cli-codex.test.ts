@@ -8,7 +8,7 @@ import path from "node:path";
 import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
 import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
 import { runBaton, spawnBaton, waitUntil } from "../support/baton-process.ts";
-import { commandOf, descendants } from "../support/processes.ts";
+import { commandOf, descendants, tryKill } from "../support/processes.ts";
 
 let mock: MockResponses;
 let home: CodexHome;
@@ -82,6 +82,28 @@ describe("baton exec --agent codex", () => {
     expect(result.stderr).toMatch(/ cancelled$/m);
   }, 60_000);
 
+  test("SIGINT while Codex is still starting (its app-server hangs before the handshake): exec ends the turn cancelled at once, without waiting out the handshake timeout", async () => {
+    const codex = path.resolve(import.meta.dir, "../../node_modules/.bin/codex");
+    expect(existsSync(codex)).toBe(true);
+    // The real Codex, stopped before it runs: the binding's open waits for an initialize answer that never comes.
+    mkdirSync(env["BATON_HOME"]!, { recursive: true });
+    writeFileSync(path.join(env["BATON_HOME"]!, "config.yaml"), `harnesses:\n  codex:\n    command: ["sh", "-c", "kill -STOP $$; exec '${codex}' app-server"]\n`);
+    const child = spawnBaton(["exec", "hello while starting"], { env, cwd: home.workdir });
+    let stopped: number[] = [];
+    try {
+      await waitUntil(() => (stopped = descendants(child.pid).filter((pid) => commandOf(pid).includes("kill -STOP"))).length > 0, 20_000, "the stopped app-server");
+      child.signal("SIGINT");
+      // The handshake timeout is 30 s: an exit within 20 s did not wait for it.
+      await waitUntil(() => child.exited(), 20_000, "baton exec to exit after SIGINT while the harness was starting");
+      const result = await child.done;
+      expect(result.code).toBe(130);
+      expect(result.stderr).toMatch(/ cancelled$/m);
+    } finally {
+      for (const pid of [...stopped, ...descendants(child.pid)]) tryKill(pid);
+      child.signal("SIGKILL");
+    }
+  }, 60_000);
+
   test("a second exec --session resumes the same thread (the mock sees the whole history)", async () => {
     await mock.script([{ kind: "text", text: "Noted: pineapple." }, { kind: "text", text: "You said pineapple." }]);
     const first = await exec(["remember the word pineapple"]);
@@ -150,6 +172,7 @@ describe("baton exec --model / --effort with Codex (#11.6)", () => {
 describe("baton doctor and the default agent (#11.16)", () => {
   const doctor = (extra: Record<string, string> = {}) => runBaton(["doctor"], { env: { ...env, BATON_DEFAULT_AGENT: "", ...extra }, cwd: home.workdir, stdin: "" });
   const config = (text: string) => {
+    mkdirSync(env["BATON_HOME"]!, { recursive: true });
     mkdirSync(env["BATON_HOME"]!, { recursive: true });
     writeFileSync(path.join(env["BATON_HOME"]!, "config.yaml"), text);
   };
@@ -272,6 +295,7 @@ describe("control sequences from the agent and its tools (#11.11)", () => {
 describe("a missing codex binary", () => {
   test("fails the turn at admission with what was tried and how to install; the prompt stays", async () => {
     const { mkdirSync, writeFileSync } = await import("node:fs");
+    mkdirSync(env["BATON_HOME"]!, { recursive: true });
     mkdirSync(env["BATON_HOME"]!, { recursive: true });
     writeFileSync(path.join(env["BATON_HOME"]!, "config.yaml"), 'harnesses:\n  codex:\n    command: ["/nonexistent/codex", "app-server"]\n');
     const result = await exec(["--agent", "codex", "are you there?"]);

@@ -1,4 +1,5 @@
 /** Opens real sessions (temp BATON_HOME, real store) with fake harnesses for controller tests. */
+import { afterEach } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -56,6 +57,51 @@ export async function openTestSession(home: TestHome, options: HostOptions): Pro
     ...(options.ledgerIo ? { ledgerIo: options.ledgerIo } : {}),
     ...(options.verifyCheckpoint ? { verifyCheckpoint: options.verifyCheckpoint } : {}),
   });
+}
+
+export interface TestSessions {
+  /** Open a session in a fresh test home, or with `reuseHome` in the home of the previous open (to reopen one). */
+  open(options: HostOptions, reuseHome?: boolean): Promise<OpenedSession>;
+  /** The home of the latest open. */
+  readonly home: TestHome;
+  /** Not to be closed after the test: it "died" (its lock was dropped, nothing shut down) or is closed already. */
+  forget(session: OpenedSession): void;
+}
+
+/**
+ * The sessions of a test file's tests, opened with `openTestSession`: after each test every session still
+ * remembered is closed and every home removed (an `afterEach` registered by this call; `beforeCleanup` runs first,
+ * e.g. to give the disk its space back).
+ */
+export function testSessions(options: { readonly beforeCleanup?: () => void } = {}): TestSessions {
+  let current: TestHome | undefined;
+  const homes: TestHome[] = [];
+  let sessions: OpenedSession[] = [];
+  afterEach(async () => {
+    options.beforeCleanup?.();
+    for (const session of sessions) await session.close();
+    sessions = [];
+    for (const home of homes.splice(0)) home.cleanup();
+    current = undefined;
+  });
+  return {
+    async open(host, reuseHome = false) {
+      if (!reuseHome || current === undefined) {
+        current = makeTestHome(host.clock);
+        homes.push(current);
+      }
+      const session = await openTestSession(current, host);
+      sessions.push(session);
+      return session;
+    },
+    get home() {
+      if (current === undefined) throw new Error("no test session was opened yet");
+      return current;
+    },
+    forget(session) {
+      sessions = sessions.filter((other) => other !== session);
+    },
+  };
 }
 
 export function ledgerOf(session: OpenedSession): AnyEvent[] {

@@ -1,29 +1,15 @@
 /** Steering, interactions, context delivery, recovery, stall watch and compaction against the fake adapter. */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { fakeDefinition } from "../support/fake-adapter.ts";
-import { kindsOf, ledgerOf, makeTestHome, openTestSession, waitFor, type TestHome } from "../support/session-host.ts";
-import type { OpenedSession } from "../../src/app/open-session.ts";
+import { kindsOf, ledgerOf, testSessions, waitFor, type HostOptions } from "../support/session-host.ts";
 import { ManualClock } from "../../src/shared/clock.ts";
 import { SUPPORTED } from "../../src/harness/capabilities.ts";
 import { RECOVERY_NOTICE } from "../../src/controller/recovery.ts";
 import { readSummaries } from "../support/summaries.ts";
 
 const text = (value: string) => [{ type: "text" as const, text: value }];
-let home: TestHome;
-let sessions: OpenedSession[] = [];
-
-afterEach(async () => {
-  for (const s of sessions) await s.close();
-  sessions = [];
-  home?.cleanup();
-});
-
-async function open(definitions: Parameters<typeof openTestSession>[1]["definitions"], extra: Partial<Parameters<typeof openTestSession>[1]> = {}, reuseHome = false) {
-  if (!reuseHome) home = makeTestHome(extra.clock);
-  const s = await openTestSession(home, { definitions, ...extra });
-  sessions.push(s);
-  return s;
-}
+const sessions = testSessions();
+const open = (definitions: HostOptions["definitions"], extra: Partial<HostOptions> = {}, reuseHome = false) => sessions.open({ definitions, ...extra }, reuseHome);
 
 describe("steer", () => {
   test("a second prompt during a turn of the same target becomes a steer on the active turn", async () => {
@@ -212,7 +198,7 @@ describe("recovery", () => {
     await waitFor(() => first.controller.pendingInteractions().length === 1);
     // Simulate kill -9: drop the lock and open again without a clean shutdown.
     first.lock.release();
-    sessions = [];
+    sessions.forget(first);
     const reopened = await open([fakeDefinition({ turns: [[{ type: "text", text: "fine" }]] })], { choice: { kind: "id", id: first.ref.batonSessionId } }, true);
     expect(reopened.recovery).toEqual({ turnsClosed: 1, attemptsSettled: 1, interactionsCancelled: 1 });
     const kinds = kindsOf(ledgerOf(reopened));

@@ -4,36 +4,27 @@
  * dead (or quitting) process left queued comes back paused — shown as queued, never sent by itself — until the
  * user sends, edits or drops it. In process, against the fake harness and the real store.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import { fakeDefinition, type FakeScript } from "../support/fake-adapter.ts";
-import { kindsOf, ledgerOf, makeTestHome, openTestSession, waitFor, type TestHome } from "../support/session-host.ts";
+import { kindsOf, ledgerOf, testSessions, waitFor } from "../support/session-host.ts";
 import type { OpenedSession } from "../../src/app/open-session.ts";
 import { tableGet } from "../../src/projection/index.ts";
 
 const text = (value: string) => [{ type: "text" as const, text: value }];
-let home: TestHome;
-let sessions: OpenedSession[] = [];
-
-afterEach(async () => {
-  for (const s of sessions) await s.close();
-  sessions = [];
-  home?.cleanup();
-});
+const sessions = testSessions();
 
 /** A session with a `fake` target and a second target `other` of the same harness (a prompt for it queues). */
 async function open(script: FakeScript, choice?: { kind: "id"; id: string }) {
-  if (!choice) home = makeTestHome();
   const fake = fakeDefinition(script);
-  const s = await openTestSession(home, { definitions: [fake], config: { harnesses: {}, targets: { other: { harness: "fake" } } }, ...(choice ? { choice } : {}) });
-  sessions.push(s);
+  const s = await sessions.open({ definitions: [fake], config: { harnesses: {}, targets: { other: { harness: "fake" } } }, ...(choice ? { choice } : {}) }, choice !== undefined);
   return { s, fake };
 }
 
 /** kill -9, in process: the lock goes, nothing is shut down, the next open finds the ledger as it was. */
 function crash(s: OpenedSession): void {
   s.lock.release();
-  sessions = sessions.filter((other) => other !== s);
+  sessions.forget(s);
 }
 
 const hang: FakeScript = { turns: [[{ type: "text", text: "working" }, { type: "waitForCancel" }]] };
@@ -109,7 +100,7 @@ describe("after Baton stopped, the queue comes back paused", () => {
   test("a clean quit with a full queue keeps it too (paused next time)", async () => {
     const { s } = await withTwoQueued();
     await s.close();
-    sessions = [];
+    sessions.forget(s);
     const { s: reopened } = await open({ turns: [] }, { kind: "id", id: s.ref.batonSessionId });
     expect(reopened.controller.queued().map((q) => q.paused)).toEqual([true, true]);
   });

@@ -4,32 +4,18 @@
  * freed, one notice naming the file and the space), nothing is written after it, and reopening (with space)
  * continues with a contiguous seq, repairs a torn tail with a notice and closes the lost turn.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import path from "node:path";
 import { fakeDefinition, type FakeScript } from "../support/fake-adapter.ts";
-import { kindsOf, ledgerOf, makeTestHome, openTestSession, waitFor, type TestHome } from "../support/session-host.ts";
+import { kindsOf, ledgerOf, testSessions, waitFor, type HostOptions } from "../support/session-host.ts";
 import type { OpenedSession } from "../../src/app/open-session.ts";
 import { RECOVERY_NOTICE, TORN_TAIL_NOTICE } from "../../src/controller/recovery.ts";
 import { nodeLedgerIo, readLedgerFile, setDiskFaults, type LedgerIo } from "../../src/store/index.ts";
 
 const text = (value: string) => [{ type: "text" as const, text: value }];
-let home: TestHome;
-let sessions: OpenedSession[] = [];
-
-afterEach(async () => {
-  setDiskFaults(undefined);
-  for (const s of sessions) await s.close();
-  sessions = [];
-  home?.cleanup();
-});
-
-async function open(script: FakeScript | (() => FakeScript), extra: Partial<Parameters<typeof openTestSession>[1]> = {}, reuseHome = false) {
-  if (!reuseHome) home = makeTestHome();
-  const s = await openTestSession(home, { definitions: [fakeDefinition(script)], ...extra });
-  sessions.push(s);
-  return s;
-}
+const sessions = testSessions({ beforeCleanup: () => setDiskFaults(undefined) });
+const open = (script: FakeScript | (() => FakeScript), extra: Partial<HostOptions> = {}, reuseHome = false) => sessions.open({ definitions: [fakeDefinition(script)], ...extra }, reuseHome);
 
 /** Writes fail with ENOSPC once `full()` says so, after a short write of half the bytes (like a real disk). */
 function diskIo(fills: (data: string) => boolean): LedgerIo & { failures: number } {
@@ -72,7 +58,7 @@ function contiguous(values: readonly number[]): boolean {
 
 async function reopen(s: OpenedSession, script: FakeScript = { turns: [[{ type: "text", text: "after" }]] }): Promise<OpenedSession> {
   await s.close();
-  sessions = sessions.filter((other) => other !== s);
+  sessions.forget(s);
   return open(script, { choice: { kind: "id", id: s.ref.batonSessionId } }, true);
 }
 
@@ -96,9 +82,7 @@ describe("a full disk stops the turn cleanly", () => {
     let full = false;
     const io = diskIo(() => full);
     const fake = fakeDefinition({ turns: [[{ type: "text", text: "before" }, { type: "wait", ms: 40 }, { type: "text", text: "after", chunks: 4 }, { type: "wait", ms: 2000 }]] });
-    home = makeTestHome();
-    const s = await openTestSession(home, { definitions: [fake], ledgerIo: io });
-    sessions.push(s);
+    const s = await sessions.open({ definitions: [fake], ledgerIo: io });
     const notices: string[] = [];
     s.controller.onNotice((notice) => {
       if (notice.level === "error") notices.push(`${notice.level}: ${notice.text}`);
@@ -142,9 +126,7 @@ describe("a full disk stops the turn cleanly", () => {
 
   test("Baton's own meta.json cannot be written when the agent publishes its session: the turn fails with the disk error, never as the agent failing", async () => {
     const fake = fakeDefinition({ turns: [[{ type: "text", text: "never" }]], beforeIdentity: () => setDiskFaults({ site: "meta" }) });
-    home = makeTestHome();
-    const s = await openTestSession(home, { definitions: [fake] });
-    sessions.push(s);
+    const s = await sessions.open({ definitions: [fake] });
     const outcome = await settled(s.controller.submit("fake", text("hello")));
     expect(outcome).not.toBe("hung");
     const message = (outcome as { error?: Error }).error?.message ?? "";
@@ -159,7 +141,7 @@ describe("a full disk stops the turn cleanly", () => {
     const s = await open({ turns: [[{ type: "text", text: "answer" }]] });
     expect(await s.controller.submit("fake", text("hello"))).toBe("completed");
     await s.close();
-    sessions = [];
+    sessions.forget(s);
     fs.appendFileSync(s.ref.paths.ledger, '{"v":3,"eventId":"ev_torn","seq":');
     const reopened = await open({ turns: [] }, { choice: { kind: "id", id: s.ref.batonSessionId } }, true);
     expect(reopened.recovery.tornTail?.bytes).toBe(33);
@@ -174,7 +156,7 @@ describe("a full disk stops the turn cleanly", () => {
     const s = await open({ turns: [[{ type: "text", text: "answer" }]] });
     await s.controller.submit("fake", text("hello"));
     await s.close();
-    sessions = [];
+    sessions.forget(s);
     fs.appendFileSync(s.ref.paths.ledger, '{"v":3,"eventId":"ev_torn","seq":');
     setDiskFaults({ site: "sidecar" });
     await expect(open({ turns: [] }, { choice: { kind: "id", id: s.ref.batonSessionId } }, true)).rejects.toThrow(/the disk is full: could not save the torn tail to .*partial-\d+/);
@@ -184,12 +166,11 @@ describe("a full disk stops the turn cleanly", () => {
   });
 
   test("a new session on a full disk: no half-created session directory, no lock temp files, one clear error", async () => {
-    home = makeTestHome();
     for (const site of ["session", "meta", "lock"] as const) {
       setDiskFaults({ site });
-      const attempt = openTestSession(home, { definitions: [fakeDefinition({ turns: [] })] });
+      const attempt = sessions.open({ definitions: [fakeDefinition({ turns: [] })] }, true);
       await expect(attempt).rejects.toThrow(/the disk is full: could not/);
-      const projects = path.join(home.home, "projects");
+      const projects = path.join(sessions.home.home, "projects");
       const leftovers = fs.existsSync(projects)
         ? fs.readdirSync(projects).flatMap((project) => {
             const sessionsDir = path.join(projects, project, "sessions");

@@ -4,27 +4,17 @@
  * the attempt updates recovery writes after a crash; a follow-up's user message points at its queueing,
  * a recall or drop at the queueing too, a context receipt at its snapshot. In process, fake harness, real store.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { fakeDefinition, type FakeScript } from "../support/fake-adapter.ts";
-import { ledgerOf, makeTestHome, openTestSession, waitFor, type TestHome } from "../support/session-host.ts";
+import { ledgerOf, testSessions, waitFor, type HostOptions } from "../support/session-host.ts";
 import type { OpenedSession } from "../../src/app/open-session.ts";
 import type { AnyEvent } from "../../src/event/envelope.ts";
 
 const text = (value: string) => [{ type: "text" as const, text: value }];
-let home: TestHome;
-let sessions: OpenedSession[] = [];
+const sessions = testSessions();
 
-afterEach(async () => {
-  for (const s of sessions) await s.close();
-  sessions = [];
-  home?.cleanup();
-});
-
-async function open(definitions: Parameters<typeof openTestSession>[1]["definitions"], id?: string): Promise<OpenedSession> {
-  if (id === undefined) home = makeTestHome();
-  const s = await openTestSession(home, { definitions, config: { harnesses: {}, targets: { other: { harness: "fake" } } }, ...(id ? { choice: { kind: "id", id } } : {}) });
-  sessions.push(s);
-  return s;
+function open(definitions: HostOptions["definitions"], id?: string): Promise<OpenedSession> {
+  return sessions.open({ definitions, config: { harnesses: {}, targets: { other: { harness: "fake" } } }, ...(id ? { choice: { kind: "id", id } } : {}) }, id !== undefined);
 }
 
 const isUser = (event: AnyEvent, needle: string) => event.kind === "user_message" && JSON.stringify(event.payload).includes(needle);
@@ -82,9 +72,7 @@ describe("parentEventId links a turn's facts to its admission", () => {
   test("a context receipt points at its snapshot", async () => {
     const a = fakeDefinition({ turns: [[{ type: "text", text: "answer from alpha" }]] }, "alpha");
     const b = fakeDefinition({ turns: [[{ type: "text", text: "beta here" }]] }, "beta");
-    home = makeTestHome();
-    const s = await openTestSession(home, { definitions: [a, b] });
-    sessions.push(s);
+    const s = await sessions.open({ definitions: [a, b] });
     await s.controller.submit("alpha", text("question one"));
     await s.controller.submit("beta", text("question two"));
     const events = ledgerOf(s);
@@ -97,7 +85,7 @@ describe("parentEventId links a turn's facts to its admission", () => {
     void s.controller.submit("fake", text("cut off")).catch(() => undefined);
     await waitFor(() => ledgerOf(s).some((e) => e.kind === "agent_message_chunk" || e.kind === "agent_message"));
     s.lock.release(); // kill -9: no shutdown
-    sessions = sessions.filter((other) => other !== s);
+    sessions.forget(s);
     const reopened = await open([fakeDefinition({ turns: [] })], s.ref.batonSessionId);
     const events = ledgerOf(reopened);
     const user = events.find((e) => isUser(e, "cut off"))!;

@@ -3,38 +3,29 @@
  * adapter: notices are not activity and back off; output withdraws them; the probe refines them; a turn Baton
  * closes (L2 idle, cancel grace, recovery) gets its dangling tool cards closed as interrupted, never completed.
  */
-import { afterEach, describe, expect, test } from "bun:test";
-import type { OpenedSession } from "../../src/app/open-session.ts";
+import { describe, expect, test } from "bun:test";
 import { STALL_NOTICE_CAP_MS } from "../../src/controller/stall-watch.ts";
 import type { AnyEvent } from "../../src/event/envelope.ts";
 import { SUPPORTED } from "../../src/harness/capabilities.ts";
 import { tableGet } from "../../src/projection/table.ts";
 import { ManualClock } from "../../src/shared/clock.ts";
 import { fakeDefinition, type FakeAction } from "../support/fake-adapter.ts";
-import { kindsOf, ledgerOf, makeTestHome, openTestSession, waitFor, type TestHome } from "../support/session-host.ts";
+import { kindsOf, ledgerOf, testSessions, waitFor } from "../support/session-host.ts";
 
 const text = (value: string) => [{ type: "text" as const, text: value }];
 const runningTool: FakeAction = { type: "emit", draft: { kind: "tool_call_update", payload: { toolCallId: "call-1", title: "sleep 30", kind: "execute", status: "in_progress" } } };
-let home: TestHome | undefined;
-let sessions: OpenedSession[] = [];
+const sessions = testSessions();
 
-afterEach(async () => {
-  for (const s of sessions) await s.close();
-  sessions = [];
-  home?.cleanup();
-  home = undefined;
-});
-
-async function open(definition: ReturnType<typeof fakeDefinition>, clock: ManualClock, stallNoticeMs: number, extra: { reuse?: boolean; id?: string; graceMs?: number } = {}) {
-  if (!extra.reuse) home = makeTestHome(clock);
-  const s = await openTestSession(home as TestHome, {
-    definitions: [definition],
-    clock,
-    settings: { stallNoticeMs, ...(extra.graceMs === undefined ? {} : { cancelGraceMs: extra.graceMs }) },
-    ...(extra.id === undefined ? {} : { choice: { kind: "id", id: extra.id } }),
-  });
-  sessions.push(s);
-  return s;
+function open(definition: ReturnType<typeof fakeDefinition>, clock: ManualClock, stallNoticeMs: number, extra: { reuse?: boolean; id?: string; graceMs?: number } = {}) {
+  return sessions.open(
+    {
+      definitions: [definition],
+      clock,
+      settings: { stallNoticeMs, ...(extra.graceMs === undefined ? {} : { cancelGraceMs: extra.graceMs }) },
+      ...(extra.id === undefined ? {} : { choice: { kind: "id", id: extra.id } }),
+    },
+    extra.reuse === true,
+  );
 }
 
 const stallNotices = (events: readonly AnyEvent[]) => events.filter((e) => e.kind === "_baton_stall_notice").map((e) => e.payload as { silentMs: number; level: string; verdict?: string });
@@ -144,7 +135,7 @@ describe("a turn Baton closes leaves nothing running (#12.4, #11.15)", () => {
     await waitFor(() => ledgerOf(first).some((e) => e.kind === "tool_call_update"));
     // kill -9: the lock goes, nothing is shut down cleanly
     first.lock.release();
-    sessions = [];
+    sessions.forget(first);
     const reopened = await open(fakeDefinition({ turns: [] }), clock, 60_000, { reuse: true, id: first.ref.batonSessionId });
     expect(tableGet(reopened.controller.state.toolCalls, "call-1")?.status).toBe("interrupted");
     const tail = kindsOf(ledgerOf(reopened)).slice(-4);

@@ -15,7 +15,7 @@ import type { AdapterDraft } from "../../event/envelope.ts";
 import type { ContentBlock } from "../../event/content.ts";
 import type { PayloadOf } from "../../event/kinds.ts";
 import type { TurnId } from "../../shared/ids.ts";
-import { adapterDraft } from "./drafts.ts";
+import { adapterDraft, rawExcerpt } from "./drafts.ts";
 import { describeTool, diffFromResult, PLAN_TOOL, TASK_TABLE_TOOLS, todoEntries, toolOutputContent } from "./tools.ts";
 
 type SystemMessage = Extract<SDKMessage, { type: "system" }>;
@@ -287,7 +287,7 @@ export class ClaudeMapper {
         cacheReadTokens: usage.cache_read_input_tokens ?? 0,
         cacheWriteTokens: usage.cache_creation_input_tokens ?? 0,
         ...(thinking ? { reasoningTokens: thinking } : {}),
-      }, { turnId, raw: result }),
+      }, { turnId, raw: rawExcerpt(result, ["usage"]) }),
     );
     const entries = Object.entries(result.modelUsage ?? {});
     const chosen =

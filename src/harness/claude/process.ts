@@ -12,6 +12,7 @@ import type { ChildProcess } from "node:child_process";
 import type { SpawnedProcess, SpawnOptions } from "@anthropic-ai/claude-agent-sdk";
 import { terminalSafe } from "../../shared/terminal-text.ts";
 import { spawnChild, type ChildHandle, type StopOptions } from "../../rpc/child-process.ts";
+import { invalidUtf8Guard } from "../../rpc/utf8-guard.ts";
 
 const STDERR_TAIL_CHARS = 4 * 1024;
 /** After the SDK's own graceful window has passed (its forwarded abort), how long TERM gets before KILL. */
@@ -63,7 +64,9 @@ function spawnedProcess(handle: ChildHandle, child: ChildProcess): SpawnedProces
   let signalled = false;
   if (child.stdin === null || child.stdout === null) throw new Error("Claude Code was spawned without stdio pipes");
   const stdin = child.stdin;
-  const stdout = child.stdout;
+  // The SDK decodes Claude Code's stdout itself: a line that is not UTF-8 reaches it marked with its bytes.
+  const stdout = child.stdout.pipe(invalidUtf8Guard());
+  child.stdout.once("error", (error) => stdout.destroy(error));
   return {
     stdin,
     stdout,

@@ -14,7 +14,7 @@ import { BatonError, describeError } from "../../shared/errors.ts";
 import { PromptChannel } from "./channel.ts";
 import { ClaudeProcesses } from "./process.ts";
 import { buildConfigOptions, ClaudeConfigTracker, type ConfigId } from "./config.ts";
-import { adapterDraft } from "./drafts.ts";
+import { adapterDraft, rawExcerpt } from "./drafts.ts";
 import { ClaudeMapper, commandNamesDraft } from "./mapper.ts";
 import { buildRunOptions, type ClaudeSessionSettings } from "./options.ts";
 import { ClaudeContinuity } from "./rewind.ts";
@@ -348,7 +348,8 @@ export class ClaudeSession {
     const key = message.slash_commands.join("\n");
     if (key !== this.commandsKey) {
       this.commandsKey = key;
-      this.emit(commandNamesDraft(message.slash_commands, { turnId: this.turns.active()?.turnId, raw: message }));
+      // The names are the payload; the rest of init (tools, plugins, paths…) is in the native trace.
+      this.emit(commandNamesDraft(message.slash_commands, { turnId: this.turns.active()?.turnId, raw: rawExcerpt(message, []) }));
     }
   }
 
