@@ -7,12 +7,12 @@ import path from "node:path";
 import type { InteractionDraft, InteractionResolution } from "../event/interaction-types.ts";
 import { PluginCatalog, type ConsentRequest } from "../plugin/catalog.ts";
 import { PluginManager } from "../plugin/manager.ts";
-import { batonSnapshot } from "../plugin/resources/snapshot.ts";
 import { pluginStoppedToast, type PluginTone, type TuiPlugins } from "../tui/index.ts";
 import type { AppContext } from "./app-context.ts";
 import { packageVersion } from "./commands/help.ts";
 import { syncContextProviders } from "./plugin-context.ts";
 import type { OpenedSession } from "./open-session.ts";
+import { loopPort } from "./plugin-loops.ts";
 
 export const BUNDLED_PLUGINS_DIR = path.resolve(import.meta.dir, "../../bundled-plugins");
 export const CONSENT_ENABLE = "Enable";
@@ -67,7 +67,7 @@ export function sessionPlugins(ctx: AppContext, opened: OpenedSession, reservedC
         for (const listener of [...toastListeners]) listener(`${pluginId}: ${text}`, tone);
       },
       askConsent: async (request) => consentGiven(await controller.askUser(consentDraft(request))),
-      snapshot: () => batonSnapshot(controller.state, opened.ref.meta.cwd),
+      ...loopPort(controller, { batonSessionId: opened.ref.batonSessionId, cwd: opened.ref.meta.cwd }, opened.log),
     },
     env: ctx.childEnv,
     log: opened.log,

@@ -4,7 +4,7 @@
  */
 import type { AnyEvent } from "../event/envelope.ts";
 import { textOf, type ContentBlock } from "../event/content.ts";
-import { TerminalSafeStream } from "../shared/terminal-text.ts";
+import { terminalSafe, TerminalSafeStream } from "../shared/terminal-text.ts";
 import type { OutStream } from "./io.ts";
 
 export interface PrinterOptions {
@@ -37,6 +37,15 @@ export class StreamPrinter {
         return;
       case "tool_call_update":
         return this.tool(payload);
+      case "interaction.opened": {
+        // A suggestion is shown, never taken: a person sends it (in the TUI, or by typing it).
+        const opened = payload as { requester?: { type: string; pluginInstanceId?: string }; draft?: { type: string; text?: string; pluginContext?: { pluginId?: unknown } } };
+        if (opened.draft?.type !== "proposed_input") return;
+        const pluginId = opened.draft.pluginContext?.pluginId;
+        const from = typeof pluginId === "string" ? pluginId : opened.requester?.type === "plugin" ? (opened.requester.pluginInstanceId ?? "plugin") : "baton";
+        this.errLine(terminalSafe(`[suggestion from ${from}] ${oneLine(opened.draft.text ?? "")}`));
+        return;
+      }
       case "interaction.resolved": {
         const resolution = payload["resolution"] as { outcome: string; optionId?: string; reason?: string; answeredBy?: string };
         const how = resolution.outcome === "selected" ? `chose ${resolution.optionId}` : resolution.outcome === "cancelled" ? `cancelled (${resolution.reason})` : resolution.outcome;
@@ -131,4 +140,10 @@ export class StreamPrinter {
 function firstLine(text: string): string {
   const line = text.split("\n").find((l) => l.trim().length > 0) ?? "";
   return line.length > 160 ? `${line.slice(0, 159)}…` : line;
+}
+
+/** A suggestion on one line: whitespace runs (newlines too) become one space, at most 500 characters. */
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 500 ? `${line.slice(0, 499)}…` : line;
 }

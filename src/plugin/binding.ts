@@ -19,7 +19,7 @@ import { ControllerHost } from "./resources/controller-host.ts";
 import { FairCapacity } from "./resources/keyed-queue.ts";
 import type { ReconcileOutput } from "./resources/outputs.ts";
 import { answerResourceRequest } from "./resources/requests.ts";
-import { parseTypeKey, refText, sameType, TURN_TYPE, typeKey, type ResourceObject } from "./resources/schema.ts";
+import { parseTypeKey, sameType, TURN_TYPE, typeKey, type ResourceObject } from "./resources/schema.ts";
 import { ResourceStore } from "./resources/store.ts";
 import {
   PROTOCOL_VERSION,
@@ -70,6 +70,12 @@ export interface BindingDeps {
   readonly capacity?: FairCapacity;
   /** The BatonSnapshot for a reconcile (REC-09). */
   readonly snapshot?: () => unknown;
+  /** A resource's plugin questions and their outcomes (PIX-01: `pluginInteractions`). */
+  readonly interactions?: (binding: PluginBinding, resource: ResourceObject) => unknown[];
+  /** The session's Turn resources (RES-06), derived from its turn summaries. */
+  readonly turns?: () => readonly ResourceObject[];
+  /** A resource changed (withdraws the proposals it outdates). */
+  readonly resourceChanged?: (binding: PluginBinding, object: ResourceObject, gone: boolean) => void;
   /** A validated reconcile output (proposal or question). */
   readonly publish?: (binding: PluginBinding, controllerId: string, resource: ResourceObject, output: ReconcileOutput) => void | Promise<void>;
   /** active / failed / closed, once each. */
@@ -178,10 +184,14 @@ export class PluginBinding {
       namespace: instance.pluginInstanceId,
       owned: manifest.permissions.resourceTypes.map(parseTypeKey),
       reconciled: manifest.contributes.controllers.map((c) => parseTypeKey(c.resourceType)),
+      derived: (type) => (sameType(type, TURN_TYPE) ? (this.deps.turns?.() ?? []) : undefined),
       clock: this.deps.clock ?? systemClock,
       log: this.deps.log,
     });
     this.store = store;
+    store.onChange((change) => {
+      if (!store.isDerived(change.object)) this.deps.resourceChanged?.(this, change.object, change.reason === "deleted");
+    });
     try {
       const swept = await store.sweepTerminating();
       if (swept > 0) this.deps.log.log("info", `${swept} deleted resource(s) of types no controller reconciles removed`);
@@ -273,6 +283,7 @@ export class PluginBinding {
         reconcile: (params, deadlineMs) => supervisor.call("controller/reconcile", params as never, { deadlineMs }),
         mapWatch: (params) => supervisor.call("watch/map", params as never),
         snapshot: () => this.deps.snapshot?.() ?? {},
+        interactions: (resource) => this.deps.interactions?.(this, resource) ?? [],
         publish: (controllerId, resource, output) => this.deps.publish?.(this, controllerId, resource, output),
         failed: (resource, detail) => this.deps.onToast(this, `Plugin reconcile failed for ${resource.kind}/${resource.name}: ${detail}`.slice(0, 500), "error"),
       },
@@ -283,6 +294,11 @@ export class PluginBinding {
     } catch (error) {
       this.deps.log.log("error", `controllers could not start: ${describeError(error)}`);
     }
+  }
+
+  /** A turn ended: its Turn resource wakes the controllers and watches of Turns. */
+  turnEnded(turn: ResourceObject): void {
+    if (this.current === "active") this.store?.announce(turn);
   }
 
   /** Run one of its commands (rejects unless active; a deadline cancels the call, the binding lives on). */
@@ -369,7 +385,6 @@ export class PluginBinding {
       if (!sameType(c.resourceType, TURN_TYPE) && !owned.some((t) => sameType(t, c.resourceType))) {
         return `its controller for ${typeKey(c.resourceType)} needs that type under permissions.resourceTypes (or Baton's ${typeKey(TURN_TYPE)})`;
       }
-      if (sameType(c.resourceType, TURN_TYPE)) return `controllers of ${refText({ ...TURN_TYPE, name: "*" })} are not supported by this Baton yet`;
     }
     const listedKinds = (manifest?.contributes.contextProviders ?? []).map((p) => p.kind).sort();
     const registeredKinds = registrations.flatMap((r) => (r.type === "contextProvider" ? [r.kind] : [])).sort();

@@ -8,7 +8,6 @@
  */
 import fs from "node:fs";
 import type { PluginBindingPayload } from "../event/kinds.ts";
-import type { PluginBindingItem } from "../projection/state.ts";
 import { systemClock, type Clock } from "../shared/clock.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import type { Logger, LogFields, LogLevel } from "../shared/log.ts";
@@ -20,36 +19,12 @@ import { parsePluginRef, type ConsentAsk, type PluginCatalog, type PluginRef } f
 import { pluginLogFile } from "./paths.ts";
 import type { InstanceSettings } from "./settings.ts";
 import { FairCapacity } from "./resources/keyed-queue.ts";
-import type { ReconcileOutput } from "./resources/outputs.ts";
-import type { ResourceObject } from "./resources/schema.ts";
 import { pluginRows, type PluginRow } from "./plugin-rows.ts";
 import type { SupervisorTimings } from "./supervisor.ts";
+import type { PluginHostPort } from "./host-port.ts";
 
 export type { PluginRow } from "./plugin-rows.ts";
-
-/** A reconcile output on its way to the ledger (a proposal or a plugin question). */
-export interface PluginOutput {
-  readonly pluginInstanceId: string;
-  readonly pluginId: string;
-  readonly packageVersion: string;
-  readonly controllerId: string;
-  readonly resource: ResourceObject;
-  readonly output: ReconcileOutput;
-}
-
-export interface PluginHostPort {
-  /** Append one binding fact to the session ledger. */
-  record(update: PluginBindingPayload): void;
-  /** The projected bindings of this session (what the ledger says now). */
-  projected(): Readonly<Record<string, PluginBindingItem>>;
-  /** A transient message from a plugin (`toast.show`). */
-  toast(text: string, tone: "info" | "success" | "warning" | "error", pluginId: string): void;
-  askConsent: ConsentAsk;
-  /** The BatonSnapshot a reconcile receives (built from projection selectors). */
-  snapshot?(): unknown;
-  /** Where reconcile outputs go (proposals, questions); without it they are logged and dropped. */
-  publish?(output: PluginOutput): void | Promise<void>;
-}
+export type { PluginHostPort, PluginOutput } from "./host-port.ts";
 
 export interface ManagerOptions {
   readonly catalog: PluginCatalog;
@@ -106,8 +81,13 @@ export class PluginManager {
   /** Reconciles at once across bindings: min(4, 1 + active bindings), round-robin (plugins.md §2). */
   private readonly capacity = new FairCapacity(1);
 
+  private offTurns: (() => void) | undefined;
+
   constructor(private readonly options: ManagerOptions) {
     this.clock = options.clock ?? systemClock;
+    this.offTurns = options.host.onTurn?.((turn) => {
+      for (const binding of this.activeBindings()) binding.turnEnded(turn);
+    });
   }
 
   get catalog(): PluginCatalog {
@@ -230,6 +210,11 @@ export class PluginManager {
     return [...this.bindings.values()].find((b) => b.instance.pluginInstanceId === pluginInstanceId);
   }
 
+  /** Resolves once no controller of an active binding has work pending or running. */
+  async idle(): Promise<void> {
+    await Promise.all(this.activeBindings().map((b) => b.controllerHost?.idle()));
+  }
+
   binding(key: string): PluginBinding | undefined {
     return this.bindings.get(key);
   }
@@ -246,6 +231,7 @@ export class PluginManager {
   /** MGR-05: idempotent; closes every binding in reverse activation order and the plugin logs. */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.offTurns?.();
       await this.closeAll({ code: "shutdown" });
       await Promise.all([...this.logs.values()].map((log) => log.close()));
     })();
@@ -295,6 +281,9 @@ export class PluginManager {
       clock: this.clock,
       capacity: this.capacity,
       snapshot: () => this.options.host.snapshot?.() ?? {},
+      interactions: (binding, resource) => this.options.host.interactions?.(binding.instance.pluginInstanceId, resource) ?? [],
+      turns: () => this.options.host.turns?.() ?? [],
+      resourceChanged: (binding, object, gone) => this.options.host.resourceChanged?.(binding.instance.pluginInstanceId, object, gone),
       publish: (binding, controllerId, resource, output) => {
         const publish = this.options.host.publish;
         if (publish === undefined) {

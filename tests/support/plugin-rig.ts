@@ -10,6 +10,8 @@ import type { PluginBindingPayload } from "../../src/event/kinds.ts";
 import { PluginCatalog, type ConsentRequest } from "../../src/plugin/catalog.ts";
 import { PluginManager, type PluginHostPort, type PluginOutput } from "../../src/plugin/manager.ts";
 import { batonSnapshot } from "../../src/plugin/resources/snapshot.ts";
+import type { OpenedSession } from "../../src/app/open-session.ts";
+import { loopPort } from "../../src/app/plugin-loops.ts";
 import type { SupervisorTimings } from "../../src/plugin/supervisor.ts";
 import { initialState, reduce, type PluginBindingItem } from "../../src/projection/index.ts";
 import { systemClock, type Clock } from "../../src/shared/clock.ts";
@@ -88,13 +90,20 @@ export interface RigOptions {
   readonly reserved?: readonly string[];
   /** The Manager's clock (controller timers, backoff, timestamps); the supervisor keeps the real one. */
   readonly clock?: Clock;
+  /**
+   * A real session to host the plugins in: binding facts go to its ledger, reconcile outputs through the
+   * app's loop port (proposals as `proposed_input`, Turn resources from its summaries). Without it the rig
+   * keeps binding facts in memory and only collects outputs.
+   */
+  readonly session?: OpenedSession;
 }
 
 export function createPluginRig(options: RigOptions = {}): PluginRig {
   const root = tempDir("baton-plugins-");
   const home = path.join(root, "home");
-  const cwd = path.join(root, "project");
-  const sessionDir = path.join(root, "session");
+  const session = options.session;
+  const cwd = session?.ref.meta.cwd ?? path.join(root, "project");
+  const sessionDir = session?.ref.paths.dir ?? path.join(root, "session");
   for (const dir of [home, cwd, sessionDir]) mkdirSync(dir, { recursive: true });
   const catalog = new PluginCatalog({ home, batonVersion: BATON_VERSION, npm: { env: npmEnv(root) } });
   const updates: PluginBindingPayload[] = [];
@@ -111,7 +120,7 @@ export function createPluginRig(options: RigOptions = {}): PluginRig {
     consents: [],
     outputs: [],
     consentAnswer: true,
-    projected: () => state.plugins,
+    projected: () => host.projected(),
     inject: (update) => host.record(update),
     injectEvent: (kind, payload, harnessTargetId) => {
       state = reduce(state, {
@@ -163,6 +172,22 @@ export function createPluginRig(options: RigOptions = {}): PluginRig {
     snapshot: () => batonSnapshot(state, cwd),
     publish: (output) => void rig.outputs.push(output),
   };
+  if (session !== undefined) {
+    const controller = session.controller;
+    const loops = loopPort(controller, { batonSessionId: session.ref.batonSessionId, cwd }, log);
+    Object.assign(host, {
+      ...loops,
+      record: (update: PluginBindingPayload) => {
+        updates.push(update);
+        controller.pipeline.append({ kind: "_baton_plugin_binding_update", payload: update, source: { type: "baton" } });
+      },
+      projected: () => controller.state.plugins,
+      publish: (output: PluginOutput) => {
+        rig.outputs.push(output);
+        return loops.publish(output);
+      },
+    });
+  }
   (rig as { manager: PluginManager }).manager = new PluginManager({
     catalog,
     session: { batonSessionId: "bs_test", cwd, projectDir: path.join(root, "projectdir"), sessionDir },

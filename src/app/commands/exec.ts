@@ -12,6 +12,7 @@ import { createAppContext, openSessionIn } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import type { OpenedSession } from "../open-session.ts";
 import { checkConfigChoices, type ConfigChoices } from "../config-choice.ts";
+import { startCliPlugins, type CliPlugins } from "../cli-plugins.ts";
 import { startTarget } from "../start-target.ts";
 import { StreamPrinter } from "../stream-printer.ts";
 import { pausedNote } from "../paused-inputs.ts";
@@ -29,6 +30,9 @@ const OPTIONS = {
   effort: { type: "string" },
   timeout: { type: "string" },
 } as const;
+
+/** How long a run waits for the plugins' reconciles after its turn (their suggestions are printed). */
+const PLUGIN_SETTLE_MS = 10_000;
 
 /** The longest `--timeout` a timer can wait (2^31 ms, about 24 days). */
 const MAX_TIMEOUT_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
@@ -103,7 +107,8 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
       checked ??= await checkConfigChoices(ctx.registry, target, typed, config.current(target.id, "model"));
       if (checked.model !== undefined) await config.set(target.id, "model", checked.model);
       if (checked.effort !== undefined) await config.set(target.id, "effort", checked.effort);
-      code = await runOneTurn(io, session, target.id, { text: prompt, piped, timeoutMs }, approve, values.json === true, ctx.loaded.config.showThoughts, stops);
+      const plugins = await startCliPlugins(ctx, session, io);
+      code = await runOneTurn(io, session, target.id, { text: prompt, piped, timeoutMs }, approve, values.json === true, ctx.loaded.config.showThoughts, stops, plugins);
     } finally {
       await session.close();
     }
@@ -128,6 +133,7 @@ async function runOneTurn(
   json: boolean,
   showThoughts: boolean,
   stops: StopWatch,
+  plugins: CliPlugins,
 ): Promise<number> {
   const controller = session.controller;
   controller.setInteractionPolicy(approvalPolicy(approve));
@@ -177,6 +183,8 @@ async function runOneTurn(
     code = timedOut ? EXIT.timedOut : EXIT.failed;
   } finally {
     clearTimeout(timer);
+    // What the plugins make of the turn (a suggestion line) is shown before the run ends.
+    if (!stops.requested) await plugins.settle(PLUGIN_SETTLE_MS);
     unsubscribe();
   }
   printer.endLine();

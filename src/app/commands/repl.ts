@@ -10,10 +10,14 @@ import { createAppContext, openSessionIn } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import { exitHints } from "../exit-hints.ts";
 import type { OpenedSession } from "../open-session.ts";
+import { startCliPlugins } from "../cli-plugins.ts";
 import { startTarget } from "../start-target.ts";
 import { StreamPrinter } from "../stream-printer.ts";
 import { pausedCommand, pausedListing } from "../paused-inputs.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom } from "./shared.ts";
+
+/** How long the loop waits for the plugins' reconciles after a turn (their suggestions are printed). */
+const PLUGIN_SETTLE_MS = 10_000;
 
 const OPTIONS = { agent: { type: "string", short: "a" }, cwd: { type: "string" }, session: { type: "string", short: "s" } } as const;
 
@@ -46,6 +50,7 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
     io.stdout.write(`baton repl — session ${opened.ref.batonSessionId}\nledger: ${opened.ref.paths.ledger}\ntarget: ${target.id}  (/<target> switches, /exit quits)\n`);
     io.stdout.write(pausedListing(controller));
     const printer = new StreamPrinter({ out: io.stdout, err: io.stderr, showThoughts: ctx.loaded.config.showThoughts });
+    const plugins = await startCliPlugins(ctx, opened, io);
     let cards = Promise.resolve();
     controller.subscribe((event) => {
       printer.handle(event);
@@ -86,6 +91,8 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
         }
         // Lines from a pipe were not typed: @session references in them stay text.
         await runTurn(io, opened, target.id, prompt, printer, !io.stdinIsTTY);
+        // A plugin's suggestion after this turn is printed before the next prompt.
+        await Promise.race([plugins.settle(PLUGIN_SETTLE_MS), termination]);
         await Promise.race([cards, termination]);
       }
     } finally {

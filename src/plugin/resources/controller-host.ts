@@ -25,6 +25,8 @@ export interface ControllerPort {
   mapWatch(params: { controllerId: string; watchIndex: number; event: "create" | "update" | "delete"; object: ResourceObject; old?: ResourceObject }): Promise<{ requests: { name: string }[] }>;
   /** The session as it is now (deep-frozen here before it is sent). */
   snapshot(): unknown;
+  /** This resource's plugin questions and what became of them (PIX-01), for `pluginInteractions`. */
+  interactions(resource: ResourceObject): unknown[];
   /** A validated output of a successful reconcile (proposal or question). */
   publish(controllerId: string, resource: ResourceObject, output: ReconcileOutput): void | Promise<void>;
   /** A failed reconcile, to show ("Plugin reconcile failed for Task/x: …"). */
@@ -85,6 +87,12 @@ export class ControllerHost {
     this.unsubscribe = this.options.store.onChange((change) => this.changed(change));
     const now = this.options.clock.now();
     for (const entry of this.running) {
+      if (this.options.store.isDerived(entry.registration.resourceType)) {
+        // Turns: the latest one only (a reopened session does not re-read its whole history).
+        const latest = (await this.options.store.list(entry.registration.resourceType)).at(-1);
+        if (latest !== undefined) entry.queue.enqueue(latest.metadata.name);
+        continue;
+      }
       for (const stored of await this.options.store.listStored(entry.registration.resourceType)) {
         const due = stored.control.nextReconcileAt;
         if (due !== undefined && due > now) this.arm(entry, stored.object.metadata.name, due);
@@ -142,40 +150,60 @@ export class ControllerHost {
   }
 
   private async reconcile(entry: Running, name: string): Promise<void> {
-    const { store, port, clock } = this.options;
+    const { store } = this.options;
     const ref = { ...entry.registration.resourceType, name };
     this.disarm(entry, name);
-    await store.withReconcileLock(
-      ref,
-      async () => {
-        const stored = await store.read(ref);
-        if (stored === undefined || this.closed) return;
-        const resource = deepFreeze(stored.object);
-        const snapshot = deepFreeze(structuredClone(port.snapshot()));
-        const result = await port.reconcile({ controllerId: entry.registration.controllerId, resource, snapshot, pluginInteractions: [] }, this.options.reconcileTimeoutMs);
-        const output = result.output === undefined ? undefined : reconcileOutputSchema.safeParse(result.output);
-        if (output !== undefined && !output.success) throw new BatonError("plugin_invalid", `reconcile returned an invalid output: ${describeIssue(output.error)}`);
-        const requeue = result.requeueAfterMs;
-        if (requeue !== undefined && (!Number.isFinite(requeue) || requeue < 0)) throw new BatonError("plugin_invalid", `reconcile returned requeueAfterMs ${requeue}; it must be a number ≥ 0`);
-        const now = await store.read(ref);
-        if (now === undefined || now.object.metadata.uid !== resource.metadata.uid || this.closed) return;
-        entry.failures.delete(name);
-        if (now.object.metadata.generation !== resource.metadata.generation) {
-          // The spec moved while it ran: this run's output answers a question nobody asks any more.
-          entry.queue.enqueue(name);
-          return;
-        }
-        if (resource.metadata.deletionTimestamp !== undefined) {
-          await store.finalize(ref, resource.metadata.uid);
-          return;
-        }
-        const due = requeue === undefined ? undefined : clock.now() + requeue;
-        await store.schedule(ref, resource.metadata.uid, due);
-        if (due !== undefined) this.arm(entry, name, due);
-        if (output?.data !== undefined) await port.publish(entry.registration.controllerId, resource, output.data);
-      },
-      LOCK_WAIT_MS,
-    );
+    // A Turn is Baton's, read-only and never stored: nothing to lock, finalize or persist.
+    if (store.isDerived(ref)) return this.reconcileDerived(entry, ref);
+    await store.withReconcileLock(ref, () => this.reconcileStored(entry, ref), LOCK_WAIT_MS);
+  }
+
+  /** Send one reconcile and check what came back (throws on an invalid answer: backoff). */
+  private async call(entry: Running, resource: ResourceObject): Promise<{ output: ReconcileOutput | undefined; requeue: number | undefined }> {
+    const { port } = this.options;
+    const pluginInteractions = deepFreeze(structuredClone(port.interactions(resource)));
+    const snapshot = deepFreeze({ ...structuredClone(port.snapshot() as Record<string, unknown>), pluginInteractions });
+    const result = await port.reconcile({ controllerId: entry.registration.controllerId, resource, snapshot, pluginInteractions: pluginInteractions as unknown[] }, this.options.reconcileTimeoutMs);
+    const output = result.output === undefined ? undefined : reconcileOutputSchema.safeParse(result.output);
+    if (output !== undefined && !output.success) throw new BatonError("plugin_invalid", `reconcile returned an invalid output: ${describeIssue(output.error)}`);
+    const requeue = result.requeueAfterMs;
+    if (requeue !== undefined && (!Number.isFinite(requeue) || requeue < 0)) throw new BatonError("plugin_invalid", `reconcile returned requeueAfterMs ${requeue}; it must be a number ≥ 0`);
+    return { output: output?.data, requeue };
+  }
+
+  private async reconcileDerived(entry: Running, ref: ResourceRef): Promise<void> {
+    const object = await this.options.store.get(ref);
+    if (object === undefined || this.closed) return;
+    const { output, requeue } = await this.call(entry, deepFreeze(object));
+    if (this.closed) return;
+    entry.failures.delete(ref.name);
+    if (requeue !== undefined) this.arm(entry, ref.name, this.options.clock.now() + requeue);
+    if (output !== undefined) await this.options.port.publish(entry.registration.controllerId, object, output);
+  }
+
+  private async reconcileStored(entry: Running, ref: ResourceRef): Promise<void> {
+    const { store, port, clock } = this.options;
+    const name = ref.name;
+    const stored = await store.read(ref);
+    if (stored === undefined || this.closed) return;
+    const resource = deepFreeze(stored.object);
+    const { output, requeue } = await this.call(entry, resource);
+    const now = await store.read(ref);
+    if (now === undefined || now.object.metadata.uid !== resource.metadata.uid || this.closed) return;
+    entry.failures.delete(name);
+    if (now.object.metadata.generation !== resource.metadata.generation) {
+      // The spec moved while it ran: this run's output answers a question nobody asks any more.
+      entry.queue.enqueue(name);
+      return;
+    }
+    if (resource.metadata.deletionTimestamp !== undefined) {
+      await store.finalize(ref, resource.metadata.uid);
+      return;
+    }
+    const due = requeue === undefined ? undefined : clock.now() + requeue;
+    await store.schedule(ref, resource.metadata.uid, due);
+    if (due !== undefined) this.arm(entry, name, due);
+    if (output !== undefined) await port.publish(entry.registration.controllerId, resource, output);
   }
 
   private async backoff(entry: Running, name: string, error: unknown): Promise<void> {
@@ -189,6 +217,7 @@ export class ControllerHost {
     this.options.port.failed(ref, detail);
     const due = this.options.clock.now() + delay;
     this.arm(entry, name, due);
+    if (this.options.store.isDerived(ref)) return;
     try {
       const stored = await this.options.store.read(ref);
       if (stored === undefined) return;

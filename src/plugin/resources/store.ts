@@ -108,6 +108,16 @@ export class ResourceStore {
     return this.options.owned;
   }
 
+  /** A derived resource (a Turn) appeared: tell the listeners as if it had been created here. */
+  announce(object: ResourceObject): void {
+    if (this.options.derived?.(object) !== undefined) this.emit({ reason: "created", object });
+  }
+
+  /** Whether the type is one Baton derives (read-only, never stored here). */
+  isDerived(type: ResourceType): boolean {
+    return this.options.derived?.(type) !== undefined;
+  }
+
   onChange(listener: (change: ResourceChange) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -118,9 +128,11 @@ export class ResourceStore {
   }
 
   async get(ref: ResourceRef): Promise<ResourceObject | undefined> {
-    checkRef(ref);
+    checkType(ref);
+    // A derived resource is named by Baton (a Turn by its turn id), not by the plugin's name rules.
     const derived = this.options.derived?.(ref);
     if (derived !== undefined) return clone(derived.find((o) => o.metadata.name === ref.name));
+    checkRef(ref);
     return (await this.read(ref))?.object;
   }
 
@@ -367,8 +379,9 @@ export class ResourceStore {
   }
 
   private writable(ref: ResourceRef, verb: string): void {
-    checkRef(ref);
+    checkType(ref);
     if (sameType(ref, TURN_TYPE)) throw new BatonError("plugin_invalid", `${typeKey(TURN_TYPE)} resources are Baton's and read-only: a plugin cannot ${verb} them`);
+    checkRef(ref);
     if (!this.options.owned.some((t) => sameType(t, ref))) {
       throw new BatonError("plugin_invalid", `cannot ${verb} ${refText(ref)}: ${typeKey(ref)} is not listed under permissions.resourceTypes in the plugin's manifest`);
     }

@@ -1,0 +1,52 @@
+/**
+ * Plugins in `baton exec` and `baton repl`: the session's enabled plugins run as they do in the TUI (their
+ * proposals are ledger facts the printer shows as `[suggestion from <plugin>] …` lines), but nothing can be
+ * asked interactively — a plugin that needs consent again stays disabled — and a proposal always needs a
+ * person: there is no `--accept-proposals`. Toasts are stderr lines.
+ */
+import { PluginManager } from "../plugin/manager.ts";
+import { describeError } from "../shared/errors.ts";
+import type { AppContext } from "./app-context.ts";
+import type { CliIo } from "./io.ts";
+import type { OpenedSession } from "./open-session.ts";
+import { loopPort } from "./plugin-loops.ts";
+import { createCatalog } from "./plugins.ts";
+
+export interface CliPlugins {
+  /** Wait (at most `timeoutMs`) until no reconcile is pending or running, e.g. the one after the last turn. */
+  settle(timeoutMs: number): Promise<void>;
+}
+
+export async function startCliPlugins(ctx: AppContext, opened: OpenedSession, io: CliIo): Promise<CliPlugins> {
+  const controller = opened.controller;
+  const manager = new PluginManager({
+    catalog: createCatalog(ctx),
+    session: { batonSessionId: opened.ref.batonSessionId, cwd: opened.ref.meta.cwd, projectDir: opened.ref.projectDir, sessionDir: opened.ref.paths.dir },
+    host: {
+      record: (update) => void controller.pipeline.append({ kind: "_baton_plugin_binding_update", payload: update, source: { type: "baton" } }),
+      projected: () => controller.state.plugins,
+      toast: (text, tone, pluginId) => io.stderr.write(`[plugin ${pluginId}] ${tone === "info" ? "" : `${tone}: `}${text}\n`),
+      askConsent: async () => false,
+      ...loopPort(controller, { batonSessionId: opened.ref.batonSessionId, cwd: opened.ref.meta.cwd }, opened.log),
+    },
+    env: ctx.childEnv,
+    log: opened.log,
+    reservedCommands: new Set(),
+  });
+  opened.addCloser(() => manager.close());
+  try {
+    const report = await manager.start();
+    for (const failure of report.failures) io.stderr.write(`baton: plugin ${failure.key} did not start: ${failure.detail}\n`);
+  } catch (error) {
+    io.stderr.write(`baton: plugins did not start: ${describeError(error)}\n`);
+  }
+  return {
+    settle: async (timeoutMs) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+      await Promise.race([manager.idle(), limit]);
+      clearTimeout(timer);
+      await controller.pipeline.sync();
+    },
+  };
+}

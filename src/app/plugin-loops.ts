@@ -1,0 +1,48 @@
+/**
+ * The loop half of the plugin host port (plugins.md §4): what a reconcile sees of the session (the
+ * BatonSnapshot, a resource's plugin questions, the Turn resources and each new one), and where its
+ * outputs go — a `proposed-input` becomes a `proposed_input` interaction through the Controller's
+ * proposal desk (deduplicated by its key; the same text for the same resource generation, pending or
+ * resolved, is not proposed again), and a resource that is deleted or whose spec moved on withdraws the proposals it outdates.
+ */
+import type { Controller } from "../controller/controller.ts";
+import { isProposal, tableValues } from "../projection/index.ts";
+import type { PluginHostPort, PluginOutput } from "../plugin/manager.ts";
+import { proposalRequest, proposalsToWithdraw, sameSuggestion } from "../plugin/proposal-request.ts";
+import type { ResourceObject } from "../plugin/resources/schema.ts";
+import { batonSnapshot, pluginInteractionsOf } from "../plugin/resources/snapshot.ts";
+import { turnResource, turnResources } from "../plugin/resources/turns.ts";
+import type { Logger } from "../shared/log.ts";
+
+export type LoopPort = Required<Pick<PluginHostPort, "snapshot" | "interactions" | "publish" | "resourceChanged" | "turns" | "onTurn">>;
+
+export function loopPort(controller: Controller, session: { readonly batonSessionId: string; readonly cwd: string }, log: Logger): LoopPort {
+  return {
+    snapshot: () => batonSnapshot(controller.state, session.cwd),
+    interactions: (pluginInstanceId, resource) => pluginInteractionsOf(controller.state, pluginInstanceId, resource),
+    publish: (out) => publishOutput(controller, session.batonSessionId, out, log),
+    resourceChanged: (pluginInstanceId, object, gone) => {
+      for (const id of proposalsToWithdraw(controller.proposals.pending(), pluginInstanceId, object, gone)) controller.proposals.withdraw(id);
+    },
+    turns: () => turnResources(controller.state),
+    onTurn: (listener: (turn: ResourceObject) => void) =>
+      controller.subscribe((event) => {
+        if (event.kind !== "_baton_turn_summary") return;
+        const state = controller.state;
+        const turnId = (event.payload as { turnId: string }).turnId;
+        const entry = state.turnSummaries.findLast((s) => s.turnId === turnId);
+        if (entry !== undefined) listener(turnResource(state, entry));
+      }),
+  };
+}
+
+function publishOutput(controller: Controller, batonSessionId: string, out: PluginOutput, log: Logger): void {
+  const request = proposalRequest(batonSessionId, out);
+  if (request === undefined) {
+    log.log("info", `${out.pluginId}: a ${out.output.kind} output of ${out.controllerId}/${out.resource.metadata.name} is not shown by this Baton yet`);
+    return;
+  }
+  const proposals = tableValues(controller.state.interactions).filter(isProposal);
+  if (sameSuggestion(proposals, request) !== undefined) return;
+  controller.proposals.open({ type: "plugin", pluginInstanceId: out.pluginInstanceId }, request);
+}
