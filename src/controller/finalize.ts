@@ -2,7 +2,7 @@
  * Exactly-once finalize by turn id (TURN-02/03): the first terminal closes the turn, later ones are inert
  * (except that a late harness terminal can still settle an `uncertain` attempt, ATT-03).
  */
-import type { AnyEvent } from "../event/envelope.ts";
+import { BATON_SOURCE, type AnyEvent } from "../event/envelope.ts";
 import { outcomeOfStopReason, readStopReason, type StopReason } from "../event/stop-reasons.ts";
 import type { InputQueue } from "../input/queue.ts";
 import { buildTurnSummary, type ProjectionState } from "../projection/index.ts";
@@ -47,7 +47,7 @@ export class TurnFinalizer {
       this.deps.append({
         kind: "state_update",
         payload: { state: "idle", stopReason },
-        source: { type: "baton" },
+        source: BATON_SOURCE,
         turnId: record.turnId,
         harnessTargetId: record.targetId,
       });
@@ -62,7 +62,7 @@ export class TurnFinalizer {
       this.deps.append({
         kind: "_baton_error_update",
         payload: { message: withHint(error), retryable: false, ...(error instanceof BatonError ? { code: error.code } : {}) },
-        source: { type: "baton" },
+        source: BATON_SOURCE,
         turnId: record.turnId,
         harnessTargetId: record.targetId,
       });
@@ -112,7 +112,7 @@ export class TurnFinalizer {
         this.deps.append({
           kind: "_baton_notice",
           payload: { level: "info", title: INTERRUPTED_NOTICE },
-          source: { type: "baton" },
+          source: BATON_SOURCE,
           turnId: record.turnId,
           harnessTargetId: record.targetId,
         });
@@ -122,7 +122,7 @@ export class TurnFinalizer {
         this.deps.append({
           kind: "_baton_notice",
           payload: compactionNotice(record.contextBefore, contextUsedOf(this.deps.state(), record.targetId), stopReason),
-          source: { type: "baton" },
+          source: BATON_SOURCE,
           turnId: record.turnId,
           harnessTargetId: record.targetId,
         });
@@ -132,7 +132,7 @@ export class TurnFinalizer {
       this.deps.append({
         kind: "_baton_turn_summary",
         payload: buildTurnSummary(this.deps.state(), turnId, stopReason ?? "unknown", endedAt),
-        source: { type: "baton" },
+        source: BATON_SOURCE,
         ...(record.admissionEventId !== undefined ? { parentEventId: record.admissionEventId } : {}),
         turnId: record.turnId,
         harnessTargetId: record.targetId,

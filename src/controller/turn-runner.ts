@@ -15,6 +15,7 @@ import { appendReceipt, applyDelivery, planDelivery, type PlannedDelivery } from
 import type { AppendFn } from "./pipeline.ts";
 import type { ControllerSettings, TurnCheckpoints } from "./ports.ts";
 import type { TurnRecord } from "./turn-record.ts";
+import { BATON_SOURCE } from "../event/envelope.ts";
 
 export interface RunnerDeps {
   readonly sessionId: string;
@@ -108,7 +109,7 @@ export class TurnRunner {
     this.deps.append({
       kind: "_baton_run_status",
       payload: { phase: "starting", title: `Starting ${this.deps.label(record.targetId)}…` },
-      source: { type: "baton" },
+      source: BATON_SOURCE,
       turnId: record.turnId,
       harnessTargetId: record.targetId,
     });
@@ -119,7 +120,7 @@ export class TurnRunner {
         this.deps.append({
           kind: "_baton_run_status",
           payload: { phase: null },
-          source: { type: "baton" },
+          source: BATON_SOURCE,
           turnId: record.turnId,
           harnessTargetId: record.targetId,
         });
