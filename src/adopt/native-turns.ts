@@ -12,6 +12,7 @@ import type { TurnSummaryPayload } from "../event/kinds.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdSource, TurnId } from "../shared/ids.ts";
 import type { BatonTurnView } from "./reconcile.ts";
+import { BATON_SOURCE } from "../event/envelope.ts";
 
 export interface AdoptedBinding {
   readonly harnessTargetId: string;
@@ -47,12 +48,12 @@ export function appendNativeTurns(
     const turnId = ids.mint("turn");
     const at = { turnId, harnessTargetId: binding.harnessTargetId, harnessSessionId: binding.harnessSessionId };
     write({ kind: "user_message", payload: { messageId: ids.mint("message"), content: [...turn.prompt], delivery: "prompt" }, source: { type: "user" }, ...at });
-    write({ kind: "state_update", payload: { state: "running" }, source: { type: "baton" }, ...at });
+    write({ kind: "state_update", payload: { state: "running" }, source: BATON_SOURCE, ...at });
     for (const event of turn.events) write(nativeDraft(event, at, binding, ids));
     write({ kind: "state_update", payload: { state: "idle", stopReason: turn.stopReason }, source: harness, harness: binding.sessionKey, ...at });
     const endedAt = turn.endedAt ?? new Date(clock.now()).toISOString();
     const summary: TurnSummaryPayload = { ...buildTurnSummary(state, turnId, turn.stopReason, endedAt), ...(turn.startedAt === undefined ? {} : { startedAt: turn.startedAt }) };
-    lastSummarySeq = write({ kind: "_baton_turn_summary", payload: summary, source: { type: "baton" }, ...at });
+    lastSummarySeq = write({ kind: "_baton_turn_summary", payload: summary, source: BATON_SOURCE, ...at });
   }
   return { state, appended: turns.length, lastSummarySeq };
 }

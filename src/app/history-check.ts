@@ -10,6 +10,7 @@ import type { Controller } from "../controller/controller.ts";
 import type { ProjectionState } from "../projection/index.ts";
 import type { Logger } from "../shared/log.ts";
 import { checkpointPathFor, loadState, type Ledger, type LoadedState, type StateFold } from "../store/index.ts";
+import { BATON_SOURCE } from "../event/envelope.ts";
 
 export const STALE_CHECKPOINT_NOTICE = "The saved checkpoint did not match the session's ledger; the session was re-read from the ledger";
 
@@ -55,7 +56,7 @@ export function createHistoryCheck(deps: HistoryCheckDeps): HistoryCheck {
       break;
     }
     stale = false;
-    controller.pipeline.append({ kind: "_baton_notice", source: { type: "baton" }, payload: { level: "warning", title: STALE_CHECKPOINT_NOTICE, detail: problem } });
+    controller.pipeline.append({ kind: "_baton_notice", source: BATON_SOURCE, payload: { level: "warning", title: STALE_CHECKPOINT_NOTICE, detail: problem } });
     allow(true);
   };
   return {

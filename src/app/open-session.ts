@@ -22,6 +22,7 @@ import { resolveCwd } from "../store/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdSource } from "../shared/ids.ts";
 import type { LogLevel } from "../shared/log.ts";
+import { BATON_SOURCE } from "../event/envelope.ts";
 
 export type SessionChoice =
   | { readonly kind: "new" }
@@ -246,7 +247,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       controller.pipeline.append({
         kind: "_baton_notice",
         payload: { level: rewindRecovery.kind === "failed" ? "error" : "warning", title: "Interrupted rewind", detail: rewindRecovery.message },
-        source: { type: "baton" },
+        source: BATON_SOURCE,
       });
     }
     log.log("info", created ? "Session created" : "Session opened", { attributes: { fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed } });

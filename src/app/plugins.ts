@@ -13,6 +13,7 @@ import { packageVersion } from "./commands/help.ts";
 import { syncContextProviders } from "./plugin-context.ts";
 import type { OpenedSession } from "./open-session.ts";
 import { loopPort } from "./plugin-loops.ts";
+import { BATON_SOURCE } from "../event/envelope.ts";
 
 export const BUNDLED_PLUGINS_DIR = path.resolve(import.meta.dir, "../../bundled-plugins");
 export const CONSENT_ENABLE = "Enable";
@@ -61,7 +62,7 @@ export function sessionPlugins(ctx: AppContext, opened: OpenedSession, reservedC
     catalog: createCatalog(ctx),
     session: { batonSessionId: opened.ref.batonSessionId, cwd: opened.ref.meta.cwd, projectDir: opened.ref.projectDir, sessionDir: opened.ref.paths.dir },
     host: {
-      record: (update) => void controller.pipeline.append({ kind: "_baton_plugin_binding_update", payload: update, source: { type: "baton" } }),
+      record: (update) => void controller.pipeline.append({ kind: "_baton_plugin_binding_update", payload: update, source: BATON_SOURCE }),
       projected: () => controller.state.plugins,
       toast: (text, tone, pluginId) => {
         for (const listener of [...toastListeners]) listener(`${pluginId}: ${text}`, tone);

@@ -9,6 +9,7 @@ import type { PromptInputRecord, PromptSubmission } from "../input/input.ts";
 import type { EventId, IdSource, MessageId } from "../shared/ids.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
+import { BATON_SOURCE } from "../event/envelope.ts";
 
 export function appendAdmission(append: AppendFn, turn: TurnRecord, record: PromptInputRecord, admitted: (record: PromptInputRecord) => EventId | undefined): void {
   if (!turn.compact) {
@@ -31,7 +32,7 @@ export function appendAdmission(append: AppendFn, turn: TurnRecord, record: Prom
   const running = append({
     kind: "state_update",
     payload: { state: "running" },
-    source: { type: "baton" },
+    source: BATON_SOURCE,
     ...(turn.admissionEventId !== undefined ? { parentEventId: turn.admissionEventId } : {}),
     turnId: turn.turnId,
     harnessTargetId: turn.targetId,

@@ -4,6 +4,7 @@ import { outcomeOfStopReason, type StopReason } from "../event/stop-reasons.ts";
 import { checkAttemptTransition } from "../projection/index.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
+import { BATON_SOURCE } from "../event/envelope.ts";
 
 /** The §3.5 machine, shared with the reducer (which skips what this refuses). */
 export function canMoveAttempt(from: AttemptPhase | undefined, to: AttemptPhase): boolean {
@@ -26,7 +27,7 @@ export function recordAttempt(append: AppendFn, record: TurnRecord, phase: Attem
   append({
     kind: "_baton_delivery_attempt_update",
     payload: { attemptId: record.attemptId, phase, ...fields },
-    source: { type: "baton" },
+    source: BATON_SOURCE,
     ...(record.admissionEventId !== undefined ? { parentEventId: record.admissionEventId } : {}),
     turnId: record.turnId,
     harnessTargetId: record.targetId,

@@ -13,6 +13,7 @@ import { summaryTexts, type ProjectionState } from "../projection/index.ts";
 import type { EpochId, EventId, IdSource, SnapshotId, TurnId } from "../shared/ids.ts";
 import type { HarnessBinding } from "./binding.ts";
 import type { AppendFn } from "./pipeline.ts";
+import { BATON_SOURCE } from "../event/envelope.ts";
 
 export interface PlannedDelivery {
   readonly snapshotId: SnapshotId;
@@ -78,7 +79,7 @@ export function planDelivery(deps: DeliveryDeps, state: ProjectionState, binding
       throughSeq: catchUp.throughSeq,
       text: catchUp.text,
     },
-    source: { type: "baton" },
+    source: BATON_SOURCE,
     turnId,
     harnessTargetId: binding.target.id,
   });
@@ -119,7 +120,7 @@ export function appendReceipt(append: AppendFn, delivery: PlannedDelivery, turnI
   append({
     kind: "_baton_context_delivery_receipt",
     payload: { snapshotId: delivery.snapshotId, contextEpochId: delivery.contextEpochId, transport: delivery.transport, accepted: true },
-    source: { type: "baton" },
+    source: BATON_SOURCE,
     parentEventId: delivery.snapshotEventId,
     turnId,
     harnessTargetId: targetId,

@@ -13,6 +13,7 @@ import type { Logger } from "../shared/log.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { FileCheckpointPort, TurnCheckpoints } from "./ports.ts";
 import type { TurnRecord } from "./turn-record.ts";
+import { BATON_SOURCE } from "../event/envelope.ts";
 
 export const CHECKPOINTS_OFF_TITLE = "File checkpoints are off";
 
@@ -45,7 +46,7 @@ export class FileCheckpointRecorder implements TurnCheckpoints {
       this.deps.append({
         kind: "_baton_checkpoint",
         payload: { turnId: record.turnId, boundary: "before", commit, ...dirty, throughSeq },
-        source: { type: "baton" },
+        source: BATON_SOURCE,
         turnId: record.turnId,
         harnessTargetId: record.targetId,
       });
@@ -65,7 +66,7 @@ export class FileCheckpointRecorder implements TurnCheckpoints {
         this.deps.append({
           kind: "_baton_checkpoint",
           payload: { turnId: record.turnId, boundary: "after", commit, ...dirty },
-          source: { type: "baton" },
+          source: BATON_SOURCE,
           harnessTargetId: record.targetId,
         });
         return true;
@@ -138,7 +139,7 @@ export class FileCheckpointRecorder implements TurnCheckpoints {
       this.deps.append({
         kind: "_baton_notice",
         payload: { level, title, detail },
-        source: { type: "baton" },
+        source: BATON_SOURCE,
         ...(record.finalized ? {} : { turnId: record.turnId }),
         harnessTargetId: record.targetId,
       });

@@ -2,13 +2,13 @@
  * Exactly-once finalize by turn id (TURN-02/03): the first terminal closes the turn, later ones are inert
  * (except that a late harness terminal can still settle an `uncertain` attempt, ATT-03).
  */
-import type { AnyEvent } from "../event/envelope.ts";
+import { BATON_SOURCE, type AnyEvent } from "../event/envelope.ts";
 import { outcomeOfStopReason, readStopReason, type StopReason } from "../event/stop-reasons.ts";
 import type { InputQueue } from "../input/queue.ts";
 import { buildTurnSummary, type ProjectionState } from "../projection/index.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { AttemptId } from "../shared/ids.ts";
-import { outcomeOf, recordAttempt } from "./attempts.ts";
+import { recordAttempt } from "./attempts.ts";
 import { compactionNotice, contextUsedOf } from "./compaction.ts";
 import { repairOpenTools } from "./repair.ts";
 import { withHint } from "./turn-errors.ts";
@@ -16,6 +16,7 @@ import { BatonError } from "../shared/errors.ts";
 import type { InteractionBroker } from "../interaction/broker.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
+import { decideTerminal, type AttemptStep } from "./terminal-decision.ts";
 
 export const INTERRUPTED_NOTICE = "Conversation interrupted — tell the agent what to do differently";
 
@@ -47,7 +48,7 @@ export class TurnFinalizer {
       this.deps.append({
         kind: "state_update",
         payload: { state: "idle", stopReason },
-        source: { type: "baton" },
+        source: BATON_SOURCE,
         turnId: record.turnId,
         harnessTargetId: record.targetId,
       });
@@ -62,7 +63,7 @@ export class TurnFinalizer {
       this.deps.append({
         kind: "_baton_error_update",
         payload: { message: withHint(error), retryable: false, ...(error instanceof BatonError ? { code: error.code } : {}) },
-        source: { type: "baton" },
+        source: BATON_SOURCE,
         turnId: record.turnId,
         harnessTargetId: record.targetId,
       });
@@ -92,9 +93,17 @@ export class TurnFinalizer {
   onTerminal(turnId: string, event: AnyEvent): void {
     const stopReason = readStopReason((event.payload as { stopReason?: unknown }).stopReason);
     const fromHarness = event.source.type === "harness";
-    const record = this.deps.turns.get(turnId);
-    if (!record || record.finalized) {
-      if (fromHarness) this.settleLateAttempt(turnId, stopReason);
+    const live = this.deps.turns.get(turnId);
+    const record = live?.finalized === false ? live : undefined;
+    const decision = decideTerminal({
+      fromHarness,
+      stopReason,
+      uncertain: this.uncertain.has(turnId),
+      ...(record ? { open: { role: record.role, compact: record.compact === true, attemptPhase: record.attemptId ? record.attemptPhase : undefined } } : {}),
+    });
+    if (decision.kind === "inert") return;
+    if (decision.kind === "settle_late" || record === undefined) {
+      if (decision.kind === "settle_late") this.settleLateAttempt(turnId, decision.step);
       return;
     }
     record.finalized = true;
@@ -102,27 +111,28 @@ export class TurnFinalizer {
     this.finalized.add(turnId);
     try {
       // (1) the delivery attempt observes the terminal
-      this.observeAttempt(record, fromHarness, stopReason);
+      for (const step of decision.attempt) this.appendStep(record, step);
+      if (decision.awaitLate && record.attemptId) this.uncertain.set(record.turnId, { attemptId: record.attemptId, record });
       // (3) open cards of this turn are cancelled (appends happen synchronously, in order), and tool calls it
       // left pending or running are closed as interrupted (a repair, never a success)
       void this.deps.broker.cancelForTurn(turnId, "turn").catch(() => undefined);
       repairOpenTools(this.deps.state(), this.deps.append, turnId, record.targetId);
       // (4) a cancelled driven turn says what to do next
-      if (record.role === "driven" && stopReason === "cancelled" && !record.compact) {
+      if (decision.notice === "interrupted") {
         this.deps.append({
           kind: "_baton_notice",
           payload: { level: "info", title: INTERRUPTED_NOTICE },
-          source: { type: "baton" },
+          source: BATON_SOURCE,
           turnId: record.turnId,
           harnessTargetId: record.targetId,
         });
       }
       // (4b) a compaction says what it did to the context (#11.15)
-      if (record.compact) {
+      if (decision.notice === "compaction") {
         this.deps.append({
           kind: "_baton_notice",
           payload: compactionNotice(record.contextBefore, contextUsedOf(this.deps.state(), record.targetId), stopReason),
-          source: { type: "baton" },
+          source: BATON_SOURCE,
           turnId: record.turnId,
           harnessTargetId: record.targetId,
         });
@@ -132,7 +142,7 @@ export class TurnFinalizer {
       this.deps.append({
         kind: "_baton_turn_summary",
         payload: buildTurnSummary(this.deps.state(), turnId, stopReason ?? "unknown", endedAt),
-        source: { type: "baton" },
+        source: BATON_SOURCE,
         ...(record.admissionEventId !== undefined ? { parentEventId: record.admissionEventId } : {}),
         turnId: record.turnId,
         harnessTargetId: record.targetId,
@@ -148,28 +158,17 @@ export class TurnFinalizer {
     }
   }
 
-  private observeAttempt(record: TurnRecord, fromHarness: boolean, stopReason: StopReason | undefined): void {
-    const phase = record.attemptPhase;
-    if (!record.attemptId || phase === undefined || phase === "finalized") return;
-    if (fromHarness) {
-      if (phase === "dispatching") recordAttempt(this.deps.append, record, "accepted");
-      recordAttempt(this.deps.append, record, "finalized", { outcome: outcomeOf(stopReason) });
-      return;
-    }
-    if (phase === "prepared") {
-      recordAttempt(this.deps.append, record, "finalized", { outcome: "not_accepted", detail: "closed before dispatch" });
-      return;
-    }
-    if (phase !== "uncertain") recordAttempt(this.deps.append, record, "uncertain", { detail: `Baton closed the turn (${stopReason ?? "unknown"}) without a harness terminal` });
-    this.uncertain.set(record.turnId, { attemptId: record.attemptId, record });
+  private appendStep(record: TurnRecord, step: AttemptStep): void {
+    const { phase, ...fields } = step;
+    recordAttempt(this.deps.append, record, phase, fields);
   }
 
-  private settleLateAttempt(turnId: string, stopReason: StopReason | undefined): void {
+  private settleLateAttempt(turnId: string, step: AttemptStep): void {
     const entry = this.uncertain.get(turnId);
     if (!entry) return;
     this.uncertain.delete(turnId);
     try {
-      recordAttempt(this.deps.append, entry.record, "finalized", { outcome: outcomeOf(stopReason), detail: "late harness terminal" });
+      this.appendStep(entry.record, step);
     } catch {
       // not recorded (storage failure): reopening settles the attempt from the ledger
     }

@@ -10,6 +10,7 @@ import type { Logger } from "../shared/log.ts";
 import type { HarnessBinding } from "./binding.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
+import { BATON_SOURCE } from "../event/envelope.ts";
 
 export interface InterruptDeps {
   readonly append: AppendFn;
@@ -33,7 +34,7 @@ export function interruptTurn(record: TurnRecord, deps: InterruptDeps): void {
       deps.append({
         kind: "_baton_error_update",
         payload: { message: `${record.targetId} did not confirm the interrupt in time; Baton closed the turn`, retryable: false },
-        source: { type: "baton" },
+        source: BATON_SOURCE,
         turnId: record.turnId,
         harnessTargetId: record.targetId,
       });

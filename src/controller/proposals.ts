@@ -11,7 +11,7 @@
  *   (the caller puts the text back in the composer: nothing is lost).
  * - dismiss: `{dismissed}`, permanent. withdraw: `{cancelled, reason: requester}`.
  */
-import type { EventSource } from "../event/envelope.ts";
+import { BATON_SOURCE, type EventSource } from "../event/envelope.ts";
 import type { ProposedInputDraft } from "../event/interaction-types.ts";
 import type { SubmitOutcome } from "../input/input.ts";
 import { findProposal, pendingProposal, selectPendingProposals, type ProjectionState, type ProposalItem } from "../projection/index.ts";
@@ -99,7 +99,7 @@ export async function submitProposal(deps: ProposalDeps, interactionId: string, 
     deps.append({
       kind: "_baton_notice",
       payload: { level: "warning", title: "The suggestion was not sent; its text is back in the composer", detail: describeError(error) },
-      source: { type: "baton" },
+      source: BATON_SOURCE,
     });
     throw error;
   }

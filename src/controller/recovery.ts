@@ -9,6 +9,7 @@ import type { Clock } from "../shared/clock.ts";
 import { outcomeOf } from "./attempts.ts";
 import { repairOpenTools } from "./repair.ts";
 import type { AppendFn } from "./pipeline.ts";
+import { BATON_SOURCE } from "../event/envelope.ts";
 
 export const RECOVERY_NOTICE = "Baton exited while this turn was running; the turn was closed when the session was reopened";
 export const TORN_TAIL_NOTICE = "The session's last line was incomplete (a crash or a full disk); it was moved aside and the session continues from its last complete event";
@@ -34,7 +35,7 @@ export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, 
     append({
       kind: "_baton_notice",
       payload: { level: "warning", title: TORN_TAIL_NOTICE, detail: `${tornTail.bytes} bytes were moved to ${tornTail.sidecar}` },
-      source: { type: "baton" },
+      source: BATON_SOURCE,
     });
   }
   const state = current();
@@ -54,7 +55,7 @@ export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, 
     append({
       kind: "interaction.resolved",
       payload: { interactionId, resolution: { outcome: "cancelled", reason: "recovery" } },
-      source: { type: "baton" },
+      source: BATON_SOURCE,
       ...(interaction.turnId ? { turnId: interaction.turnId as never } : {}),
       ...(interaction.harnessTargetId ? { harnessTargetId: interaction.harnessTargetId } : {}),
     });
@@ -64,7 +65,7 @@ export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, 
   for (const attempt of tableValues(state.attempts)) {
     if (attempt.phase === "finalized") continue;
     const base = {
-      source: { type: "baton" } as const,
+      source: BATON_SOURCE,
       ...(attempt.admissionEventId ? { parentEventId: attempt.admissionEventId as never } : {}),
       ...(attempt.turnId ? { turnId: attempt.turnId as never } : {}),
       ...(attempt.harnessTargetId ? { harnessTargetId: attempt.harnessTargetId } : {}),
@@ -85,7 +86,7 @@ export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, 
 
   for (const turn of openTurns.values()) {
     const coordinates = {
-      source: { type: "baton" } as const,
+      source: BATON_SOURCE,
       turnId: turn.turnId as never,
       ...(turn.harnessTargetId ? { harnessTargetId: turn.harnessTargetId } : {}),
     };

@@ -6,6 +6,7 @@
 import { selectOpenToolCalls, type ProjectionState } from "../projection/index.ts";
 import type { TurnId } from "../shared/ids.ts";
 import type { AppendFn } from "./pipeline.ts";
+import { BATON_SOURCE } from "../event/envelope.ts";
 
 /** Close the turn's tool cards that are still pending or running as `interrupted`; returns how many. */
 export function repairOpenTools(state: ProjectionState, append: AppendFn, turnId: string, harnessTargetId: string | null): number {
@@ -14,7 +15,7 @@ export function repairOpenTools(state: ProjectionState, append: AppendFn, turnId
     append({
       kind: "tool_call_update",
       payload: { toolCallId: tool.toolCallId, status: "interrupted" },
-      source: { type: "baton" },
+      source: BATON_SOURCE,
       turnId: turnId as TurnId,
       ...(harnessTargetId === null ? {} : { harnessTargetId }),
     });

@@ -4,7 +4,7 @@
  * leave the choice to the user. Notices are not activity: repeats double their interval up to a cap, and
  * output from the harness withdraws the notice. There is no wall-clock kill.
  */
-import type { EventDraft } from "../event/envelope.ts";
+import { BATON_SOURCE, type EventDraft } from "../event/envelope.ts";
 import { canReconcile, type ReconcileResult } from "../harness/capabilities.ts";
 import type { Clock, TimerHandle } from "../shared/clock.ts";
 import type { Logger } from "../shared/log.ts";
@@ -138,7 +138,7 @@ export class StallWatch {
         this.deps.append({
           kind: "state_update",
           payload: { state: "idle", stopReason: "unknown" },
-          source: { type: "baton" },
+          source: BATON_SOURCE,
           turnId: record.turnId,
           harnessTargetId: record.targetId,
         });
@@ -154,7 +154,7 @@ export class StallWatch {
 
   private write(record: TurnRecord, draft: Pick<Extract<EventDraft, { kind: "_baton_stall_notice" | "_baton_stall_cleared" }>, "kind" | "payload">): void {
     try {
-      this.deps.append({ ...draft, source: { type: "baton" }, turnId: record.turnId, harnessTargetId: record.targetId } as EventDraft);
+      this.deps.append({ ...draft, source: BATON_SOURCE, turnId: record.turnId, harnessTargetId: record.targetId } as EventDraft);
     } catch (error) {
       this.deps.log.log("warn", `could not record ${draft.kind}`, { error });
     }

@@ -2,11 +2,11 @@
 import type { AttemptId, EventId, TurnId } from "../shared/ids.ts";
 import type { TimerHandle } from "../shared/clock.ts";
 import type { PromptInputRecord } from "../input/input.ts";
-import type { AttemptPhase } from "../event/kinds.ts";
+import type { AttemptPhase, TurnRole } from "../event/kinds.ts";
 
 export interface TurnRecord {
   readonly turnId: TurnId;
-  readonly role: "driven" | "observed";
+  readonly role: TurnRole;
   readonly targetId: string;
   /** The admitted input of a driven prompt turn (absent for control and observed turns). */
   readonly input?: PromptInputRecord;

@@ -15,6 +15,7 @@ import { appendReceipt, applyDelivery, planAttachments, planDelivery, type Plann
 import type { AppendFn } from "./pipeline.ts";
 import type { ControllerSettings, TurnCheckpoints } from "./ports.ts";
 import type { TurnRecord } from "./turn-record.ts";
+import { BATON_SOURCE } from "../event/envelope.ts";
 
 export interface RunnerDeps {
   readonly sessionId: string;
@@ -111,7 +112,7 @@ export class TurnRunner {
     this.deps.append({
       kind: "_baton_run_status",
       payload: { phase: "starting", title: `Starting ${this.deps.label(record.targetId)}…` },
-      source: { type: "baton" },
+      source: BATON_SOURCE,
       turnId: record.turnId,
       harnessTargetId: record.targetId,
     });
@@ -122,7 +123,7 @@ export class TurnRunner {
         this.deps.append({
           kind: "_baton_run_status",
           payload: { phase: null },
-          source: { type: "baton" },
+          source: BATON_SOURCE,
           turnId: record.turnId,
           harnessTargetId: record.targetId,
         });

@@ -15,6 +15,9 @@ export type EventSource =
   | { readonly type: "plugin"; readonly pluginInstanceId: string }
   | { readonly type: "schedule"; readonly scheduleId: string };
 
+/** The source of every fact Baton itself records (one value; compare by `type`, never by identity). */
+export const BATON_SOURCE: { readonly type: "baton" } = Object.freeze({ type: "baton" });
+
 export interface EventScope {
   readonly type: "session";
   readonly batonSessionId: BatonSessionId;

@@ -6,49 +6,30 @@ import { z } from "zod";
 import { contentBlockSchema, promptBlockSchema } from "./content.ts";
 import { interactionDraftSchema, requesterSchema, resolutionSchema } from "./interaction-types.ts";
 import { STOP_REASONS } from "./stop-reasons.ts";
+import {
+  TOOL_KINDS,
+  TOOL_STATUSES,
+  RUN_STATES,
+  ATTEMPT_PHASES,
+  ATTEMPT_OUTCOMES,
+  CONTEXT_TRANSPORTS,
+  CONTEXT_SOURCE_KINDS,
+  TASK_STATUSES,
+  RECONCILE_STATES,
+  APPROVAL_ROUTES,
+  PLUGIN_BINDING_STATES,
+  PLUGIN_REASON_CODES,
+  INPUT_EXITS,
+  CHECKPOINT_BOUNDARIES,
+  TURN_ROLES,
+  STREAM_CLASSES,
+} from "./vocabulary.ts";
 
 const messageId = z.string().min(1);
 const contentArray = z.array(contentBlockSchema);
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
-export const TOOL_KINDS = ["read", "edit", "delete", "move", "search", "execute", "think", "fetch", "other"] as const;
-/** `interrupted`: the call's turn ended without a result Baton saw (a Baton repair, never claimed as completed). */
-export const TOOL_STATUSES = ["pending", "in_progress", "completed", "failed", "declined", "interrupted"] as const;
-export const RUN_STATES = ["running", "idle", "requires_action"] as const;
-export const ATTEMPT_PHASES = ["prepared", "dispatching", "accepted", "uncertain", "finalized"] as const;
-export const ATTEMPT_OUTCOMES = ["completed", "not_accepted", "failed", "cancelled"] as const;
-/** `submit_side_channel` is read in older ledgers only; this Baton delivers by `sync_context` or `prompt_prepend`. */
-export const CONTEXT_TRANSPORTS = ["sync_context", "submit_side_channel", "prompt_prepend"] as const;
-/** Where a context snapshot's text comes from: the session's own history, or a plugin's Resource (plugins.md §5). */
-export const CONTEXT_SOURCE_KINDS = ["session_history", "plugin_resource"] as const;
-export const TASK_STATUSES = ["in_progress", "completed", "failed", "stopped"] as const;
-export const RECONCILE_STATES = ["idle", "active", "waiting_approval", "waiting_input", "unknown"] as const;
-/** Who answers a target's approvals, as its harness reported it (IX-08): the user, or a reviewer the harness runs. */
-export const APPROVAL_ROUTES = ["user", "delegated"] as const;
-/** The plugin binding states that are facts in the ledger (the transient ones live only in the manager). */
-export const PLUGIN_BINDING_STATES = ["active", "failed", "closed"] as const;
-/**
- * Why a binding failed (exit, hung, protocol, memory, activation, spawn) or closed (the rest). Unknown codes
- * from a newer Baton are shown as they are; an unknown state is read as failed.
- */
-export const PLUGIN_REASON_CODES = [
-  "exit",
-  "hung",
-  "protocol",
-  "memory",
-  "activation",
-  "spawn",
-  "disabled",
-  "removed",
-  "restart",
-  "update",
-  "reload",
-  "shutdown",
-  "recovery",
-] as const;
-/** How a queued input leaves the queue without a user message: taken back (↑), dropped (Esc), or admitted as a control turn. */
-export const INPUT_EXITS = ["recalled", "dropped", "admitted"] as const;
-export const CHECKPOINT_BOUNDARIES = ["before", "after", "rewind"] as const;
+export * from "./vocabulary.ts";
 
 const gitCommit = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/, "a full git commit id");
 
@@ -95,14 +76,17 @@ export const EVENT_KINDS = {
   },
   user_message_chunk: {
     doc: "A piece of a user message echoed by a harness; appended.",
+    stream: "content",
     payload: z.looseObject({ messageId, content: contentBlockSchema }),
   },
   agent_message_chunk: {
     doc: "A streamed piece of agent text; appended, message in progress.",
+    stream: "content",
     payload: z.looseObject({ messageId, content: contentBlockSchema }),
   },
   agent_thought_chunk: {
     doc: "A streamed piece of agent reasoning; appended, thought in progress.",
+    stream: "content",
     payload: z.looseObject({ messageId, content: contentBlockSchema }),
   },
   agent_message: {
@@ -128,6 +112,7 @@ export const EVENT_KINDS = {
   },
   tool_call_content_chunk: {
     doc: "Streamed tool output appended to a tool call's content.",
+    stream: "content",
     payload: z.looseObject({ toolCallId: z.string().min(1), content: contentBlockSchema }),
   },
   plan_update: {
@@ -192,6 +177,7 @@ export const EVENT_KINDS = {
   },
   usage_update: {
     doc: "Token usage delta; accumulated.",
+    stream: "tick",
     payload: z.looseObject(usageFields),
   },
   context_usage_update: {
@@ -323,7 +309,7 @@ export const EVENT_KINDS = {
     doc: "One per turn: what the user asked and the agent said (by messageId: each text is stored once), what it did, how it ended.",
     payload: z.looseObject({
       turnId: z.string().min(1),
-      role: z.enum(["driven", "observed"]).optional(),
+      role: z.enum(TURN_ROLES).optional(),
       stopReason: z.enum(STOP_REASONS).optional(),
       nativeStopReason: z.string().optional(),
       /** The turn's prompt (its text is in that user message). */
@@ -359,7 +345,7 @@ export const EVENT_KINDS = {
       undo: z.looseObject({ batonSessionId: z.string().min(1), throughSeq: z.number().int().nonnegative(), commit: gitCommit }).optional(),
     }),
   },
-} as const satisfies Record<string, { doc: string; payload: z.ZodType }>;
+} as const satisfies Record<string, { doc: string; payload: z.ZodType; stream?: StreamClass }>;
 
 export type EventKind = keyof typeof EVENT_KINDS;
 export type PayloadOf<K extends EventKind> = z.infer<(typeof EVENT_KINDS)[K]["payload"]>;
@@ -374,6 +360,8 @@ export type ReconcileState = (typeof RECONCILE_STATES)[number];
 export type InputExit = (typeof INPUT_EXITS)[number];
 export type CheckpointBoundary = (typeof CHECKPOINT_BOUNDARIES)[number];
 export type ApprovalRoute = (typeof APPROVAL_ROUTES)[number];
+export type TurnRole = (typeof TURN_ROLES)[number];
+export type StreamClass = (typeof STREAM_CLASSES)[number];
 export type TurnSummaryPayload = PayloadOf<"_baton_turn_summary">;
 export type PluginBindingState = (typeof PLUGIN_BINDING_STATES)[number];
 export type PluginReasonCode = (typeof PLUGIN_REASON_CODES)[number];
@@ -381,4 +369,10 @@ export type PluginBindingPayload = PayloadOf<"_baton_plugin_binding_update">;
 
 export function isEventKind(kind: string): kind is EventKind {
   return Object.hasOwn(EVENT_KINDS, kind);
+}
+
+/** The kinds of one stream class, from the registry (an unknown kind streams not at all). */
+export function kindsStreaming(...classes: readonly StreamClass[]): ReadonlySet<string> {
+  const rows: ReadonlyArray<readonly [string, { readonly doc: string; readonly stream?: StreamClass }]> = Object.entries(EVENT_KINDS);
+  return new Set(rows.filter(([, row]) => row.stream !== undefined && classes.includes(row.stream)).map(([kind]) => kind));
 }

@@ -2,7 +2,7 @@
  * Interactions (IX-01..05): adapters submit drafts and await; the broker mints `ix_`, appends
  * `interaction.opened`, and exactly one `interaction.resolved`. A stale answer writes nothing.
  */
-import type { EventDraft } from "../event/envelope.ts";
+import { BATON_SOURCE, type EventDraft } from "../event/envelope.ts";
 import type { InteractionDraft, InteractionResolution, CancelReason, Requester } from "../event/interaction-types.ts";
 import { BatonError } from "../shared/errors.ts";
 import type { IdSource, InteractionId, TurnId } from "../shared/ids.ts";
@@ -87,7 +87,7 @@ export class InteractionBroker {
    */
   requestFromBaton(draft: InteractionDraft, signal?: AbortSignal): Promise<InteractionResolution> {
     const interactionId = this.deps.ids.mint("interaction");
-    this.deps.append({ kind: "interaction.opened", payload: { interactionId, requester: { type: "baton" }, draft }, source: { type: "baton" } });
+    this.deps.append({ kind: "interaction.opened", payload: { interactionId, requester: { type: "baton" }, draft }, source: BATON_SOURCE });
     const pending: PendingInteraction = { interactionId, turnId: undefined, targetId: undefined, draft };
     const promise = new Promise<InteractionResolution>((resolve) => {
       const onAbort = (): void => void this.resolveQuietly(interactionId, { outcome: "cancelled", reason: "requester" });

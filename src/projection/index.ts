@@ -3,6 +3,7 @@
 export { textOf, type ContentBlock } from "../event/content.ts";
 export { isKind, type AnyEvent } from "../event/envelope.ts";
 export type { InteractionDraft, InteractionResolution, PermissionOption } from "../event/interaction-types.ts";
+export { kindsStreaming } from "../event/kinds.ts";
 export { checkAttemptTransition, type AttemptTransitionVerdict } from "./attempts.ts";
 export { displayUserText, stripInjectedContext } from "./display-text.ts";
 export { errorIdOf, noticeIdOf } from "./notices.ts";

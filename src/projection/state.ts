@@ -20,7 +20,8 @@ import { emptyTable, type Table } from "./table.ts";
 export const PROJECTION_VERSION = "projection-6";
 
 export type SessionRunState = "idle" | "running" | "requires_action";
-export type TurnRole = "driven" | "observed";
+import type { TurnRole } from "../event/kinds.ts";
+export type { TurnRole };
 export type TimelineItemType =
   | "message"
   | "tool_call"

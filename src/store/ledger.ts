@@ -18,6 +18,7 @@
  */
 import fs from "node:fs";
 import type { AdapterDraft, AnyEvent, EventDraft, EventSource, KnownEvent } from "../event/envelope.ts";
+import { kindsStreaming } from "../event/kinds.ts";
 import type { Clock } from "../shared/clock.ts";
 import { BatonError } from "../shared/errors.ts";
 import type { BatonSessionId, IdSource } from "../shared/ids.ts";
@@ -69,7 +70,7 @@ export interface OpenLedgerOptions {
 }
 
 /** Streamed content: many small events whose loss in a crash is bounded and repaired by the full message. */
-const BATCHED_KINDS: ReadonlySet<string> = new Set(["agent_message_chunk", "agent_thought_chunk", "tool_call_content_chunk", "user_message_chunk"]);
+const BATCHED_KINDS = kindsStreaming("content");
 export const CHUNK_FLUSH_MS = 5;
 const CHUNK_FLUSH_BYTES = 1024 * 1024;
 

@@ -2,14 +2,11 @@
  * TUI-12: high-frequency events are reduced at once but published at most every 100 ms; any other event
  * publishes immediately and so flushes whatever chunks were pending.
  */
+import { kindsStreaming } from "../projection/index.ts";
 import type { Clock, TimerHandle } from "../shared/clock.ts";
 
-export const STREAM_KINDS: ReadonlySet<string> = new Set([
-  "agent_message_chunk",
-  "agent_thought_chunk",
-  "tool_call_content_chunk",
-  "usage_update",
-]);
+/** Streamed content and frequent counters, as the event registry classes them. */
+export const STREAM_KINDS = kindsStreaming("content", "tick");
 
 export const STREAM_PUBLISH_INTERVAL_MS = 100;
 

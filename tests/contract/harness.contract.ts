@@ -85,7 +85,7 @@ export function makeRecorder(): Recorder {
 }
 
 const prompt = (turnId: TurnId, text: string) => ({ turnId, messageId: ids.mint("message"), blocks: [{ type: "text" as const, text }] });
-const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function describeHarnessContract(name: string, makeKit: () => Promise<ContractKit>, options: { timeoutMs?: number } = {}): void {
   const timeout = options.timeoutMs ?? 60_000;
@@ -113,7 +113,7 @@ export function describeHarnessContract(name: string, makeKit: () => Promise<Con
       const turnId = ids.mint("turn");
       await adapter.sendTurn(handle, prompt(turnId, "go slowly"));
       const startWait = Date.now();
-      while (!recorder.drafts.some((d) => d.turnId === turnId && d.kind === "agent_message_chunk") && Date.now() - startWait < 20_000) await settle(20);
+      while (!recorder.drafts.some((d) => d.turnId === turnId && d.kind === "agent_message_chunk") && Date.now() - startWait < 20_000) await pause(20);
       return turnId;
     }
 
@@ -129,7 +129,8 @@ export function describeHarnessContract(name: string, makeKit: () => Promise<Con
       expect(await adapter.sendTurn(handle, prompt(turnId, "hello"))).toEqual({ accepted: true, effective: "new_turn" });
       const terminal = await recorder.waitForTerminal(turnId);
       expect((terminal.payload as { stopReason?: string }).stopReason).toBe("end_turn");
-      await settle(300);
+      // Nothing can follow a close (and a close of a turn still thought active would add a terminal): then count.
+      await adapter.close(handle);
       expect(recorder.terminals(turnId).length).toBe(1);
       const text = recorder.drafts.filter((d) => d.kind === "agent_message" && d.turnId === turnId).map((d) => JSON.stringify(d.payload)).join("");
       expect(text).toContain("contract text reply");
@@ -159,7 +160,8 @@ export function describeHarnessContract(name: string, makeKit: () => Promise<Con
       await adapter.sendTurn(handle, prompt(turnId, "run the command"));
       await recorder.waitForTerminal(turnId);
       expect(recorder.requests.filter((r) => r.type === "permission").length).toBe(1);
-      await settle(300);
+      // Nothing can follow a close (and a close of a turn still thought active would add a terminal): then count.
+      await adapter.close(handle);
       expect(recorder.terminals(turnId).length).toBe(1);
     }, timeout);
 
@@ -169,7 +171,8 @@ export function describeHarnessContract(name: string, makeKit: () => Promise<Con
       await adapter.cancel(handle, turnId);
       const terminal = await recorder.waitForTerminal(turnId);
       expect((terminal.payload as { stopReason?: string }).stopReason).toBe("cancelled");
-      await settle(300);
+      // Nothing can follow a close (and a close of a turn still thought active would add a terminal): then count.
+      await adapter.close(handle);
       expect(recorder.terminals(turnId).length).toBe(1);
     }, timeout);
 
@@ -213,7 +216,8 @@ export function describeHarnessContract(name: string, makeKit: () => Promise<Con
       expect(Date.now() - killedAt).toBeLessThan(2000);
       expect((terminal.payload as { stopReason?: string }).stopReason).toBe("failed");
       expect(recorder.drafts.filter((d) => d.kind === "_baton_error_update" && d.turnId === turnId).length).toBe(1);
-      await settle(300);
+      // Nothing can follow a close (and a close of a turn still thought active would add a terminal): then count.
+      await adapter.close(handle);
       expect(recorder.terminals(turnId).length).toBe(1);
     }, timeout);
 

@@ -2,35 +2,24 @@
  * Issue 4 end to end through the CLI: the real `baton` process driving the real `codex app-server`
  * against the project's mock Responses API. Asserts on what the mock received and on the ledger.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
-import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
+import type { MockResponses } from "../support/mock-responses/index.ts";
+import type { CodexHome } from "../support/codex-home.ts";
+import { execSessionId, useCodexCliRig } from "../support/codex-cli-rig.ts";
 import { runBaton, spawnBaton, waitUntil } from "../support/baton-process.ts";
 import { commandOf, descendants, tryKill } from "../support/processes.ts";
 
+// Codex's own configuration asks before escalating out of the read-only sandbox.
+const rig = useCodexCliRig({ fresh: "each", codex: { approvalPolicy: "on-request", sandboxMode: "read-only" } });
 let mock: MockResponses;
 let home: CodexHome;
 let env: Record<string, string>;
-
-beforeAll(async () => {
-  mock = await startMockResponses();
-});
-afterAll(async () => {
-  await mock.stop();
-  home?.cleanup();
-});
-beforeEach(async () => {
-  await mock.reset();
-  home?.cleanup();
-  // Codex's own configuration asks before escalating out of the read-only sandbox.
-  home = makeCodexHome({ baseUrl: mock.baseUrl, approvalPolicy: "on-request", sandboxMode: "read-only" });
-  env = { ...home.env, BATON_HOME: path.join(home.root, "baton"), BATON_DEFAULT_AGENT: "codex" };
-});
+beforeEach(() => void ({ mock, home, env } = rig));
 
 const exec = (args: string[]) => runBaton(["exec", ...args], { env, cwd: home.workdir, stdin: "" });
-const sessionOf = (stderr: string) => /baton: session (bs_\w+) turn/.exec(stderr)?.[1] ?? "";
+const sessionOf = execSessionId;
 
 function ledgerOf(sessionId: string): { kind: string; payload: Record<string, unknown>; turnId?: string }[] {
   const projects = path.join(env["BATON_HOME"]!, "projects");

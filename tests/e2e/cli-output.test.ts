@@ -3,14 +3,15 @@
  * Codex against the mock Responses API making a session with a 1 MB answer. Everything written reaches the reader
  * before Baton exits; a reader that goes away early ends Baton quietly with 141 (128 + SIGPIPE).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { BATON_LAUNCHER, runBaton } from "../support/baton-process.ts";
-import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
+import type { CodexHome } from "../support/codex-home.ts";
+import { execSessionId, useCodexCliRig } from "../support/codex-cli-rig.ts";
 import { ledgerOf, lockFile, newestSession } from "../support/session-files.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import type { MockResponses } from "../support/mock-responses/index.ts";
 
 const ANSWER_BYTES = 1024 * 1024;
 
@@ -21,20 +22,15 @@ let sessionId: string;
 /** The answer's text: 16 distinct 64 KiB blocks, so a cut anywhere shows. */
 const answer = Array.from({ length: 16 }, (_, index) => `${String(index).padStart(2, "0")}`.padEnd(64 * 1024, "abcdefghijklmnopqrstuvwxyz")).join("");
 
+const rig = useCodexCliRig();
 beforeAll(async () => {
-  mock = await startMockResponses();
-  home = makeCodexHome({ baseUrl: mock.baseUrl });
-  env = { ...home.env, BATON_HOME: path.join(home.root, "baton"), BATON_DEFAULT_AGENT: "codex" };
+  ({ mock, home, env } = rig);
   await mock.script([{ kind: "text", text: answer, chunkSize: 64 * 1024 }]);
   const made = await runBaton(["exec", "write a lot"], { env, cwd: home.workdir });
   expect(made.code).toBe(0);
-  sessionId = /baton: session (bs_\w+) turn/.exec(made.stderr)?.[1] ?? "";
+  sessionId = execSessionId(made.stderr);
   expect(sessionId).not.toBe("");
 }, 60_000);
-afterAll(async () => {
-  await mock.stop();
-  home?.cleanup();
-});
 
 /** `bash -c '<baton …> | <reader>'`: the reader's output, Baton's stderr and Baton's own exit status. */
 function pipeline(batonArgs: readonly string[], reader: string): { out: string; err: string; status: number } {

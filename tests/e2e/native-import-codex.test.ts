@@ -3,36 +3,25 @@
  * the mock Responses API, then `baton resume <thread id>` runs as a real process (its inspector starts a
  * temporary `codex app-server`). The rollout files must stay byte-identical; the next Baton turn resumes the thread.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { resolveInstalledCodex } from "../../src/harness/codex/executable.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
-import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
+import type { MockResponses } from "../support/mock-responses/index.ts";
+import type { CodexHome } from "../support/codex-home.ts";
+import { useCodexCliRig } from "../support/codex-cli-rig.ts";
 import { runBaton } from "../support/baton-process.ts";
 import { readSummaries } from "../support/summaries.ts";
 
 const codex = resolveInstalledCodex();
+const rig = useCodexCliRig({ fresh: "each", codex: { approvalPolicy: "never", sandboxMode: "danger-full-access" } });
 let mock: MockResponses;
 let home: CodexHome;
 let env: Record<string, string>;
-
-beforeAll(async () => {
-  mock = await startMockResponses();
-});
-afterAll(async () => {
-  await mock.stop();
-  home?.cleanup();
-});
-beforeEach(async () => {
-  await mock.reset();
-  home?.cleanup();
-  home = makeCodexHome({ baseUrl: mock.baseUrl, approvalPolicy: "never", sandboxMode: "danger-full-access" });
-  env = { ...home.env, BATON_HOME: path.join(home.root, "baton"), BATON_DEFAULT_AGENT: "codex" };
-});
+beforeEach(() => void ({ mock, home, env } = rig));
 
 const execArgs = (prompt: string, resume?: string) => ["exec", "--json", "--skip-git-repo-check", ...(resume === undefined ? [] : ["resume", resume]), prompt];
 

@@ -4,12 +4,12 @@
  * what to do, with no stack trace; reading commands keep working. The session is made beforehand with the real
  * Codex against the mock Responses API.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { BATON_ENTRY, runBaton } from "../support/baton-process.ts";
-import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import type { CodexHome } from "../support/codex-home.ts";
+import { execSessionId, useCodexCliRig } from "../support/codex-cli-rig.ts";
+import type { MockResponses } from "../support/mock-responses/index.ts";
 
 let mock: MockResponses;
 let home: CodexHome;
@@ -17,21 +17,15 @@ let env: Record<string, string>;
 let batonHome: string;
 let sessionId: string;
 
+const rig = useCodexCliRig();
 beforeAll(async () => {
-  mock = await startMockResponses();
-  home = makeCodexHome({ baseUrl: mock.baseUrl });
-  batonHome = path.join(home.root, "baton");
-  env = { ...home.env, BATON_HOME: batonHome, BATON_DEFAULT_AGENT: "codex" };
+  ({ mock, home, env, batonHome } = rig);
   await mock.script([{ kind: "text", text: "written while the home was writable" }]);
   const made = await runBaton(["exec", "remember this"], { env, cwd: home.workdir });
   expect(made.code).toBe(0);
-  sessionId = /baton: session (bs_\w+) turn/.exec(made.stderr)?.[1] ?? "";
+  sessionId = execSessionId(made.stderr);
   expect(sessionId).not.toBe("");
 }, 60_000);
-afterAll(async () => {
-  await mock.stop();
-  home?.cleanup();
-});
 
 /** `baton <args>` with BATON_HOME bind-mounted read-only in a mount namespace of its own (nothing leaks out). */
 function readOnly(args: readonly string[], stdin = ""): { code: number | null; stdout: string; stderr: string } {

@@ -6,7 +6,8 @@
  */
 import type { TurnId } from "../../shared/ids.ts";
 
-export type TurnRole = "driven" | "observed";
+import type { TurnRole } from "../../event/kinds.ts";
+export type { TurnRole };
 
 export interface ClaudeTurn {
   readonly turnId: TurnId;

@@ -1,12 +1,14 @@
 /** One Baton turn bound to (at most) one Codex turn: ids, pending cancel, open items, terminal-once. */
 import type { TurnId } from "../../shared/ids.ts";
 import type { TimerHandle } from "../../shared/clock.ts";
+import type { TurnRole } from "../../event/kinds.ts";
 
-export type TurnRole = "driven" | "observed" | "control";
+/** Baton's turn roles, and `control`: a turn Baton runs for itself on the native session (compaction). */
+export type CodexTurnRole = TurnRole | "control";
 
 export class CodexTurn {
   readonly turnId: TurnId;
-  readonly role: TurnRole;
+  readonly role: CodexTurnRole;
   /** The Codex turn id, once the start response or `turn/started` told us. */
   nativeTurnId: string | undefined;
   finished = false;
@@ -30,7 +32,7 @@ export class CodexTurn {
   /** Pending interactions, aborted when the turn ends. */
   readonly interactions = new Set<AbortController>();
 
-  constructor(turnId: TurnId, role: TurnRole) {
+  constructor(turnId: TurnId, role: CodexTurnRole) {
     this.turnId = turnId;
     this.role = role;
   }
