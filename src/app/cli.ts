@@ -10,6 +10,7 @@ import { EXIT } from "./commands/shared.ts";
 import { runTuiCommand } from "./commands/tui.ts";
 import { runFork, runResume } from "./commands/fork-resume.ts";
 import { runLogs } from "./commands/logs.ts";
+import { runInbox } from "./commands/inbox.ts";
 import { withResolvedHome } from "./app-context.ts";
 import { runPlugins } from "./commands/plugins.ts";
 import { runRewind } from "./commands/rewind.ts";
@@ -21,6 +22,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   exec: runExec,
   repl: runRepl,
   sessions: runSessions,
+  inbox: runInbox,
   export: runExport,
   doctor: runDoctor,
   fork: runFork,

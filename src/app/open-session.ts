@@ -19,6 +19,7 @@ import { createMetaCache, createNativeTrace, faultingLedgerIo, loadState, touche
 import { BatonError } from "../shared/errors.ts";
 import path from "node:path";
 import { resolveCwd } from "../store/index.ts";
+import { attentionSnapshot } from "./attention-snapshot.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdSource } from "../shared/ids.ts";
 import type { LogLevel } from "../shared/log.ts";
@@ -293,6 +294,10 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
           await closer().catch((error: unknown) => sessionLog.log("error", "closing a session part failed", { error }));
         }
         if (lastSummaryTs !== undefined && !controller.storage.failure) metaCache.update((current) => touched(current, lastSummaryTs!));
+        // After the last append: what it waits for, for the inbox (valid while the ledger keeps this length).
+        if (!controller.storage.failure && !openLedgerRef.writeFailure) {
+          metaCache.update((current) => ({ ...current, attention: attentionSnapshot(controller.state, openLedgerRef.byteLength) }));
+        }
         await metaCache.flush().catch((error: unknown) => {
           sessionLog.log("warn", "could not write meta.json at close", { error });
           controller.storage.note(error);

@@ -269,7 +269,7 @@ export class Controller {
     this.accepting = false;
     this.closing.abort();
     this.queue.drainAll();
-    await this.broker.cancelAll("turn");
+    await this.broker.cancelAll("shutdown");
     await this.stopping; // after a storage failure: the harnesses are interrupted before they are closed
     await this.bindings.closeAll();
     for (const record of [...this.turns.values()]) {

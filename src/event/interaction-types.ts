@@ -103,7 +103,8 @@ export const requesterSchema = z.discriminatedUnion("type", [
 ]);
 export type Requester = z.infer<typeof requesterSchema>;
 
-export const CANCEL_REASONS = ["user", "requester", "turn", "timeout", "recovery", "non-interactive"] as const;
+/** Why a card was cancelled; `shutdown`: Baton closed the session while it waited (the inbox lists it, #20.2). */
+export const CANCEL_REASONS = ["user", "requester", "turn", "timeout", "recovery", "non-interactive", "shutdown"] as const;
 export type CancelReason = (typeof CANCEL_REASONS)[number];
 
 export const resolutionSchema = z.discriminatedUnion("outcome", [

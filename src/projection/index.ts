@@ -41,4 +41,5 @@ export { repeatsSnapshot } from "./targets.ts";
 export { buildTurnSummary, summaryTexts, type SummaryTexts } from "./summary.ts";
 export { emptyTable, tableGet, tableHas, tableToRecord, tableValues, TABLE_BUCKETS, type Table } from "./table.ts";
 export { blockingInteractionCount, deriveRunState } from "./turns.ts";
+export { selectWaiting, waitKindOf, type Waiting, type WaitItem, type WaitKind } from "./waiting.ts";
 export { plainState, type PlainState } from "./plain.ts";

@@ -50,6 +50,11 @@ export interface SessionMeta {
   readonly harnessSessions: Readonly<Record<string, HarnessSessionMeta>>;
   readonly forkedFrom?: ForkOrigin;
   readonly adoptedFrom?: AdoptionOrigin;
+  /**
+   * What the session waited for when it was last closed, and the ledger's length then (#20.2): the inbox trusts it
+   * only while the ledger still has that length, else it reads the checkpoint + tail. Its shape belongs to the app.
+   */
+  readonly attention?: unknown;
 }
 
 const harnessSessionSchema = z.looseObject({

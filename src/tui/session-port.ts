@@ -126,11 +126,29 @@ export interface SessionListing {
   readonly depth: number;
 }
 
-export type SessionOpenChoice = { readonly kind: "new" } | { readonly kind: "id"; readonly id: string };
+/** One row of `/inbox` (#20.2): a session of any project that waits for the user. */
+export interface InboxListing {
+  readonly id: string;
+  /** The session's directory; it opens there. */
+  readonly cwd: string;
+  readonly title: string;
+  readonly agent: string | null;
+  /** What it waits for, for a person. */
+  readonly summary: string;
+  /** The same in a few words (a picker row is narrow). */
+  readonly brief: string;
+  /** When it started waiting (ISO). */
+  readonly since: string;
+}
+
+/** `cwd`: open the session in its own directory (an inbox row of another project); later `/sessions` and `/new` use it. */
+export type SessionOpenChoice = { readonly kind: "new" } | { readonly kind: "id"; readonly id: string; readonly cwd?: string };
 
 export interface SessionSwitcher {
   /** Sessions of the current project in lineage order (newest tree first); reads the disk asynchronously. */
   list(): Promise<readonly SessionListing[]>;
+  /** Sessions of every project that wait for the user, newest first; built from the disk, the open session from memory. */
+  inbox?(): Promise<readonly InboxListing[]>;
   /** Open another session (lock + recovery). Throws when it is locked or missing. */
   open(choice: SessionOpenChoice): Promise<TuiSession>;
   /** Close a session in the shutdown order (harnesses, checkpoint, log, lock). */

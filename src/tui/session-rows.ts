@@ -5,7 +5,7 @@
  */
 import type { PickerItem } from "chat-tui";
 import { lineageIndent } from "../shared/lineage.ts";
-import type { SessionListing } from "./session-port.ts";
+import type { InboxListing, SessionListing } from "./session-port.ts";
 import { shortCwd } from "./view-states.ts";
 
 /** `home` shortens the cwd to `~/…` (as the footer does). */
@@ -15,6 +15,13 @@ export function sessionPickerItem(row: SessionListing, view: { readonly currentI
     .filter((part): part is string => part !== undefined && part !== "")
     .join(" · ");
   return { id: row.id, label: `${lineageIndent(row.depth)}${current ? "● " : ""}${row.title}`, detail, ...(current ? { current: true } : {}) };
+}
+
+/** An `/inbox` row: `what it waits for · [agent] title`, detail `what it waits for, in full · id · cwd · since`. */
+export function inboxPickerItem(row: InboxListing, view: { readonly currentId?: string; readonly home?: string } = {}): PickerItem {
+  const current = row.id === view.currentId;
+  const label = `${current ? "● " : ""}${row.brief} · ${row.agent === null ? "" : `[${row.agent}] `}${row.title}`;
+  return { id: row.id, label, detail: [row.summary, row.id, shortCwd(row.cwd, view.home), shortTime(row.since)].join(" · "), ...(current ? { current: true } : {}) };
 }
 
 /** `2026-11-30T07:52:40.105Z` → `2026-11-30 07:52` (UTC, as stored). */

@@ -9,7 +9,7 @@ import { helpLines } from "./help.ts";
 import { modelLabel } from "./map-activity.ts";
 import { runPluginCommand } from "./plugin-commands.ts";
 import { findPluginCommand, runPluginsCommand } from "./plugins-view.ts";
-import { sessionPickerItem } from "./session-rows.ts";
+import { inboxPickerItem, sessionPickerItem } from "./session-rows.ts";
 import { startRewind } from "./rewind-flow.ts";
 import type { TuiHost } from "./tui-host.ts";
 
@@ -54,6 +54,9 @@ export async function runCommand(host: TuiHost, name: string, args: string): Pro
       return;
     case "rewind":
       startRewind(host);
+      return;
+    case "inbox":
+      openInbox(host);
       return;
     case "new":
       await host.switchSession({ kind: "new" });
@@ -127,6 +130,32 @@ function openSessionsPicker(host: TuiHost): void {
   const fill = host.openPicker("Sessions of this project", (id) => void host.switchSession({ kind: "id", id }));
   host.sessionsList().then(
     (listing) => fill(listing.map((row) => sessionPickerItem(row, { currentId: current, ...(host.home === undefined ? {} : { home: host.home }) }))),
+    (error: unknown) => {
+      fill(null);
+      host.toast(describeError(error), "error");
+    },
+  );
+}
+
+/** `/inbox` (#20.2): every project's waiting sessions; Enter opens one in its own directory. */
+function openInbox(host: TuiHost): void {
+  if (host.isBusy()) {
+    host.toast("Wait for the current turn to finish (Esc interrupts it) and for the queue to empty", "warning");
+    return;
+  }
+  const current = host.session.sessionId;
+  const rows = new Map<string, string>();
+  const fill = host.openPicker("Waiting for you", (id) => void host.switchSession({ kind: "id", id, ...(rows.has(id) ? { cwd: rows.get(id)! } : {}) }));
+  host.inboxList().then(
+    (listing) => {
+      if (listing.length === 0) {
+        fill(null);
+        host.toast("Nothing waits for you", "info");
+        return;
+      }
+      for (const row of listing) rows.set(row.id, row.cwd);
+      fill(listing.map((row) => inboxPickerItem(row, { currentId: current, ...(host.home === undefined ? {} : { home: host.home }) })));
+    },
     (error: unknown) => {
       fill(null);
       host.toast(describeError(error), "error");

@@ -22,7 +22,7 @@ import { ConfigControl } from "./config-control.ts";
 import { resolutionFor } from "./map-cards.ts";
 import type { LocalDraft } from "./local-draft.ts";
 import type { LocalItem } from "./map-transcript.ts";
-import type { SessionOpenChoice, SessionSwitcher, TuiSession } from "./session-port.ts";
+import type { InboxListing, SessionOpenChoice, SessionSwitcher, TuiSession } from "./session-port.ts";
 import { runCommand } from "./slash-commands.ts";
 import { PickerSlot, type PickerFill, type RemoteSearch } from "./picker-slot.ts";
 import { PublishThrottle, STREAM_KINDS } from "./stream-throttle.ts";
@@ -255,6 +255,9 @@ export class TuiHost {
   }
 
   sessionsList(): ReturnType<SessionSwitcher["list"]> { return this.options.sessions.list(); }
+
+  /** `/inbox` rows; none where the app lists no inbox. */
+  inboxList(): Promise<readonly InboxListing[]> { return this.options.sessions.inbox?.() ?? Promise.resolve([]); }
 
   exit(): void {
     if (this.exiting) return;

@@ -40,6 +40,18 @@ beforeEach(async () => {
 });
 
 const USAGE_LIMIT = JSON.stringify({ error: { type: "usage_limit_reached", message: "You've hit your usage limit.", plan_type: "plus", resets_in_seconds: 3600 } });
+/** What Anthropic answers a claude.ai plan whose usage is used up: 429 with the unified limiter's verdict in headers. */
+const CLAUDE_USAGE_LIMIT = {
+  ...reply.error(429, "Claude AI usage limit reached", "rate_limit_error"),
+  headers: { "anthropic-ratelimit-unified-status": "rejected", "anthropic-ratelimit-unified-reset": String(Math.floor(Date.now() / 1000) + 3600), "anthropic-ratelimit-unified-representative-claim": "five_hour" },
+};
+/**
+ * Claude Code 2.1.332 reads the unified limiter's headers only for a plan (claude.ai login) or a Claude gateway: with an
+ * API key a 429 is a plain rate limit and no `rate_limit_event` says `rejected`. An unsigned JWT whose audience is
+ * `claude-gateway` (as ANTHROPIC_AUTH_TOKEN, with a non-Anthropic base URL) makes the real binary take the plan path
+ * offline: it then emits `rate_limit_event {status: "rejected", rateLimitType: "five_hour"}` before the failed result.
+ */
+const GATEWAY_TOKEN = [{ alg: "none", typ: "JWT" }, { aud: "claude-gateway", sub: "baton-test" }].map((part) => Buffer.from(JSON.stringify(part)).toString("base64url")).join(".") + ".";
 const text = (value: string) => [{ type: "text" as const, text: value }];
 const errorsOf = (events: readonly AnyEvent[]) => events.filter((e) => e.kind === "_baton_error_update").map((e) => e.payload as { code?: string; nativeCode?: string });
 const proposalsOf = (events: readonly AnyEvent[]) =>
@@ -104,6 +116,35 @@ describe("limit failover", () => {
       const events = ledgerOf(session);
       expect(errorsOf(events).map((e) => e.code)).toContain("quota_exhausted");
       expect(proposalsOf(events)).toEqual([]);
+    } finally {
+      await cleanup();
+    }
+  }, 120_000);
+
+  test("Claude's usage limit (429, unified status rejected) → one quota_exhausted, a proposal to Codex; accepting sends Codex the prompt and the Claude history", async () => {
+    const { ANTHROPIC_API_KEY: _apiKey, ...rest } = env;
+    env = { ...rest, ANTHROPIC_AUTH_TOKEN: GATEWAY_TOKEN };
+    const { session, cleanup } = await open();
+    try {
+      await claudeMock.script(reply.text("Noted: the word is mango."));
+      expect(await session.controller.submit("claude", text("remember the word mango"))).toBe("completed");
+      await claudeMock.script(...Array.from({ length: 4 }, () => CLAUDE_USAGE_LIMIT));
+      expect(await session.controller.submit("claude", text("now rename the module")).catch(() => "rejected")).toBe("failed");
+      await waitFor(() => proposalsOf(ledgerOf(session)).length > 0, 10_000, "the failover proposal");
+      const events = ledgerOf(session);
+      expect(errorsOf(events).filter((e) => e.code === "quota_exhausted")).toEqual([expect.objectContaining({ code: "quota_exhausted", nativeCode: "rate_limit_error" })]);
+      const [proposal, ...more] = proposalsOf(events);
+      expect(more).toEqual([]);
+      expect(proposal?.requester).toEqual({ type: "baton" });
+      expect(proposal?.draft).toMatchObject({ text: "now rename the module", targetId: "codex", title: "Claude Code hit its usage limit. Continue this task on Codex?" });
+
+      await codexMock.script([{ kind: "text", text: "Codex renamed the module." }]);
+      expect(await session.controller.proposals.submit(proposal!.interactionId)).toBe("completed");
+      const sent = JSON.stringify((await codexMock.requests()).at(-1)?.body);
+      expect(sent).toContain("remember the word mango");
+      expect(sent).toContain("Noted: the word is mango.");
+      expect(sent).toContain("now rename the module");
+      expect(ledgerOf(session).filter((e) => e.kind === "user_message").at(-1)?.harnessTargetId).toBe("codex");
     } finally {
       await cleanup();
     }

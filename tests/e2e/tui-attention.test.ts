@@ -1,7 +1,8 @@
 /**
  * #20.1 through the real `baton` in tmux with the real Codex against the mock model server: an approval that waits
  * past `notify.afterSeconds` raises a terminal notification — the pane's raw output carries OSC 9, OSC 777 and
- * BEL — and nothing of it shows on the screen.
+ * BEL — and nothing of it shows on the screen; `baton inbox --json` in another shell lists the session until the
+ * approval is answered.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
@@ -9,7 +10,7 @@ import path from "node:path";
 import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
 import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
 import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
-import { waitUntil } from "../support/baton-process.ts";
+import { runBaton, waitUntil } from "../support/baton-process.ts";
 import { EXIT_MARKER, Tmux } from "../support/tmux.ts";
 
 const LAUNCHER = path.resolve(import.meta.dir, "../../bin/baton.cjs");
@@ -32,7 +33,7 @@ afterAll(async () => {
 });
 
 describe("notifications when an agent waits (tmux, real Codex)", () => {
-  test("an approval waiting past afterSeconds writes OSC 9 + OSC 777 + BEL to the terminal, never to the screen", async () => {
+  test("an approval waiting past afterSeconds writes OSC 9 + OSC 777 + BEL to the terminal, never to the screen; baton inbox lists it until answered", async () => {
     codex = makeCodexHome({ baseUrl: codexMock.baseUrl, approvalPolicy: "on-request", sandboxMode: "read-only" });
     claude = makeClaudeEnv({ baseUrl: "http://127.0.0.1:9" });
     fs.writeFileSync(path.join(claude.batonHome, "config.yaml"), "notify: { afterSeconds: 1 }\n");
@@ -41,11 +42,14 @@ describe("notifications when an agent waits (tmux, real Codex)", () => {
       { kind: "text", text: "Wrote note.txt." },
     ]);
     const raw = path.join(claude.cwd, "..", "pane.raw");
-    const t = (tmux = Tmux.start({
-      command: ["node", LAUNCHER, "--agent", "codex"],
-      env: { ...claude.env, CODEX_HOME: codex.env["CODEX_HOME"]!, MOCK_API_KEY: "mock-key", TERM: "screen-256color", LANG: "C.UTF-8" },
-      cwd: claude.cwd,
-    }));
+    const env = { ...claude.env, CODEX_HOME: codex.env["CODEX_HOME"]!, MOCK_API_KEY: "mock-key", TERM: "screen-256color", LANG: "C.UTF-8" };
+    const t = (tmux = Tmux.start({ command: ["node", LAUNCHER, "--agent", "codex"], env, cwd: claude.cwd }));
+    // `baton inbox --json` from another shell (another directory): read from the disk, never from the live process.
+    const inbox = async (): Promise<{ id: string; project: string; agent: string; waitingFor: string[]; live: boolean; summary: string }[]> => {
+      const run = await runBaton(["inbox", "--json"], { env, cwd: path.dirname(claude!.cwd), launcher: true });
+      expect(run.code).toBe(0);
+      return JSON.parse(run.stdout);
+    };
     t.pipeRaw(raw);
     await t.waitFor(/Message Codex .*Ctrl\+J newline/);
     t.type("write the note");
@@ -56,9 +60,13 @@ describe("notifications when an agent waits (tmux, real Codex)", () => {
     const text = output();
     expect(text).toContain(`${OSC9}${OSC777}\u0007`);
     expect(t.capture()).not.toContain("waiting for your approval");
+    const waiting = await inbox();
+    expect(waiting).toEqual([expect.objectContaining({ project: fs.realpathSync(claude.cwd), agent: "codex", waitingFor: ["approval"], live: true })]);
+    expect(waiting[0]?.summary).toStartWith("waits for an approval");
     t.keys("1");
     await t.waitFor("Wrote note.txt.", 30_000);
     await t.waitFor(/Wrote note\.txt\.[\s\S]*· idle/, 30_000);
+    expect(await inbox()).toEqual([]);
     t.keys("C-d");
     await t.waitFor(`${EXIT_MARKER}0]`, 20_000);
   }, 120_000);

@@ -39,6 +39,8 @@ export interface HostOptions {
   /** File checkpoints (off unless a test is about them: the temp cwd is no git worktree). */
   readonly fileCheckpoints?: boolean;
   readonly env?: Record<string, string>;
+  /** Where the session opens (default: the home's project directory). */
+  readonly cwd?: string;
 }
 
 export async function openTestSession(home: TestHome, options: HostOptions): Promise<OpenedSession> {
@@ -46,7 +48,7 @@ export async function openTestSession(home: TestHome, options: HostOptions): Pro
   return openSession({
     store: home.store,
     registry: new HarnessRegistry(options.definitions, options.config),
-    cwd: home.cwd,
+    cwd: options.cwd ?? home.cwd,
     choice: options.choice ?? { kind: "new" },
     clock,
     ids: createUlidSource(() => clock.now()),

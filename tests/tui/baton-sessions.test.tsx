@@ -150,8 +150,9 @@ describe("Baton screen: sessions and control commands", () => {
       const other = await openTestSession(home, { definitions: [fakeDefinition({ turns: [] })] });
       other.controller.pipeline.append({ kind: "user_message", payload: { messageId: "m_1", content: [{ type: "text", text: "refactor the parser" }] }, source: { type: "user" }, harnessTargetId: "fake" });
       const otherId = other.ref.batonSessionId;
-      home.store.updateMeta(other.ref, (meta) => ({ ...meta, preview: "refactor the parser" }));
       await other.close();
+      // After the close: an open session's meta.json is its own process's to write (close writes it).
+      home.store.updateMeta(other.ref, (meta) => ({ ...meta, preview: "refactor the parser" }));
       mounted = await mountBaton({ home });
       await mounted.type(`look at @${otherId.slice(0, 8)}`);
       const popup = await mounted.waitFor("refactor the parser");

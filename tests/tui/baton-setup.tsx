@@ -8,6 +8,7 @@ import { rgbToHex } from "@opentui/core";
 import type { OpenedSession, SessionChoice } from "../../src/app/open-session.ts";
 import { createSessionProvider } from "../../src/context/session-provider.ts";
 import { sessionRows } from "../../src/app/session-rows.ts";
+import { readInboxAsync } from "../../src/app/inbox.ts";
 import { displayTitle } from "../../src/store/index.ts";
 import { systemClock } from "../../src/shared/clock.ts";
 import { createUlidSource } from "../../src/shared/ids.ts";
@@ -81,23 +82,34 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
       return found.length === 0 ? [] : [{ group: "session", items: found.map((c) => ({ id: c.id, label: c.label, insert: `@session:${c.id}` })) }];
     },
   });
-  const open = async (choice: SessionChoice): Promise<TuiSession & { opened: OpenedSession }> => {
+  // `cwd`: an /inbox row of another project opens there, and /sessions and /new use it from then on (as the app does).
+  let here = home.cwd;
+  const open = async (choice: SessionChoice & { readonly cwd?: string }): Promise<TuiSession & { opened: OpenedSession }> => {
+    const { cwd, ...chosen } = choice as SessionChoice & { readonly cwd?: string };
     const session = await openTestSession(home, {
       definitions,
-      choice,
+      choice: chosen,
+      cwd: cwd ?? here,
       ...(options.verifyCheckpoint ? { verifyCheckpoint: options.verifyCheckpoint } : {}),
       ...(options.fileCheckpoints ? { fileCheckpoints: true } : {}),
       ...(options.env ? { env: options.env } : {}),
     });
     opened.push(session);
+    here = cwd ?? here;
     return wrap(session);
   };
   const sessions: SessionSwitcher = {
     // As the app does: the open session's row shows its in-memory meta (meta.json is written behind).
     list: async () => {
       const open = host.session as TuiSession & { opened: OpenedSession };
-      const refs = (await home.store.listSessionsAsync({ cwd: home.cwd })).sessions;
+      const refs = (await home.store.listSessionsAsync({ cwd: here })).sessions;
       return sessionRows(refs.map((ref) => (ref.batonSessionId === open.sessionId ? { ...ref, meta: open.opened.meta() } : ref)));
+    },
+    // As the app does (src/app/commands/tui.ts): every project's waiting sessions, the open one from memory.
+    inbox: async () => {
+      const open = host.session as TuiSession & { opened: OpenedSession };
+      const rows = await readInboxAsync(home.store, { live: new Map([[open.sessionId, open.controller.state]]), onProblem: () => undefined });
+      return rows.map((row) => ({ id: row.id, cwd: row.project, title: row.title, agent: row.agent, summary: row.summary, brief: row.brief, since: row.since }));
     },
     open: (choice) => open(choice),
     close: (session) => (session as TuiSession & { opened: OpenedSession }).opened.close(),

@@ -33,6 +33,10 @@ Commands:
       Sessions of this directory's project (all projects with --all), newest first;
       --tree shows forks under the session they came from.
         baton sessions --json
+  baton inbox [--json]
+      Every session of every project that waits for you (an approval, a question, suggestions,
+      or the card it waited on when Baton exited), newest first. /inbox in the UI opens one.
+        baton inbox --json
   baton resume [bs_id | native-id]
       Open a session in the terminal UI (no id: pick one of this directory's sessions).
       A Codex thread or Claude Code session id (cx:<id> / cc:<id> to say which) is imported

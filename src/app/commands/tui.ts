@@ -17,6 +17,7 @@ import { sessionPlugins } from "../plugins.ts";
 import { createAppContext, openSessionIn, type AppContext } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import { exitHints } from "../exit-hints.ts";
+import { readInboxAsync } from "../inbox.ts";
 import { sessionsQuery, type OpenedSession, type SessionChoice } from "../open-session.ts";
 import { startTarget } from "../start-target.ts";
 import { tuiRewindOf } from "../rewind-tui.ts";
@@ -80,15 +81,27 @@ async function open(ctx: AppContext, choice: SessionChoice): Promise<OpenTuiSess
 }
 
 function switcher(ctx: AppContext, current: () => OpenTuiSession): SessionSwitcher {
+  // The directory `/sessions` and `/new` use: where Baton started, until `/inbox` opens a session of another project.
+  let here = ctx;
   return {
     // The open session's meta is written behind: its row shows the in-memory one.
     list: async () => {
       const open = current();
-      const refs = (await ctx.store.listSessionsAsync(sessionsQuery(ctx.cwd, ctx.childEnv["HOME"]))).sessions;
+      const refs = (await here.store.listSessionsAsync(sessionsQuery(here.cwd, here.childEnv["HOME"]))).sessions;
       return sessionRows(refs.map((ref) => (ref.batonSessionId === open.sessionId ? { ...ref, meta: open.opened.meta() } : ref)));
     },
+    inbox: async () => {
+      const open = current();
+      const rows = await readInboxAsync(here.store, {
+        live: new Map([[open.sessionId, open.controller.state]]),
+        onProblem: (file, message) => open.opened.log.log("warn", "inbox skipped a session", { attributes: { file, message } }),
+      });
+      return rows.map((row) => ({ id: row.id, cwd: row.project, title: row.id === open.sessionId ? open.title() : row.title, agent: row.agent, summary: row.summary, brief: row.brief, since: row.since }));
+    },
     open: async (choice) => {
-      const next = await open(ctx, choice.kind === "new" ? { kind: "new" } : { kind: "id", id: choice.id });
+      const there = choice.kind === "id" && choice.cwd !== undefined ? { ...here, cwd: choice.cwd } : here;
+      const next = await open(there, choice.kind === "new" ? { kind: "new" } : { kind: "id", id: choice.id });
+      here = there;
       setTimeout(() => void next.opened.verifyHistory(), 0);
       return next;
     },
