@@ -76,11 +76,13 @@ test("real Codex: apply_patch breaks the tests → one proposal to codex with th
     await until(async () => ((await status())["seenRevision"] !== undefined ? true : undefined), "test-watch's first look");
     let pokes = 0;
     const afterTurn = async () => {
+      const before = ((await status())["run"] as { id?: string } | undefined)?.id;
       await store?.patchStatus(WATCH, { poke: ++pokes });
+      // A new run (not the one before this turn), ended and acted on.
       await until(async () => {
-        const run = (await status())["run"] as { state?: string; settled?: boolean } | undefined;
-        return run !== undefined && run.state !== "running" && run.settled === true ? run : undefined;
-      }, "the run to end and be acted on");
+        const run = (await status())["run"] as { id?: string; state?: string; settled?: boolean } | undefined;
+        return run !== undefined && run.id !== before && run.state !== "running" && run.settled === true ? run : undefined;
+      }, "the turn's run to end and be acted on");
       for (let i = 0; i < 3; i++) await binding.controllerHost?.idle();
       return (await status())["run"] as { state: string };
     };
