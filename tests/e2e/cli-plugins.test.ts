@@ -69,8 +69,8 @@ describe("baton plugins", () => {
     expect((await baton("list")).stdout).toBe("No plugins installed. Install one with: baton plugins install <owner/name | ./dir | file.tgz>\n");
     expect(existsSync(path.join(EXAMPLES, "hello", "index.js"))).toBe(true);
     // The bundled marketplace installs through the same pipeline; a second run skips what is there.
-    expect((await baton("install", "--bundled")).stdout).toBe("Installed baton/test-watch 0.1.0 from baton\nInstalled baton/second-opinion 0.1.0 from baton\n");
-    expect((await baton("install", "--bundled")).stdout).toBe("baton/test-watch: already installed\nbaton/second-opinion: already installed\n");
+    expect((await baton("install", "--bundled")).stdout).toBe("Installed baton/test-watch 0.1.0 from baton\nInstalled baton/second-opinion 0.1.0 from baton\nInstalled baton/gh-review 0.1.0 from baton\n");
+    expect((await baton("install", "--bundled")).stdout).toBe("baton/test-watch: already installed\nbaton/second-opinion: already installed\nbaton/gh-review: already installed\n");
     const listed = await baton("list");
     expect(listed.stdout).toContain("baton/test-watch");
     const enabled = await baton("enable", "baton/test-watch", "--yes");

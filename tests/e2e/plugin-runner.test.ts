@@ -62,7 +62,9 @@ describe("plugin runner", () => {
     const error = await run(r, "sleep", "5000").catch((e: unknown) => e);
     expect((error as Error).message).toContain("did not answer command/execute within 300 ms");
     const sleepLog = path.join(r.root, "session", "plugins", "baton-test%2Ffixture", binding(r).instance.pluginInstanceId, "sleep.log");
-    await waitUntil(() => existsSync(sleepLog), 3000, "the runner to see the cancel");
+    // appendFileSync creates the file before it writes: wait for the line, not only the file (a loaded machine
+    // shows the empty file in between).
+    await waitUntil(() => existsSync(sleepLog) && readFileSync(sleepLog, "utf8").endsWith("\n"), 3000, "the runner to see the cancel");
     expect(readFileSync(sleepLog, "utf8")).toBe("cancelled\n");
     expect(binding(r).state).toBe("active");
     expect(await run(r, "echo", "still here")).toBe("still here");
