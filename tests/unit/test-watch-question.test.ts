@@ -75,6 +75,7 @@ function context(cwd: string): ActivationContext {
     signal: abort.signal,
     registerCommand: quiet,
     registerController: quiet,
+    registerContextProvider: quiet,
     onClose: quiet,
   } as ActivationContext;
 }
