@@ -153,9 +153,11 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     let controllerRef: Controller | undefined;
     // meta.json lives in memory while the session is open and is written behind (PROC-01: no key press
     // waits for it); a failed write is a storage failure like any other (the session stops recording).
+    // The last write at close only caches the inbox's snapshot: its failure is logged, not the session's failure.
+    let cacheWriteOnly = false;
     const metaCache = createMetaCache(ref.paths.dir, store.readMeta(ref), (error) => {
-      log?.log("error", "could not write the session's meta.json", { error });
-      controllerRef?.storage.note(error);
+      log?.log(cacheWriteOnly ? "warn" : "error", "could not write the session's meta.json", { error });
+      if (!cacheWriteOnly) controllerRef?.storage.note(error);
     });
     const meta: MetaPort = {
       read: () => metaCache.read(),
@@ -294,14 +296,17 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
           await closer().catch((error: unknown) => sessionLog.log("error", "closing a session part failed", { error }));
         }
         if (lastSummaryTs !== undefined && !controller.storage.failure) metaCache.update((current) => touched(current, lastSummaryTs!));
-        // After the last append: what it waits for, for the inbox (valid while the ledger keeps this length).
-        if (!controller.storage.failure && !openLedgerRef.writeFailure) {
-          metaCache.update((current) => ({ ...current, attention: attentionSnapshot(controller.state, openLedgerRef.byteLength) }));
-        }
         await metaCache.flush().catch((error: unknown) => {
           sessionLog.log("warn", "could not write meta.json at close", { error });
           controller.storage.note(error);
         });
+        // After the last append: what it waits for, for the inbox (valid while the ledger keeps this length). A cache
+        // like the checkpoint: the inbox reads the ledger's tail when it is missing, so failing to write it fails nothing.
+        if (!controller.storage.failure && !openLedgerRef.writeFailure) {
+          cacheWriteOnly = true;
+          metaCache.update((current) => ({ ...current, attention: attentionSnapshot(controller.state, openLedgerRef.byteLength) }));
+          await metaCache.flush().catch((error: unknown) => sessionLog.log("warn", "could not write the inbox's snapshot to meta.json at close", { error }));
+        }
         await options.preferences?.flush?.();
         await openLedgerRef.sync().catch(() => undefined);
         await history.verify().catch(() => undefined);

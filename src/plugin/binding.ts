@@ -19,7 +19,7 @@ import { ControllerHost } from "./resources/controller-host.ts";
 import { FairCapacity } from "./resources/keyed-queue.ts";
 import type { ReconcileOutput } from "./resources/outputs.ts";
 import { answerResourceRequest } from "./resources/requests.ts";
-import { parseTypeKey, sameType, TURN_TYPE, typeKey, type ResourceObject } from "./resources/schema.ts";
+import { parseTypeKey, sameType, TURN_TYPE, type ResourceObject } from "./resources/schema.ts";
 import { ResourceStore } from "./resources/store.ts";
 import {
   PROTOCOL_VERSION,
@@ -31,6 +31,7 @@ import {
   type RunnerNotification,
 } from "./protocol.ts";
 import type { InstanceSettings } from "./settings.ts";
+import { registrationProblem } from "./registration-check.ts";
 import { RunnerSupervisor, type FailureCode, type SupervisorTimings } from "./supervisor.ts";
 
 export type BindingState = "pending" | "spawning" | "activating" | "active" | "closing" | "closed" | "failed";
@@ -236,7 +237,7 @@ export class PluginBinding {
       return;
     }
     if (this.current !== "activating") return;
-    const problem = this.checkRegistrations(result.registrations);
+    const problem = registrationProblem(result.registrations, this.deps.install?.checked.manifest, this.deps.reservedCommands);
     if (problem !== undefined) {
       this.failWith({ code: "activation", detail: problem });
       return;
@@ -362,36 +363,6 @@ export class PluginBinding {
     // A failure found by the binding (activation) still has to stop the runner; reaped in the background.
     if (this.supervisor !== undefined && this.supervisor.failed === undefined) void this.supervisor.close();
     this.deps.onSettled(this);
-  }
-
-  private checkRegistrations(registrations: readonly Registration[]): string | undefined {
-    const listed = (this.deps.install?.checked.manifest.contributes.commands ?? []).map((c) => c.name).sort();
-    const names = registrations.filter((r) => r.type === "command").map((r) => r.name);
-    const shadowing = names.filter((name) => this.deps.reservedCommands.has(name));
-    if (shadowing.length > 0) return `command ${shadowing.map((n) => `/${n}`).join(", ")} would shadow a Baton command; rename it`;
-    const registered = [...names].sort();
-    if (registered.join("\n") !== listed.join("\n")) {
-      return `it registered commands [${registered.join(", ")}] but its manifest lists [${listed.join(", ")}] under contributes.commands; they must be equal`;
-    }
-    const manifest = this.deps.install?.checked.manifest;
-    const controllers = registrations.filter((r): r is ControllerRegistrationWire => r.type === "controller");
-    const listedTypes = (manifest?.contributes.controllers ?? []).map((c) => c.resourceType).sort();
-    const registeredTypes = controllers.map((c) => typeKey(c.resourceType)).sort();
-    if (registeredTypes.join("\n") !== listedTypes.join("\n")) {
-      return `it registered controllers for [${registeredTypes.join(", ")}] but its manifest lists [${listedTypes.join(", ")}] under contributes.controllers; they must be equal`;
-    }
-    const owned = (manifest?.permissions.resourceTypes ?? []).map(parseTypeKey);
-    for (const c of controllers) {
-      if (!sameType(c.resourceType, TURN_TYPE) && !owned.some((t) => sameType(t, c.resourceType))) {
-        return `its controller for ${typeKey(c.resourceType)} needs that type under permissions.resourceTypes (or Baton's ${typeKey(TURN_TYPE)})`;
-      }
-    }
-    const listedKinds = (manifest?.contributes.contextProviders ?? []).map((p) => p.kind).sort();
-    const registeredKinds = registrations.flatMap((r) => (r.type === "contextProvider" ? [r.kind] : [])).sort();
-    if (registeredKinds.join("\n") !== listedKinds.join("\n")) {
-      return `it registered context providers [${registeredKinds.join(", ")}] but its manifest lists [${listedKinds.join(", ")}] under contributes.contextProviders; they must be equal`;
-    }
-    return undefined;
   }
 
   private notification(method: RunnerNotification, params: unknown): void {
