@@ -84,7 +84,7 @@ test("replaying the ledger twice yields the live session's proposal cards; no su
         for (const c of now) {
           const ctx = c.context as { resource: { name: string; uid: string }; basedOnGeneration: number };
           const r = live.get(ctx.resource.name);
-          expect([ctx.resource.uid, ctx.basedOnGeneration]).toEqual([r?.uid, r?.generation]);
+          expect([ctx.resource.uid, ctx.basedOnGeneration] as unknown[]).toEqual([r?.uid, r?.generation]);
         }
       } finally {
         await session.close();
