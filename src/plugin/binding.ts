@@ -18,7 +18,7 @@ import type { BoardGroupInput } from "./board.ts";
 import { ControllerHost } from "./resources/controller-host.ts";
 import { FairCapacity } from "./resources/keyed-queue.ts";
 import type { ReconcileOutput } from "./resources/outputs.ts";
-import { answerResourceRequest } from "./resources/requests.ts";
+import { answerResourceRequest, answerSourceEmit } from "./resources/requests.ts";
 import { parseTypeKey, sameType, TURN_TYPE, type ResourceObject } from "./resources/schema.ts";
 import { ResourceStore } from "./resources/store.ts";
 import {
@@ -216,7 +216,7 @@ export class PluginBinding {
       ...(this.deps.timings === undefined ? {} : { timings: this.deps.timings }),
       onOutput: (stream, line) => this.deps.log.log(STDOUT_LEVEL[stream], line, { attributes: { stream } }),
       onNotification: (method, params) => this.notification(method, params),
-      onRequest: (method, params) => answerResourceRequest(store, method, params),
+      onRequest: (method, params) => (method === "source/emit" ? answerSourceEmit(this.controllers, params) : answerResourceRequest(store, method, params)),
       onFailure: (failure) => this.failWith({ code: failure.code, detail: this.current === "activating" ? `during activation: ${failure.detail}` : failure.detail }),
     });
     this.supervisor = supervisor;
@@ -287,7 +287,10 @@ export class PluginBinding {
         interactions: (resource) => this.deps.interactions?.(this, resource) ?? [],
         publish: (controllerId, resource, output) => this.deps.publish?.(this, controllerId, resource, output),
         failed: (resource, detail) => this.deps.onToast(this, `Plugin reconcile failed for ${resource.kind}/${resource.name}: ${detail}`.slice(0, 500), "error"),
+        startSource: (params) => supervisor.call("source/start", params),
+        sourceFailed: (sourceId, detail) => this.deps.onToast(this, `Plugin source ${sourceId} failed: ${detail}`.slice(0, 500), "error"),
       },
+      cronFile: path.join(this.deps.session.sessionDir, "plugins", this.instance.pluginInstanceId, "cron.json"),
     });
     this.controllers = host;
     try {
@@ -379,6 +382,7 @@ export class PluginBinding {
       if (this.current === "active") this.deps.onToast(this, toast.text, toast.tone ?? "info");
       return;
     }
-    this.deps.log.log("warn", `${method} ignored (sources arrive with resources)`);
+    const failure = params as NotificationOf<"source/error">;
+    this.controllers?.sourceError(failure.sourceRunId, failure.error.message);
   }
 }

@@ -2,8 +2,7 @@
  * The closed host ⇄ runner method table (plugins.md §2): one row a method, with zod schemas for params and
  * result and the deadline of each call. Both sides validate what they receive; an unknown method or
  * invalid params from the runner is a protocol violation and fails the binding closed. Adding a method is
- * one row. The controller/watch/context/source rows are not served yet (a known method that is not served
- * gets an error answer, never a violation).
+ * one row. A known method that a side does not serve gets an error answer, never a violation.
  */
 import { z } from "zod";
 
@@ -25,6 +24,13 @@ export const commandRegistration = z.strictObject({
 const typeWire = z.strictObject({ apiVersion: z.string(), kind: z.string() });
 export const WATCH_EVENTS = ["create", "update", "delete"] as const;
 
+/** A Source of a controller (REC-06): a resource Source runs in the runner; a cron Source is Baton's timer. */
+export const sourceRegistration = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("resource"), sourceId: z.string().min(1).max(100) }),
+  z.strictObject({ type: z.literal("cron"), sourceId: z.string().min(1).max(100), cron: z.string().min(1).max(200), timeZone: z.string().min(1).max(100) }),
+]);
+export type SourceRegistrationWire = z.infer<typeof sourceRegistration>;
+
 export const controllerRegistration = z.strictObject({
   type: z.literal("controller"),
   /** `<apiVersion>/<Kind>` of its resource type (one controller per type and instance). */
@@ -33,6 +39,8 @@ export const controllerRegistration = z.strictObject({
   maxConcurrency: z.number().int().min(1).max(16).optional(),
   present: z.boolean(),
   watches: z.array(z.strictObject({ resourceType: typeWire, events: z.array(z.enum(WATCH_EVENTS)) })),
+  /** Absent from runners that predate Sources: none. */
+  sources: z.array(sourceRegistration).max(20).optional(),
 });
 export type ControllerRegistrationWire = z.infer<typeof controllerRegistration>;
 /** A ContextProvider (CTX-06): `kind` is the plugin's own; Baton qualifies it as `<pluginName>@<kind>`. */
@@ -144,7 +152,8 @@ export const HOST_REQUESTS = {
     z.strictObject({ text: z.string(), resource: z.strictObject({ apiVersion: z.string(), kind: z.string(), name: z.string(), uid: z.string() }).optional() }).nullable(),
     5_000,
   ),
-  "source/start": row(z.looseObject({ sourceRunId: z.string() }), z.strictObject({}), 30_000),
+  // Resolves once the Source's initial scan and subscriptions are in place (REC-06).
+  "source/start": row(z.strictObject({ sourceRunId: z.string(), controllerId: z.string(), sourceId: z.string() }), z.strictObject({}), 30_000),
   "source/stop": row(z.looseObject({ sourceRunId: z.string() }), z.strictObject({}), 2_000),
 } as const;
 

@@ -1,10 +1,12 @@
 /**
  * What a plugin registered at activation against what its manifest declares (plugins.md §3): commands, controllers
  * and context providers must equal the manifest's lists, a command may not shadow a Baton command, and a controller's
- * type must be one the plugin owns (or Baton's Turn). The first problem, in words, or undefined.
+ * type must be one the plugin owns (or Baton's Turn), and its Sources must be valid (REC-06). The first problem, in
+ * words, or undefined.
  */
 import type { PluginManifest } from "./manifest.ts";
 import type { ControllerRegistrationWire, Registration } from "./protocol.ts";
+import { cronProblem } from "./resources/cron.ts";
 import { parseTypeKey, sameType, TURN_TYPE, typeKey } from "./resources/schema.ts";
 
 export function registrationProblem(
@@ -31,11 +33,29 @@ export function registrationProblem(
     if (!sameType(c.resourceType, TURN_TYPE) && !owned.some((t) => sameType(t, c.resourceType))) {
       return `its controller for ${typeKey(c.resourceType)} needs that type under permissions.resourceTypes (or Baton's ${typeKey(TURN_TYPE)})`;
     }
+    const problem = sourcesProblem(c);
+    if (problem !== undefined) return problem;
   }
   const listedKinds = (manifest?.contributes.contextProviders ?? []).map((p) => p.kind).sort();
   const registeredKinds = registrations.flatMap((r) => (r.type === "contextProvider" ? [r.kind] : [])).sort();
   if (registeredKinds.join("\n") !== listedKinds.join("\n")) {
     return `it registered context providers [${registeredKinds.join(", ")}] but its manifest lists [${listedKinds.join(", ")}] under contributes.contextProviders; they must be equal`;
+  }
+  return undefined;
+}
+
+/** REC-06 / RES-06: unique source ids, a valid cron pattern and IANA zone, and no Source for Baton's Turns. */
+function sourcesProblem(c: ControllerRegistrationWire): string | undefined {
+  const sources = c.sources ?? [];
+  const where = `its controller for ${typeKey(c.resourceType)}`;
+  if (sources.length > 0 && sameType(c.resourceType, TURN_TYPE)) return `${where} declares Sources; Baton's Turn resources come from the session's turns and take no Source`;
+  const seen = new Set<string>();
+  for (const source of sources) {
+    if (seen.has(source.sourceId)) return `${where} has two Sources with sourceId '${source.sourceId}'`;
+    seen.add(source.sourceId);
+    if (source.type !== "cron") continue;
+    const problem = cronProblem(source);
+    if (problem !== undefined) return `${where}, cron Source '${source.sourceId}': ${problem}`;
   }
   return undefined;
 }

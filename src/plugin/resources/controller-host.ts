@@ -4,13 +4,16 @@
  * the resource's reconcile lock, hands the runner a deep-frozen resource and BatonSnapshot, checks the
  * result, drops it when the spec moved meanwhile (and runs again), finalizes a terminating resource, and
  * persists the next due time (`requeueAfterMs`, or backoff 1 s → 60 s after a failure, reset by a success)
- * so a restart resumes it. Outputs go to the port; nothing here touches the ledger.
+ * so a restart resumes it. Resource Sources start after the initial pass (their emits create or wake
+ * resources); cron Sources tick on Baton's clock (`cron.ts`). Outputs go to the port; nothing here touches the ledger.
  */
 import type { Clock, TimerHandle } from "../../shared/clock.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { describeIssue, type ControllerRegistrationWire } from "../protocol.ts";
+import { CronTicker } from "./cron.ts";
 import { FairCapacity, KeyedQueue } from "./keyed-queue.ts";
+import { applyEmit, parseEmitted } from "./source-emit.ts";
 import { reconcileOutputSchema, type ReconcileOutput } from "./outputs.ts";
 import { deepFreeze, refText, sameType, type ResourceObject, type ResourceRef } from "./schema.ts";
 import type { ResourceChange, ResourceStore } from "./store.ts";
@@ -31,6 +34,10 @@ export interface ControllerPort {
   publish(controllerId: string, resource: ResourceObject, output: ReconcileOutput): void | Promise<void>;
   /** A failed reconcile, to show ("Plugin reconcile failed for Task/x: …"). */
   failed(resource: ResourceRef, detail: string): void;
+  /** Start a resource Source in the runner; resolves after its initial scan (REC-06). */
+  startSource(params: { sourceRunId: string; controllerId: string; sourceId: string }): Promise<unknown>;
+  /** A Source that failed to start or reported a late failure, to show. */
+  sourceFailed(sourceId: string, detail: string): void;
 }
 
 export interface ControllerHostOptions {
@@ -42,6 +49,8 @@ export interface ControllerHostOptions {
   readonly clock: Clock;
   readonly log: Logger;
   readonly reconcileTimeoutMs: number;
+  /** Where cron Sources persist their due times (`<session>/plugins/<instance>/cron.json`). */
+  readonly cronFile: string;
 }
 
 interface Running {
@@ -61,6 +70,10 @@ export class ControllerHost {
   private closed = false;
   /** Work started outside the queues (backoff bookkeeping, watch mapping) that idle() waits for. */
   private readonly side = new Set<Promise<void>>();
+  private readonly cron: CronTicker;
+  /** Running resource Sources by run id: what an emit may create or wake. */
+  private readonly sourceRuns = new Map<string, { readonly entry: Running; readonly sourceId: string }>();
+  private runs = 0;
 
   constructor(private readonly options: ControllerHostOptions) {
     this.running = options.controllers.map((registration) => {
@@ -80,6 +93,18 @@ export class ControllerHost {
       };
       return entry;
     });
+    this.cron = new CronTicker({
+      file: options.cronFile,
+      sources: options.controllers.flatMap((c) => (c.sources ?? []).flatMap((s) => (s.type === "cron" ? [{ controllerId: c.controllerId, sourceId: s.sourceId, cron: s.cron, timeZone: s.timeZone }] : []))),
+      clock: options.clock,
+      log: options.log,
+      tick: (controllerId) => this.wakeAll(controllerId),
+    });
+  }
+
+  /** The cron Sources' schedule (due times), for tests and benches. */
+  get cronTicker(): CronTicker {
+    return this.cron;
   }
 
   /** Subscribe to changes, then the initial pass: due resources now, the others at their persisted time. */
@@ -99,11 +124,59 @@ export class ControllerHost {
         else entry.queue.enqueue(stored.object.metadata.name);
       }
     }
+    // Sources start after the known resources are queued: a Source that fails to start blocks none of them.
+    for (const entry of this.running) {
+      for (const source of entry.registration.sources ?? []) if (source.type === "resource") this.track(this.startSource(entry, source.sourceId));
+    }
+    await this.cron.start();
+  }
+
+  private async startSource(entry: Running, sourceId: string): Promise<void> {
+    const sourceRunId = `${entry.registration.controllerId}#${sourceId}#${++this.runs}`;
+    this.sourceRuns.set(sourceRunId, { entry, sourceId });
+    try {
+      await this.options.port.startSource({ sourceRunId, controllerId: entry.registration.controllerId, sourceId });
+    } catch (error) {
+      if (this.closed) return;
+      this.sourceRuns.delete(sourceRunId);
+      const detail = describeError(error);
+      this.options.log.log("warn", `source ${sourceId} of ${entry.registration.controllerId} did not start: ${detail}`);
+      this.options.port.sourceFailed(sourceId, `did not start: ${detail}`);
+    }
+  }
+
+  /** A resource Source's emit: create the resource when missing, wake it when identical; refused otherwise (REC-06). */
+  async emit(sourceRunId: string, resource: unknown): Promise<{ created: boolean }> {
+    const run = this.sourceRuns.get(sourceRunId);
+    if (run === undefined || this.closed) throw new BatonError("plugin_failed", `source run ${sourceRunId} is not running`);
+    const { entry, sourceId } = run;
+    const applied = await applyEmit(this.options.store, entry.registration.resourceType, parseEmitted(resource, sourceId));
+    // A created resource wakes its controller through the store's change; an identical one is woken here.
+    if (!applied.created) entry.queue.enqueue(applied.object.metadata.name);
+    return { created: applied.created };
+  }
+
+  /** A resource Source's late failure (`reportError`). */
+  sourceError(sourceRunId: string, message: string): void {
+    const run = this.sourceRuns.get(sourceRunId);
+    if (run === undefined || this.closed) return;
+    this.options.log.log("warn", `source ${run.sourceId} of ${run.entry.registration.controllerId} reported: ${message}`);
+    this.options.port.sourceFailed(run.sourceId, message);
+  }
+
+  /** One tick for a controller: every current resource of its type is queued (keyed: once each). */
+  private async wakeAll(controllerId: string): Promise<void> {
+    const entry = this.running.find((e) => e.registration.controllerId === controllerId);
+    if (entry === undefined || this.closed) return;
+    const names = (await this.options.store.list(entry.registration.resourceType)).map((r) => r.metadata.name);
+    if (this.closed) return;
+    for (const name of names) entry.queue.enqueue(name);
   }
 
   /** Resolves once no controller has work pending or running (tests, benches). */
   async idle(): Promise<void> {
     for (let i = 0; i < 3; i++) {
+      await this.cron.idle();
       await Promise.all([...this.side]);
       await Promise.all(this.running.map((e) => e.queue.idle()));
     }
@@ -118,6 +191,8 @@ export class ControllerHost {
   async close(): Promise<void> {
     this.closed = true;
     this.unsubscribe?.();
+    this.cron.close();
+    this.sourceRuns.clear();
     for (const entry of this.running) {
       for (const timer of entry.timers.values()) this.options.clock.clearTimeout(timer);
       entry.timers.clear();

@@ -6,7 +6,19 @@
 import { JsonRpcError } from "../../rpc/jsonrpc.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
 import type { ParamsOfRunner, RunnerMethod } from "../protocol.ts";
+import type { ControllerHost } from "./controller-host.ts";
 import type { CreateInput, ResourceStore } from "./store.ts";
+
+/** A resource Source's `source/emit`, answered by the binding's controllers (REC-06); a refusal carries its code. */
+export async function answerSourceEmit(controllers: ControllerHost | undefined, params: unknown): Promise<unknown> {
+  const p = params as ParamsOfRunner<"source/emit">;
+  try {
+    if (controllers === undefined) throw new BatonError("plugin_failed", "the controllers have not started");
+    return await controllers.emit(p.sourceRunId, p.resource);
+  } catch (error) {
+    throw new JsonRpcError("source/emit", -32000, error instanceof BatonError ? error.message : describeError(error), { code: error instanceof BatonError ? error.code : "internal" });
+  }
+}
 
 export async function answerResourceRequest(store: ResourceStore, method: RunnerMethod, params: unknown): Promise<unknown> {
   try {

@@ -15,7 +15,7 @@ import {
   type PluginPackage,
 } from "baton-plugin";
 import { spawnChild } from "../../rpc/child-process.ts";
-import type { InitializeParams, Registration } from "../protocol.ts";
+import type { InitializeParams, Registration, SourceRegistrationWire } from "../protocol.ts";
 import { createResourceClient, type RunnerRequest } from "./resource-client.ts";
 
 export interface RunnerChannel {
@@ -32,11 +32,37 @@ export interface Activated {
   readonly controllers: ReadonlyMap<string, ControllerRegistration>;
   /** By the plugin's own kind. */
   readonly providers: ReadonlyMap<string, ContextProviderRegistration>;
+  /** Aborted when the binding closes (Sources derive their signal from it). */
+  readonly signal: AbortSignal;
   /** Abort the binding's signal, then run cleanups in reverse order. */
   close(): Promise<void>;
 }
 
 const COMMAND_NAME = /^[a-z0-9][a-z0-9-]*$/;
+const SOURCE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** A controller's Sources as wire registrations (REC-06); the cron pattern and time zone are checked by the host. */
+function sourcesOf(id: string, controller: ControllerRegistration): SourceRegistrationWire[] {
+  const list = controller.sources ?? [];
+  if (!Array.isArray(list)) throw new Error(`controller ${id}: sources must be an array`);
+  const seen = new Set<string>();
+  return list.map((source, i) => {
+    const where = `controller ${id}: sources[${i}]`;
+    const sourceId = (source as { sourceId?: unknown } | undefined)?.sourceId;
+    if (typeof sourceId !== "string" || !SOURCE_ID.test(sourceId) || sourceId.length > 100) throw new Error(`${where} needs a sourceId of letters, digits, '.', '_' and '-'`);
+    if (seen.has(sourceId)) throw new Error(`${where}: sourceId '${sourceId}' is used twice in this controller`);
+    seen.add(sourceId);
+    if (source.type === "resource") {
+      if (typeof source.start !== "function") throw new Error(`${where} (${sourceId}) is a resource Source without start()`);
+      return { type: "resource", sourceId };
+    }
+    if (source.type === "cron") {
+      if (typeof source.cron !== "string" || typeof source.timeZone !== "string") throw new Error(`${where} (${sourceId}) is a cron Source; it needs cron and timeZone strings`);
+      return { type: "cron", sourceId, cron: source.cron, timeZone: source.timeZone };
+    }
+    throw new Error(`${where} (${sourceId}) has type '${String((source as { type?: unknown }).type)}'; use "resource" or "cron"`);
+  });
+}
 const PROVIDER_KIND = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 
 function isPluginPackage(value: unknown): value is PluginPackage {
@@ -109,7 +135,7 @@ export async function activate(params: InitializeParams, channel: RunnerChannel)
       const id = `${type.apiVersion}/${type.kind}`;
       if (controllers.has(id)) throw new Error(`a controller for ${id} is registered twice (one per resource type)`);
       if (typeof controller.reconcile !== "function") throw new Error(`controller ${id} has no reconcile()`);
-      if ((controller.sources ?? []).length > 0) throw new Error(`controller ${id}: sources are not supported by this Baton yet`);
+      const sources = sourcesOf(id, controller);
       const max = controller.maxConcurrency;
       if (max !== undefined && (!Number.isInteger(max) || max < 1 || max > 16)) throw new Error(`controller ${id}: maxConcurrency must be an integer from 1 to 16`);
       const watches = (controller.watches ?? []).map((watch, i) => {
@@ -126,6 +152,7 @@ export async function activate(params: InitializeParams, channel: RunnerChannel)
         ...(max === undefined ? {} : { maxConcurrency: max }),
         present: typeof controller.present === "function",
         watches,
+        ...(sources.length === 0 ? {} : { sources }),
       });
     },
     registerContextProvider(provider) {
@@ -167,7 +194,7 @@ export async function activate(params: InitializeParams, channel: RunnerChannel)
     throw error;
   }
   sealed = true;
-  return { registrations, commands, controllers, providers, close };
+  return { registrations, commands, controllers, providers, signal: binding.signal, close };
 }
 
 export { SDK_VERSION };

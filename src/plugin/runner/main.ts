@@ -21,7 +21,9 @@ import {
   presentationSchema,
   type CommandResultWire,
 } from "../protocol.ts";
+import type { SourceRegistration } from "baton-plugin";
 import { activate, SDK_VERSION, type Activated } from "./activation.ts";
+import { createSourceEmitter } from "./resource-client.ts";
 
 const SDK_ENTRY = path.resolve(import.meta.dir, "../../../packages/baton-plugin/src/index.ts");
 const PARENT_POLL_MS = 1_000;
@@ -90,6 +92,27 @@ function deepFreeze<T>(value: T): T {
     for (const item of Object.values(value as object)) deepFreeze(item);
   }
   return value;
+}
+
+/** Running resource Sources by run id: each one's signal aborts on `source/stop` or when the binding closes. */
+const sources = new Map<string, AbortController>();
+
+function startSource(binding: Activated, sourceRunId: string, source: Extract<SourceRegistration, { type: "resource" }>): void | Promise<void> {
+  const run = new AbortController();
+  binding.signal.addEventListener("abort", () => run.abort(), { once: true });
+  sources.set(sourceRunId, run);
+  const emit = createSourceEmitter((m, p) => peer.request(m, p, { timeoutMs: HOST_ANSWER_MS }), sourceRunId);
+  return source.start({
+    emit: (resource) => {
+      if (run.signal.aborted) return Promise.reject(new Error(`source ${source.sourceId} was stopped`));
+      return emit(resource);
+    },
+    reportError: (error) => {
+      if (run.signal.aborted) return;
+      peer.notify("source/error", { sourceRunId, error: { message: describeError(error) } });
+    },
+    signal: run.signal,
+  });
 }
 
 function invalid(method: string, message: string): JsonRpcError {
@@ -195,6 +218,19 @@ async function dispatch(method: string, params: unknown, signal: AbortSignal): P
       const requests = await asAnswer(method, () => (p.event === "update" ? (watch.update?.(deepFreeze(p.old ?? p.object) as never, object) ?? []) : handler.call(watch, object as never, object)));
       if (!Array.isArray(requests) || !requests.every((r) => typeof r?.name === "string")) throw new JsonRpcError(method, -32000, `the ${p.event} handler of watch ${p.watchIndex} must return [{ name }]`);
       return { requests: requests.map((r: { name: string }) => ({ name: r.name })) };
+    }
+    case "source/start": {
+      const p = HOST_REQUESTS["source/start"].params.parse(params);
+      const source = activated?.controllers.get(p.controllerId)?.sources?.find((s) => s.sourceId === p.sourceId);
+      if (activated === undefined || source?.type !== "resource") throw new JsonRpcError(method, -32602, `no resource Source ${p.sourceId} of ${p.controllerId}`);
+      await asAnswer(method, () => startSource(activated as Activated, p.sourceRunId, source));
+      return {};
+    }
+    case "source/stop": {
+      const p = HOST_REQUESTS["source/stop"].params.parse(params);
+      sources.get(p.sourceRunId)?.abort();
+      sources.delete(p.sourceRunId);
+      return {};
     }
     default:
       throw new JsonRpcError(method, -32601, `${method} is not supported by this runner (SDK ${SDK_VERSION})`);

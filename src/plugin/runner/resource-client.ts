@@ -21,13 +21,24 @@ function codeOf(error: unknown): ResourceErrorCode {
   return typeof data?.code === "string" ? (CODES[data.code] ?? "failed") : "failed";
 }
 
+async function callHost<T>(request: RunnerRequest, method: RunnerMethod, params: unknown): Promise<T> {
+  try {
+    return (await request(method, params)) as T;
+  } catch (error) {
+    throw new ResourceError(codeOf(error), error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A resource Source's `emit` (REC-06): a refusal rejects with a ResourceError (`conflict`, `invalid`…). */
+export function createSourceEmitter(request: RunnerRequest, sourceRunId: string): (resource: unknown) => Promise<void> {
+  return async (resource) => {
+    await callHost(request, "source/emit", { sourceRunId, resource });
+  };
+}
+
 export function createResourceClient(request: RunnerRequest): ResourceClient {
-  async function call<T>(method: RunnerMethod, params: unknown): Promise<T> {
-    try {
-      return (await request(method, params)) as T;
-    } catch (error) {
-      throw new ResourceError(codeOf(error), error instanceof Error ? error.message : String(error));
-    }
+  function call<T>(method: RunnerMethod, params: unknown): Promise<T> {
+    return callHost<T>(request, method, params);
   }
   const ref = (r: { apiVersion: string; kind: string; name: string }) => ({ apiVersion: r.apiVersion, kind: r.kind, name: r.name });
   return {
