@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import path from "node:path";
 import { PluginCatalog } from "../../src/plugin/catalog.ts";
 import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { inputMessages, startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
 import { BATON_VERSION, LOOPS_DIR, npmEnv } from "../support/plugin-rig.ts";
 import { EXIT_MARKER, Tmux } from "../support/tmux.ts";
 
@@ -15,6 +15,23 @@ const LAUNCHER = path.resolve(import.meta.dir, "../../bin/baton.cjs");
 let mock: MockResponses;
 let home: CodexHome | undefined;
 let tmux: Tmux | undefined;
+
+/** Polls `check` every 25 ms until it holds (a screen state, not a duration). */
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await Bun.sleep(25);
+  }
+}
+
+async function waitGone(t: Tmux, text: string, timeoutMs = 10_000): Promise<string> {
+  let screen = t.capture();
+  await until(() => !(screen = t.capture()).includes(text), `'${text}' to go`, timeoutMs).catch(() => {
+    throw new Error(`'${text}' still on screen:\n${screen}`);
+  });
+  return screen;
+}
 
 beforeAll(async () => {
   mock = await startMockResponses();
@@ -32,28 +49,43 @@ test("a plugin proposes after a Codex turn; the user edits the suggestion and se
   const installed = await catalog.install(LOOPS_DIR);
   await catalog.settings.upsert(`${installed.receipt.pluginId}@${installed.receipt.marketplace}`, { enabled: false, version: installed.receipt.version, config: { turns: "propose" } });
   await catalog.enable({ pluginId: "baton-test/loops" }, async () => true);
-  await mock.script([{ kind: "text", text: "First answer." }, { kind: "text", text: "Second answer." }]);
+  // The first turn, the session title (generated after it, on its own request), then the edited suggestion's turn.
+  await mock.script([{ kind: "text", text: "First answer." }, { kind: "text", text: '{"title":"Greet the mock model"}' }, { kind: "text", text: "Second answer." }]);
 
   const env = { ...home.env, BATON_HOME: batonHome, TERM: "screen-256color", LANG: "C.UTF-8" };
   const t = (tmux = Tmux.start({ command: ["node", LAUNCHER, "--agent", "codex"], env, cwd: home.workdir, width: 130, height: 40 }));
   await t.waitFor(/Message Codex .*Ctrl\+J newline/, 30_000);
   t.type("say hi");
+  await t.waitFor("› say hi");
   t.keys("Enter");
   await t.waitFor("First answer.", 30_000);
-  await t.waitFor("Suggested by baton-test/loops", 30_000);
-  await t.waitFor('Follow up on "say hi" (end_turn)', 10_000);
-  await t.waitFor("1 suggestion", 10_000);
+  let screen = await t.waitFor("Suggested by baton-test/loops", 30_000);
+  const card = screen.slice(screen.lastIndexOf("╭", screen.indexOf("Suggested by baton-test/loops")));
+  expect(card).toContain("Loops follow-up · baton-test/loops");
+  expect(card).toContain('Follow up on "say hi" (end_turn)');
+  expect(card).toContain("Enter send · e edit");
+  expect(screen).toMatch(/\b1 suggestion\b/);
+  // The title's request (sent after the first turn) takes its reply before the suggestion's turn can.
+  await until(async () => (await mock.requests()).length === 2, "the title's request");
 
-  // e: the suggestion goes into the composer; the user adds to it and sends it.
+  // e: the card hides and its text is in the composer; the user adds to it and sends it.
   t.keys("e");
-  await t.waitFor(/Follow up on "say hi" \(end_turn\)[^\n]*$/m, 10_000);
-  t.keys("End");
+  screen = await waitGone(t, "Suggested by baton-test/loops");
+  expect(screen).toMatch(/│ › Follow up on "say hi" \(end_turn\)/);
   t.type(" and keep it short");
+  await t.waitFor('› Follow up on "say hi" (end_turn) and keep it short');
   t.keys("Enter");
   await t.waitFor("Second answer.", 30_000);
+  // The card of the second turn's suggestion: the first one is resolved, never shown again.
+  screen = await t.waitFor('Follow up on "Follow up on "say hi" (end_turn) and keep it short" (end_turn)', 30_000);
+  expect(screen.match(/Suggested by baton-test\/loops/g)).toHaveLength(1);
+
   const requests = await mock.requests();
-  expect(requests).toHaveLength(2);
-  expect(JSON.stringify(requests[1]?.body)).toContain('Follow up on \\"say hi\\" (end_turn) and keep it short');
+  expect(requests).toHaveLength(3);
+  const sent = inputMessages(requests[2]!).filter((m) => m.role === "user").map((m) => m.text);
+  expect(sent.at(-1)).toBe('Follow up on "say hi" (end_turn) and keep it short');
+  expect(sent).toContain("say hi");
+  await t.waitFor(/codex · (\S+ · )?idle/, 20_000);
   t.keys("C-d");
   await t.waitFor(`${EXIT_MARKER}0]`, 20_000);
 }, 150_000);
