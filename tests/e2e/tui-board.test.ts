@@ -1,7 +1,8 @@
 /**
  * The Board and plugin commands in the real terminal UI (tmux, TUI-11, BRD-01, CMD-01): a card the board
  * fixture creates is on the Board (footer `board:1`) but, on a 100-column terminal, shown only after
- * `/board` (overlay; Esc closes it); at 150 columns `/board auto` shows it inline.
+ * `/board` (overlay; Esc closes it); at 150 columns `/board auto` shows it inline; `/pick` and `/find` answer
+ * with pickers whose chosen item runs the command again (CMD-01).
  */
 import { afterEach, expect, test } from "bun:test";
 import { mkdirSync, rmSync } from "node:fs";
@@ -79,6 +80,25 @@ test("/board shows the plugin Board (overlay when narrow, inline when wide), kep
   await command(t, "/card", "Put a card on the Board", "second Ship it");
   screen = await t.waitFor("Ship it", 15_000);
   await t.waitFor("board:2");
+
+  // Commands that answer with a picker (CMD-01): choosing an item runs the command again with its value,
+  // and the answer shows as the plugin's item. (The transcript shares its lines with the inline Board.)
+  await command(t, "/pick", "Choose a colour");
+  screen = await t.waitFor("Pick a colour", 15_000);
+  expect(screen).toMatch(/❯ Red {2}warm/);
+  t.keys("Down");
+  await t.waitFor(/❯ Green/);
+  t.keys("Enter");
+  screen = await t.waitFor(/● baton-test\/board[^\n]*\n\s+picked green/, 15_000);
+  expect(screen).not.toContain("Pick a colour");
+  // A remote search: the list is the plugin's answer to the typed query.
+  await command(t, "/find", "Find a fruit");
+  await t.waitFor("a fruit's first letters", 15_000);
+  t.type("bl");
+  screen = await t.waitFor(/⌕ bl[\s\S]*❯ blueberry/, 15_000);
+  expect(screen).not.toContain("banana");
+  t.keys("Enter");
+  await t.waitFor(/● baton-test\/board[^\n]*\n\s+found blueberry/, 15_000);
 
   t.type("/exit");
   t.keys("Enter");
