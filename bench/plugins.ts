@@ -14,6 +14,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { brand } from "../tests/support/ids.ts";
 
 const BUDGET = { roundTripP99: 5, spawnToActive: 1500, keystrokeRatio: 1.1, runnerRssMb: 100 } as const;
 
@@ -88,7 +89,7 @@ async function main(): Promise<void> {
   const host = new TuiHost({
     session: { sessionId: session.ref.batonSessionId, cwd: home.cwd, controller: session.controller, recovered: false, title: () => displayTitle(session.meta()), plugins },
     sessions: { list: async () => [], open: () => Promise.reject(new Error("not in the bench")), close: async () => undefined },
-    initialTarget: "fake",
+    initialTarget: brand.target("fake"),
     showThoughts: true,
     clock: systemClock,
   });

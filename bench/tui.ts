@@ -15,6 +15,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { brand } from "../tests/support/ids.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const BUN = process.execPath;
@@ -127,7 +128,7 @@ async function benchSize(n: number): Promise<SizeResult> {
   const host = new TuiHost({
     session: { sessionId: session.ref.batonSessionId, cwd: home.cwd, controller: session.controller, recovered: false, title: () => displayTitle(session.meta()) },
     sessions: { list: async () => [], open: () => Promise.reject(new Error("not in the bench")), close: async () => undefined },
-    initialTarget: "fake",
+    initialTarget: brand.target("fake"),
     showThoughts: true,
     clock: systemClock,
   });

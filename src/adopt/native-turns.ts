@@ -10,12 +10,12 @@ import { buildTurnSummary, displayUserText, initialState, reduce, summaryTexts, 
 import type { ContentBlock } from "../event/content.ts";
 import type { TurnSummaryPayload } from "../event/kinds.ts";
 import type { Clock } from "../shared/clock.ts";
-import type { IdSource, TurnId } from "../shared/ids.ts";
+import type { IdSource, TargetId, TurnId } from "../shared/ids.ts";
 import type { BatonTurnView } from "./reconcile.ts";
 import { BATON_SOURCE } from "../event/envelope.ts";
 
 export interface AdoptedBinding {
-  readonly harnessTargetId: string;
+  readonly harnessTargetId: TargetId;
   /** The wire key stamped as `envelope.harness` (definition.sessionKey). */
   readonly sessionKey: string;
   readonly harnessSessionId: string;
@@ -58,7 +58,7 @@ export function appendNativeTurns(
   return { state, appended: turns.length, lastSummarySeq };
 }
 
-function nativeDraft(event: NativeEvent, at: { turnId: TurnId; harnessTargetId: string; harnessSessionId: string }, binding: AdoptedBinding, ids: IdSource): AppendDraft {
+function nativeDraft(event: NativeEvent, at: { turnId: TurnId; harnessTargetId: TargetId; harnessSessionId: string }, binding: AdoptedBinding, ids: IdSource): AppendDraft {
   if (event.kind === "user_message") {
     return { kind: "user_message", payload: { ...event.payload, messageId: ids.mint("message") }, source: { type: "user" }, ...at };
   }

@@ -5,6 +5,7 @@
  */
 import fs from "node:fs";
 import { z } from "zod";
+import { targetRefField } from "../event/id-fields.ts";
 import { selectLastDrivenTarget, selectWaiting, type ProjectionState, type Waiting } from "../projection/index.ts";
 import type { SessionRef } from "../store/index.ts";
 
@@ -21,7 +22,7 @@ const waitItemSchema = z.object({
   interactionId: z.string(),
   title: z.string().nullable(),
   turnId: z.string().nullable(),
-  harnessTargetId: z.string().nullable(),
+  harnessTargetId: targetRefField.nullable(),
   openedAt: z.string(),
 });
 const snapshotSchema = z.object({

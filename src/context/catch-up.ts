@@ -5,10 +5,11 @@
 import type { TurnSummaryPayload } from "../event/kinds.ts";
 import { fenceBlock } from "../shared/context-markers.ts";
 import { outcomeOfStopReason } from "../event/stop-reasons.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 export interface SummaryRecord {
   readonly seq: number;
-  readonly targetId: string | undefined;
+  readonly targetId: TargetId | undefined;
   /** Display label of the target that ran the turn (e.g. the target id). */
   readonly label: string;
   readonly summary: TurnSummaryPayload;
@@ -24,7 +25,7 @@ export interface CatchUpRequest {
   readonly sinceSeq: number;
   /** A fresh native session gets everything; a resumed one only other targets' turns. */
   readonly fresh: boolean;
-  readonly targetId: string;
+  readonly targetId: TargetId;
   readonly budgetChars: number;
 }
 

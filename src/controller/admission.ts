@@ -6,7 +6,7 @@
  */
 import type { ContextAttachment, PromptBlock } from "../event/content.ts";
 import type { PromptInputRecord, PromptSubmission } from "../input/input.ts";
-import type { EventId, IdSource, MessageId } from "../shared/ids.ts";
+import type { EventId, IdSource, MessageId, TargetId } from "../shared/ids.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
 import { BATON_SOURCE } from "../event/envelope.ts";
@@ -56,16 +56,16 @@ export function promptRecord(ids: IdSource, submission: PromptSubmission, delive
 }
 
 /** A compaction control turn's input (TURN-10): no user message, just a turn. */
-export function compactRecord(ids: IdSource, targetId: string): PromptInputRecord {
+export function compactRecord(ids: IdSource, targetId: TargetId): PromptInputRecord {
   const submission: PromptSubmission = { kind: "prompt", source: { type: "user" }, targetId, blocks: [], displayText: "/compact" };
   return { ...promptRecord(ids, submission, "prompt"), control: "compact" };
 }
 
-export function promptSubmission(targetId: string, blocks: readonly PromptBlock[], displayText: string, implementsPlan?: string, context: readonly ContextAttachment[] = []): PromptSubmission {
+export function promptSubmission(targetId: TargetId, blocks: readonly PromptBlock[], displayText: string, implementsPlan?: string, context: readonly ContextAttachment[] = []): PromptSubmission {
   return { kind: "prompt", source: { type: "user" }, targetId, blocks, displayText, ...(implementsPlan ? { implementsPlan } : {}), ...(context.length > 0 ? { context } : {}) };
 }
 
 /** What the user gets back of an input taken out of the queue (recalled or dropped). */
-export function inputView(record: PromptInputRecord | undefined): { text: string; targetId: string } | undefined {
+export function inputView(record: PromptInputRecord | undefined): { text: string; targetId: TargetId } | undefined {
   return record ? { text: record.submission.displayText, targetId: record.submission.targetId } : undefined;
 }

@@ -6,8 +6,9 @@ import type { HarnessRegistry } from "../harness/registry.ts";
 import { HarnessBinding } from "./binding.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { ControllerDeps } from "./ports.ts";
+import type { TargetId } from "../shared/ids.ts";
 
-type RequestFn = (target: { id: string; harness: string }, draft: InteractionDraft, context: InteractionContext) => Promise<InteractionResolution>;
+type RequestFn = (target: { id: TargetId; harness: string }, draft: InteractionDraft, context: InteractionContext) => Promise<InteractionResolution>;
 
 export class BindingPool {
   private readonly bindings = new Map<string, HarnessBinding>();
@@ -28,11 +29,11 @@ export class BindingPool {
     return this.bindings.size;
   }
 
-  get(targetId: string): HarnessBinding | undefined {
+  get(targetId: TargetId): HarnessBinding | undefined {
     return this.bindings.get(targetId);
   }
 
-  create(targetId: string): HarnessBinding {
+  create(targetId: TargetId): HarnessBinding {
     const target = this.deps.registry.target(targetId);
     const binding = new HarnessBinding(target, this.deps.registry.definitionOf(target), {
       append: this.append,

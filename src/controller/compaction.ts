@@ -3,24 +3,24 @@
  * the target's context use when the turn started and when it ended, or why it did not happen. Pure.
  */
 import { outcomeOfStopReason, type StopReason } from "../event/stop-reasons.ts";
-import type { PayloadOf } from "../event/kinds.ts";
-import type { ProjectionState } from "../projection/index.ts";
+import type { DraftPayloadOf } from "../event/kinds.ts";
+import { ownGet, type ProjectionState } from "../projection/index.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 /** The target's context-window use as the projection last heard it, if it did. */
-export function contextUsedOf(state: ProjectionState, targetId: string): number | undefined {
-  if (!Object.hasOwn(state.perTarget, targetId)) return undefined;
-  return state.perTarget[targetId]?.contextUsage?.contextUsed ?? undefined;
+export function contextUsedOf(state: ProjectionState, targetId: TargetId): number | undefined {
+  return ownGet(state.perTarget, targetId)?.contextUsage?.contextUsed ?? undefined;
 }
 
 /** The turn-record fields of a compaction admitted now. */
-export function compactFields(state: ProjectionState, targetId: string): { compact: true; contextBefore?: number } {
+export function compactFields(state: ProjectionState, targetId: TargetId): { compact: true; contextBefore?: number } {
   const before = contextUsedOf(state, targetId);
   return before === undefined ? { compact: true } : { compact: true, contextBefore: before };
 }
 
 const tokens = new Intl.NumberFormat("en-US");
 
-export function compactionNotice(before: number | undefined, after: number | undefined, stopReason: StopReason | undefined): PayloadOf<"_baton_notice"> {
+export function compactionNotice(before: number | undefined, after: number | undefined, stopReason: StopReason | undefined): DraftPayloadOf<"_baton_notice"> {
   const outcome = outcomeOfStopReason(stopReason);
   if (outcome === "completed") {
     const known = before !== undefined && after !== undefined && after !== before;

@@ -9,8 +9,8 @@ import { fenceBlock } from "../shared/context-markers.ts";
 import type { ContextTransport } from "../event/kinds.ts";
 import { canSyncContext } from "../harness/capabilities.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
-import { summaryTexts, type ProjectionState } from "../projection/index.ts";
-import type { EpochId, EventId, IdSource, SnapshotId, TurnId } from "../shared/ids.ts";
+import { ownGet, summaryTexts, type ProjectionState } from "../projection/index.ts";
+import type { EpochId, EventId, IdSource, SnapshotId, TargetId, TurnId } from "../shared/ids.ts";
 import type { HarnessBinding } from "./binding.ts";
 import type { AppendFn } from "./pipeline.ts";
 import { BATON_SOURCE } from "../event/envelope.ts";
@@ -29,24 +29,24 @@ export interface DeliveryDeps {
   readonly ids: IdSource;
   readonly sessionId: string;
   readonly budgetChars: number;
-  readonly label: (targetId: string) => string;
+  readonly label: (targetId: TargetId) => string;
 }
 
 /** The receipted watermark of an epoch (never moves backwards). */
-export function epochThroughSeq(state: ProjectionState, contextEpochId: string): number {
-  return state.contextEpochs[contextEpochId]?.throughSeq ?? 0;
+export function epochThroughSeq(state: ProjectionState, contextEpochId: EpochId): number {
+  return ownGet(state.contextEpochs, contextEpochId)?.throughSeq ?? 0;
 }
 
 /**
  * How a turn's target is named in relayed history. A turn that ran on a target no longer in the
  * configuration keeps its id, marked as such: its history is still delivered, never dropped or thrown on.
  */
-export function targetLabel(registry: HarnessRegistry, targetId: string): string {
+export function targetLabel(registry: HarnessRegistry, targetId: TargetId): string {
   if (!registry.hasTarget(targetId)) return `${targetId} (no longer configured)`;
   return registry.definitionOf(registry.target(targetId)).label;
 }
 
-export function summaryRecords(state: ProjectionState, label: (targetId: string) => string): SummaryRecord[] {
+export function summaryRecords(state: ProjectionState, label: (targetId: TargetId) => string): SummaryRecord[] {
   return state.turnSummaries.map((entry) => ({
     seq: entry.seq,
     targetId: entry.harnessTargetId ?? undefined,
@@ -116,7 +116,7 @@ export function applyDelivery(blocks: readonly PromptBlock[], deliveries: readon
   return prepended.length === 0 ? blocks : [...prepended, ...blocks];
 }
 
-export function appendReceipt(append: AppendFn, delivery: PlannedDelivery, turnId: TurnId, targetId: string): void {
+export function appendReceipt(append: AppendFn, delivery: PlannedDelivery, turnId: TurnId, targetId: TargetId): void {
   append({
     kind: "_baton_context_delivery_receipt",
     payload: { snapshotId: delivery.snapshotId, contextEpochId: delivery.contextEpochId, transport: delivery.transport, accepted: true },

@@ -12,7 +12,7 @@ import { InputQueue, type QueuedView } from "../input/queue.ts";
 import type { SubmitOutcome } from "../input/input.ts";
 import { reduce, repeatsSnapshot, type ProjectionState } from "../projection/index.ts";
 import { BatonError } from "../shared/errors.ts";
-import type { TurnId } from "../shared/ids.ts";
+import type { TargetId, TurnId } from "../shared/ids.ts";
 import type { HarnessBinding } from "./binding.ts";
 import { InteractionBroker, type InteractionPolicy, type PendingInteraction } from "../interaction/broker.ts";
 import { SessionPipeline, type PipelineListener } from "./pipeline.ts";
@@ -63,7 +63,7 @@ export class Controller {
   private readonly bindings: BindingPool;
   private readonly queue = new InputQueue();
   private readonly desk: InputDesk;
-  private readonly turns = new Map<string, TurnRecord>();
+  private readonly turns = new Map<TurnId, TurnRecord>();
   private readonly finalizer: TurnFinalizer;
   private readonly runner: TurnRunner;
   private readonly stall: StallWatch;
@@ -156,7 +156,7 @@ export class Controller {
     return this.driven !== undefined || this.queue.length > 0;
   }
 
-  activeDrivenTurn(): { turnId: TurnId; targetId: string } | undefined {
+  activeDrivenTurn(): { turnId: TurnId; targetId: TargetId } | undefined {
     return this.driven ? { turnId: this.driven.turnId, targetId: this.driven.targetId } : undefined;
   }
 
@@ -205,7 +205,7 @@ export class Controller {
   }
 
   /** IN-06: take back the latest input that has not started (a waiting one, else the latest paused one). */
-  recall(): { text: string; targetId: string } | undefined {
+  recall(): { text: string; targetId: TargetId } | undefined {
     return inputView(this.desk.recall());
   }
 
@@ -218,7 +218,7 @@ export class Controller {
   }
 
   /** Drop the latest paused input (recorded, never sent). */
-  dropPaused(): { text: string; targetId: string } | undefined {
+  dropPaused(): { text: string; targetId: TargetId } | undefined {
     return inputView(this.desk.dropPaused());
   }
 
@@ -259,7 +259,7 @@ export class Controller {
   }
 
   /** Existing binding or a new one (not opened) for a target id. Private: surfaces read `targets()`. */
-  private binding(targetId: string): HarnessBinding {
+  private binding(targetId: TargetId): HarnessBinding {
     return this.bindings.get(targetId) ?? this.bindings.create(targetId);
   }
 
@@ -351,7 +351,7 @@ export class Controller {
     queueMicrotask(() => {
       this.queue.failAll((record) => sessionError(this.sessionId, record.submission.targetId, error));
       this.stall.stopAll();
-      const deps = { turns: this.turns.values(), binding: (id: string) => this.bindings.get(id), graceMs: this.options.settings.cancelGraceMs };
+      const deps = { turns: this.turns.values(), binding: (id: TargetId) => this.bindings.get(id), graceMs: this.options.settings.cancelGraceMs };
       this.stopping = stopTurns({ ...deps, fail: (record) => this.failTurn(record, error), resetAll: () => this.bindings.resetAll() });
       this.wakeIdleWaiters();
     });

@@ -13,6 +13,7 @@ import type { HarnessRegistry } from "../harness/registry.ts";
 import { summaryTexts, type ProjectionState } from "../projection/index.ts";
 import type { Logger } from "../shared/log.ts";
 import type { Proposals } from "./proposals.ts";
+import type { TargetId, TurnId } from "../shared/ids.ts";
 
 const QUOTA: LimitCode = "quota_exhausted";
 
@@ -21,12 +22,12 @@ export interface FailoverDeps {
   readonly registry: HarnessRegistry;
   readonly state: () => ProjectionState;
   readonly policy: Readonly<Record<string, "ask" | "off">> | undefined;
-  readonly label: (targetId: string) => string;
+  readonly label: (targetId: TargetId) => string;
   readonly log: Logger;
 }
 
 /** The other agent to continue on: one of another harness used in this session, else of another harness, else any other target. */
-export function failoverTarget(registry: HarnessRegistry, state: ProjectionState, failing: string): string | undefined {
+export function failoverTarget(registry: HarnessRegistry, state: ProjectionState, failing: TargetId): TargetId | undefined {
   const targets = registry.listTargets().filter((target) => target.id !== failing);
   const harness = registry.hasTarget(failing) ? registry.target(failing).harness : undefined;
   const other = targets.filter((target) => target.harness !== harness);
@@ -36,7 +37,7 @@ export function failoverTarget(registry: HarnessRegistry, state: ProjectionState
 
 export class Failover {
   /** Turns that reported quota_exhausted, until their summary says how they ended. */
-  private readonly exhausted = new Map<string, string>();
+  private readonly exhausted = new Map<TurnId, TargetId>();
 
   constructor(private readonly deps: FailoverDeps) {}
 

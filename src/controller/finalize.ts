@@ -7,7 +7,7 @@ import { outcomeOfStopReason, readStopReason, type StopReason } from "../event/s
 import type { InputQueue } from "../input/queue.ts";
 import { buildTurnSummary, type ProjectionState } from "../projection/index.ts";
 import type { Clock } from "../shared/clock.ts";
-import type { AttemptId } from "../shared/ids.ts";
+import type { AttemptId, TurnId } from "../shared/ids.ts";
 import { recordAttempt } from "./attempts.ts";
 import { compactionNotice, contextUsedOf } from "./compaction.ts";
 import { repairOpenTools } from "./repair.ts";
@@ -25,19 +25,19 @@ export interface FinalizerDeps {
   readonly state: () => ProjectionState;
   readonly broker: InteractionBroker;
   readonly clock: Clock;
-  readonly turns: Map<string, TurnRecord>;
+  readonly turns: Map<TurnId, TurnRecord>;
   readonly queue: InputQueue;
   readonly onReleased: (record: TurnRecord) => void;
 }
 
 export class TurnFinalizer {
-  private readonly finalized = new Set<string>();
+  private readonly finalized = new Set<TurnId>();
   /** Attempts left `uncertain` by a synthesized terminal; a late harness terminal settles them. */
-  private readonly uncertain = new Map<string, { attemptId: AttemptId; record: TurnRecord }>();
+  private readonly uncertain = new Map<TurnId, { attemptId: AttemptId; record: TurnRecord }>();
 
   constructor(private readonly deps: FinalizerDeps) {}
 
-  isFinalized(turnId: string): boolean {
+  isFinalized(turnId: TurnId): boolean {
     return this.finalized.has(turnId);
   }
 
@@ -78,7 +78,7 @@ export class TurnFinalizer {
    * moves on and nobody waits forever; the ledger still shows it running, so reopening the session closes
    * it with a recovery notice. Whatever else can still be recorded is, best effort.
    */
-  closeUnrecorded(turnId: string, stopReason: StopReason | undefined, error: unknown): void {
+  closeUnrecorded(turnId: TurnId, stopReason: StopReason | undefined, error: unknown): void {
     const record = this.deps.turns.get(turnId);
     if (!record || record.finalized) return;
     record.finalized = true;
@@ -90,7 +90,7 @@ export class TurnFinalizer {
     this.deps.onReleased(record);
   }
 
-  onTerminal(turnId: string, event: AnyEvent): void {
+  onTerminal(turnId: TurnId, event: AnyEvent): void {
     const stopReason = readStopReason((event.payload as { stopReason?: unknown }).stopReason);
     const fromHarness = event.source.type === "harness";
     const live = this.deps.turns.get(turnId);
@@ -163,7 +163,7 @@ export class TurnFinalizer {
     recordAttempt(this.deps.append, record, phase, fields);
   }
 
-  private settleLateAttempt(turnId: string, step: AttemptStep): void {
+  private settleLateAttempt(turnId: TurnId, step: AttemptStep): void {
     const entry = this.uncertain.get(turnId);
     if (!entry) return;
     this.uncertain.delete(turnId);
@@ -189,9 +189,9 @@ export class TurnFinalizer {
 }
 
 export type Routed =
-  | { readonly kind: "terminal"; readonly turnId: string }
+  | { readonly kind: "terminal"; readonly turnId: TurnId }
   | { readonly kind: "observed"; readonly record: TurnRecord }
-  | { readonly kind: "activity"; readonly turnId: string }
+  | { readonly kind: "activity"; readonly turnId: TurnId }
   | { readonly kind: "none" };
 
 /**
@@ -199,7 +199,7 @@ export type Routed =
  * `running` with an unknown turn id starts an observed turn (TURN-01); anything else with a turn id that
  * Baton did not write itself is activity for the stall watch (its own notices are not, TURN-08).
  */
-export function routeEvent(event: AnyEvent, turns: Map<string, TurnRecord>, finalizer: TurnFinalizer): Routed {
+export function routeEvent(event: AnyEvent, turns: Map<TurnId, TurnRecord>, finalizer: TurnFinalizer): Routed {
   const turnId = event.turnId;
   if (turnId === undefined) return { kind: "none" };
   if (event.kind !== "state_update") return event.source.type === "baton" ? { kind: "none" } : { kind: "activity", turnId };

@@ -66,8 +66,8 @@ export class InputDesk {
   restore(state: ProjectionState): number {
     const records = state.queuedInputs.map(
       (input): PromptInputRecord => ({
-        messageId: input.messageId as PromptInputRecord["messageId"],
-        turnId: input.turnId as PromptInputRecord["turnId"],
+        messageId: input.messageId,
+        turnId: input.turnId,
         submission: {
           kind: "prompt",
           source: { type: "user" },
@@ -80,7 +80,7 @@ export class InputDesk {
         delivery: input.control === null ? "follow_up" : "prompt",
         ...(input.control !== null ? { control: input.control } : {}),
         durable: true,
-        ...(input.eventId !== null ? { queuedEventId: input.eventId as EventId } : {}),
+        ...(input.eventId !== null ? { queuedEventId: input.eventId } : {}),
       }),
     );
     this.deps.queue.restorePaused(records);

@@ -2,7 +2,7 @@
 import type { AnyEvent, EventDraft } from "../event/envelope.ts";
 import type { HarnessSessionMeta, SessionMeta } from "../store/meta.ts";
 import type { Clock } from "../shared/clock.ts";
-import type { BatonSessionId, IdSource } from "../shared/ids.ts";
+import type { BatonSessionId, IdSource, TargetId } from "../shared/ids.ts";
 import type { Logger } from "../shared/log.ts";
 import type { BatonError } from "../shared/errors.ts";
 import type { TurnRecord } from "./turn-record.ts";
@@ -25,8 +25,8 @@ export interface MetaPort {
 
 /** The user's per-target choices for new sessions (HAR-09). */
 export interface PreferencesPort {
-  get(kind: "model" | "effort", targetId: string): string | undefined;
-  set(kind: "model" | "effort", targetId: string, value: string): void;
+  get(kind: "model" | "effort", targetId: TargetId): string | undefined;
+  set(kind: "model" | "effort", targetId: TargetId, value: string): void;
   /** Resolves when every change so far is stored (the session's close waits for it). */
   flush?(): Promise<void>;
 }
@@ -89,14 +89,14 @@ export interface ControllerDeps {
   readonly settings: ControllerSettings;
   readonly preferences?: PreferencesPort;
   /** Where a target's raw native wire trace goes (LOG-03), if anywhere. */
-  readonly nativeTrace?: (targetId: string) => ((direction: "in" | "out", message: unknown) => void) | undefined;
+  readonly nativeTrace?: (targetId: TargetId) => ((direction: "in" | "out", message: unknown) => void) | undefined;
   /** Baton's state directory (`$BATON_HOME/state`), handed to harness factories (e.g. saved hook trust). */
   readonly stateDir?: string;
   /** File checkpoints around driven turns (the app wires a FileCheckpointRecorder; none: the feature is off). */
   readonly fileCheckpoints?: TurnCheckpoints;
 }
 
-export function setHarnessSession(meta: SessionMeta, targetId: string, patch: Partial<HarnessSessionMeta> & Pick<HarnessSessionMeta, "harness">): SessionMeta {
+export function setHarnessSession(meta: SessionMeta, targetId: TargetId, patch: Partial<HarnessSessionMeta> & Pick<HarnessSessionMeta, "harness">): SessionMeta {
   const current = meta.harnessSessions[targetId];
   const next: HarnessSessionMeta = { ...current, ...patch, harnessTargetId: targetId };
   return { ...meta, harnessSessions: { ...meta.harnessSessions, [targetId]: next } };

@@ -16,7 +16,7 @@ import type { ProposedInputDraft } from "../event/interaction-types.ts";
 import type { SubmitOutcome } from "../input/input.ts";
 import { findProposal, pendingProposal, selectPendingProposals, type ProjectionState, type ProposalItem } from "../projection/index.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
-import type { EventId, IdSource, MessageId } from "../shared/ids.ts";
+import type { EventId, IdSource, InteractionId, MessageId, TargetId } from "../shared/ids.ts";
 import type { AppendFn } from "./pipeline.ts";
 
 /** Who suggests: Baton itself or a plugin instance (never a harness: an agent's output is not a suggestion). */
@@ -27,6 +27,7 @@ export interface ProposalRequest {
   readonly text: string;
   readonly dedupeKey: string;
   readonly title?: string;
+  /** A name as the requester gives it: resolved against the configured targets when the proposal is sent. */
   readonly targetId?: string;
   readonly contextRefs?: readonly { readonly name: string }[];
   readonly pluginContext?: Readonly<Record<string, unknown>>;
@@ -35,6 +36,7 @@ export interface ProposalRequest {
 /** What the user chose on the card: edited text and another target, or the proposal as it is. */
 export interface ProposalChoice {
   readonly text?: string;
+  /** Resolved like a typed target reference (an id, an alias, a unique prefix). */
   readonly targetId?: string;
 }
 
@@ -50,13 +52,13 @@ export interface ProposalDeps {
   readonly state: () => ProjectionState;
   readonly ids: IdSource;
   /** Resolve a target reference to its id; throws (`target_unknown`…) when it cannot. */
-  readonly resolveTarget: (ref: string) => string;
+  readonly resolveTarget: (ref: string) => TargetId;
   /** Submit an ordinary prompt carrying its provenance. */
-  readonly submit: (targetId: string, text: string, provenance: Provenance) => Promise<SubmitOutcome>;
+  readonly submit: (targetId: TargetId, text: string, provenance: Provenance) => Promise<SubmitOutcome>;
 }
 
 export interface OpenedProposal {
-  readonly interactionId: string;
+  readonly interactionId: InteractionId;
   /** False when a proposal with that dedupeKey already existed (nothing was appended). */
   readonly created: boolean;
 }
@@ -91,7 +93,7 @@ export async function submitProposal(deps: ProposalDeps, interactionId: string, 
   const text = choice.text ?? item.draft.text;
   if (text.trim() === "") throw new BatonError("usage", "The suggestion is empty; nothing was sent");
   const ref = choice.targetId ?? item.draft.targetId;
-  let targetId: string;
+  let targetId: TargetId;
   try {
     if (ref === undefined) throw new BatonError("target_unknown", "the suggestion names no target; pick one");
     targetId = deps.resolveTarget(ref);

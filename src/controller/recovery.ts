@@ -4,6 +4,7 @@
  * Pending harness/Baton interactions → cancelled/recovery; plugin ones and proposals (they wait for no process) stay pending.
  */
 import { buildTurnSummary, type ProjectionState } from "../projection/index.ts";
+import type { TargetId, TurnId } from "../shared/ids.ts";
 import { tableGet, tableValues } from "../projection/table.ts";
 import type { Clock } from "../shared/clock.ts";
 import { outcomeOf } from "./attempts.ts";
@@ -42,7 +43,7 @@ export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, 
   let attemptsSettled = 0;
   let interactionsCancelled = 0;
   // Unfinished turns: running ones, and admitted ones that died before `running` or before their summary.
-  const openTurns = new Map<string, { turnId: string; harnessTargetId: string | null; closed: boolean }>();
+  const openTurns = new Map<TurnId, { turnId: TurnId; harnessTargetId: TargetId | null; closed: boolean }>();
   for (const turn of Object.values(state.activeTurns)) openTurns.set(turn.turnId, { turnId: turn.turnId, harnessTargetId: turn.harnessTargetId, closed: false });
   for (const data of tableValues(state.turnData)) {
     if (openTurns.has(data.turnId)) continue;
@@ -56,7 +57,7 @@ export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, 
       kind: "interaction.resolved",
       payload: { interactionId, resolution: { outcome: "cancelled", reason: "recovery" } },
       source: BATON_SOURCE,
-      ...(interaction.turnId ? { turnId: interaction.turnId as never } : {}),
+      ...(interaction.turnId ? { turnId: interaction.turnId } : {}),
       ...(interaction.harnessTargetId ? { harnessTargetId: interaction.harnessTargetId } : {}),
     });
     interactionsCancelled++;
@@ -66,8 +67,8 @@ export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, 
     if (attempt.phase === "finalized") continue;
     const base = {
       source: BATON_SOURCE,
-      ...(attempt.admissionEventId ? { parentEventId: attempt.admissionEventId as never } : {}),
-      ...(attempt.turnId ? { turnId: attempt.turnId as never } : {}),
+      ...(attempt.admissionEventId ? { parentEventId: attempt.admissionEventId } : {}),
+      ...(attempt.turnId ? { turnId: attempt.turnId } : {}),
       ...(attempt.harnessTargetId ? { harnessTargetId: attempt.harnessTargetId } : {}),
     };
     const turnClosed = attempt.turnId !== null && tableGet(state.stopReasons, attempt.turnId) !== undefined && !state.activeTurns[attempt.turnId];
@@ -87,7 +88,7 @@ export function recoverOnOpen(current: () => ProjectionState, append: AppendFn, 
   for (const turn of openTurns.values()) {
     const coordinates = {
       source: BATON_SOURCE,
-      turnId: turn.turnId as never,
+      turnId: turn.turnId,
       ...(turn.harnessTargetId ? { harnessTargetId: turn.harnessTargetId } : {}),
     };
     if (!turn.closed) {

@@ -4,19 +4,19 @@
  * `completed`) still wins, as any upsert does.
  */
 import { selectOpenToolCalls, type ProjectionState } from "../projection/index.ts";
-import type { TurnId } from "../shared/ids.ts";
+import type { TargetId, TurnId } from "../shared/ids.ts";
 import type { AppendFn } from "./pipeline.ts";
 import { BATON_SOURCE } from "../event/envelope.ts";
 
 /** Close the turn's tool cards that are still pending or running as `interrupted`; returns how many. */
-export function repairOpenTools(state: ProjectionState, append: AppendFn, turnId: string, harnessTargetId: string | null): number {
+export function repairOpenTools(state: ProjectionState, append: AppendFn, turnId: TurnId, harnessTargetId: TargetId | null): number {
   const open = selectOpenToolCalls(state, turnId);
   for (const tool of open) {
     append({
       kind: "tool_call_update",
       payload: { toolCallId: tool.toolCallId, status: "interrupted" },
       source: BATON_SOURCE,
-      turnId: turnId as TurnId,
+      turnId,
       ...(harnessTargetId === null ? {} : { harnessTargetId }),
     });
   }

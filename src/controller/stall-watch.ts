@@ -10,6 +10,7 @@ import type { Clock, TimerHandle } from "../shared/clock.ts";
 import type { Logger } from "../shared/log.ts";
 import type { HarnessBinding } from "./binding.ts";
 import type { AppendFn } from "./pipeline.ts";
+import type { TargetId, TurnId } from "../shared/ids.ts";
 import type { TurnRecord } from "./turn-record.ts";
 
 const RECONCILE_TIMEOUT_MS = 10_000;
@@ -20,8 +21,8 @@ export interface StallDeps {
   readonly append: AppendFn;
   readonly clock: Clock;
   readonly silenceMs: number;
-  readonly record: (turnId: string) => TurnRecord | undefined;
-  readonly binding: (targetId: string) => HarnessBinding | undefined;
+  readonly record: (turnId: TurnId) => TurnRecord | undefined;
+  readonly binding: (targetId: TargetId) => HarnessBinding | undefined;
   readonly log: Logger;
 }
 

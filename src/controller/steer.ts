@@ -5,14 +5,14 @@
 import type { PromptInputRecord, SubmitOutcome } from "../input/input.ts";
 import type { InputQueue } from "../input/queue.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
-import type { IdSource } from "../shared/ids.ts";
+import type { IdSource, TargetId } from "../shared/ids.ts";
 import type { HarnessBinding } from "./binding.ts";
 import type { AppendFn } from "./pipeline.ts";
 import type { TurnRecord } from "./turn-record.ts";
 
 export interface SteerDeps {
   readonly driven: TurnRecord | undefined;
-  readonly bindings: { get(targetId: string): HarnessBinding | undefined };
+  readonly bindings: { get(targetId: TargetId): HarnessBinding | undefined };
   readonly ids: IdSource;
   readonly append: AppendFn;
   readonly queue: InputQueue;
@@ -21,7 +21,7 @@ export interface SteerDeps {
 }
 
 /** IN-05 preconditions: nothing queued, an active driven prompt turn of the same target, harness ready. */
-export function canSteer(deps: SteerDeps, targetId: string): boolean {
+export function canSteer(deps: SteerDeps, targetId: TargetId): boolean {
   const active = deps.driven;
   if (deps.queue.length > 0 || !active || !active.input || active.compact || active.finalized || active.phase !== "dispatched") return false;
   return active.targetId === targetId && deps.bindings.get(targetId)?.handle !== undefined;

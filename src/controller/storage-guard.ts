@@ -9,6 +9,7 @@ import { BatonError, isBatonError } from "../shared/errors.ts";
 import type { HarnessBinding } from "./binding.ts";
 import type { LedgerPort, MetaPort } from "./ports.ts";
 import type { TurnRecord } from "./turn-record.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 /** A failed write of the session's own files (as opposed to a bad draft or a bug). */
 export function isStorageFailure(error: unknown): error is BatonError {
@@ -83,7 +84,7 @@ export class StorageGuard {
 
 export interface StopDeps {
   readonly turns: Iterable<TurnRecord>;
-  readonly binding: (targetId: string) => HarnessBinding | undefined;
+  readonly binding: (targetId: TargetId) => HarnessBinding | undefined;
   /** Close the turn (its terminal if the ledger still takes it, else in memory only). */
   readonly fail: (record: TurnRecord) => void;
   readonly graceMs: number;

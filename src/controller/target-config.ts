@@ -9,6 +9,7 @@ import type { HarnessRegistry } from "../harness/registry.ts";
 import { BatonError } from "../shared/errors.ts";
 import type { HarnessBinding } from "./binding.ts";
 import { setHarnessSession, type MetaPort, type PreferencesPort } from "./ports.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 export type ConfigId = "model" | "effort" | "mode";
 
@@ -18,7 +19,7 @@ export class TargetConfigurator {
       readonly registry: HarnessRegistry;
       readonly meta: MetaPort;
       readonly preferences: PreferencesPort | undefined;
-      readonly binding: (targetId: string) => HarnessBinding;
+      readonly binding: (targetId: TargetId) => HarnessBinding;
     },
   ) {}
 

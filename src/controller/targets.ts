@@ -8,11 +8,12 @@ import { declares, type Capabilities } from "../harness/capabilities.ts";
 import type { HarnessAdapter } from "../harness/contract.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
 import type { TargetMatch } from "../harness/target-refs.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 export type { TargetMatch } from "../harness/target-refs.ts";
 
 export interface TargetInfo {
-  readonly id: string;
+  readonly id: TargetId;
   /** The harness definition id: a key, never branched on by surfaces. */
   readonly harness: string;
   /** The definition's label for a built-in target, the target id for an extra one. */
@@ -40,7 +41,7 @@ export interface LiveTarget {
 export class TargetDirectory {
   constructor(
     private readonly registry: HarnessRegistry,
-    private readonly live: (targetId: string) => LiveTarget | undefined = () => undefined,
+    private readonly live: (targetId: TargetId) => LiveTarget | undefined = () => undefined,
   ) {}
 
   /** Every configured target, in registry order. */
@@ -48,7 +49,8 @@ export class TargetDirectory {
     return this.registry.listTargets().map((target) => this.info(target.id));
   }
 
-  has(targetId: string): boolean {
+  /** Whether a name (typed, stored, or named by a plugin) is a configured target: the door that brands it. */
+  has(targetId: string): targetId is TargetId {
     return this.registry.hasTarget(targetId);
   }
 
@@ -62,7 +64,7 @@ export class TargetDirectory {
     return this.registry.match(ref);
   }
 
-  private info(targetId: string): TargetInfo {
+  private info(targetId: TargetId): TargetInfo {
     const target = this.registry.target(targetId);
     const definition = this.registry.definitionOf(target);
     const builtin = target.id === target.harness;

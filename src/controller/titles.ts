@@ -12,6 +12,7 @@ import type { Logger } from "../shared/log.ts";
 import type { HarnessBinding } from "./binding.ts";
 import type { MetaPort } from "./ports.ts";
 import { previewOf } from "./preview.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 export const TITLE_MAX_CHARS = 50;
 const INPUT_CAP = 8000;
@@ -22,7 +23,7 @@ export interface TitleDeps {
   readonly meta: MetaPort;
   readonly cwd: string;
   readonly log: Logger;
-  readonly binding: (targetId: string) => HarnessBinding;
+  readonly binding: (targetId: TargetId) => HarnessBinding;
   readonly prefer?: string | undefined;
   /** harness id → model for title generation. */
   readonly models?: Readonly<Record<string, string>> | undefined;
@@ -52,7 +53,7 @@ export function titlePrompt(userText: string): string {
 /** Generate and store a title unless one exists that differs from the preview. Resolves the title or undefined. */
 export async function generateTitle(deps: TitleDeps, userText: string, ranOn: string): Promise<string | undefined> {
   if (!needsTitle(deps.meta)) return undefined;
-  const order = [deps.prefer, ranOn, ...deps.registry.listTargets().map((t) => t.id)].filter((id): id is string => id !== undefined && deps.registry.hasTarget(id));
+  const order = [deps.prefer, ranOn, ...deps.registry.listTargets().map((t) => t.id)].filter((id): id is TargetId => id !== undefined && deps.registry.hasTarget(id));
   const tried = new Set<string>();
   for (const targetId of order) {
     if (deps.signal?.aborted) return undefined;

@@ -1,5 +1,5 @@
 /** The controller's turn ledger entry (§3.5 "Turn (controller ledger)"): live bookkeeping for one turn. */
-import type { AttemptId, EventId, TurnId } from "../shared/ids.ts";
+import type { AttemptId, EventId, TargetId, TurnId } from "../shared/ids.ts";
 import type { TimerHandle } from "../shared/clock.ts";
 import type { PromptInputRecord } from "../input/input.ts";
 import type { AttemptPhase, TurnRole } from "../event/kinds.ts";
@@ -7,7 +7,7 @@ import type { AttemptPhase, TurnRole } from "../event/kinds.ts";
 export interface TurnRecord {
   readonly turnId: TurnId;
   readonly role: TurnRole;
-  readonly targetId: string;
+  readonly targetId: TargetId;
   /** The admitted input of a driven prompt turn (absent for control and observed turns). */
   readonly input?: PromptInputRecord;
   /** Compaction control turn (TURN-10). */

@@ -7,7 +7,7 @@ import type { HarnessHandle, SendTurnResult } from "../harness/contract.ts";
 import { unsupportedBlocks } from "../harness/contract.ts";
 import type { ProjectionState } from "../projection/index.ts";
 import { BatonError, isBatonError } from "../shared/errors.ts";
-import type { IdSource } from "../shared/ids.ts";
+import type { IdSource, TargetId } from "../shared/ids.ts";
 import type { Logger } from "../shared/log.ts";
 import { recordAttempt } from "./attempts.ts";
 import type { HarnessBinding } from "./binding.ts";
@@ -25,9 +25,9 @@ export interface RunnerDeps {
   readonly ids: IdSource;
   readonly log: Logger;
   readonly settings: ControllerSettings;
-  readonly binding: (targetId: string) => HarnessBinding;
+  readonly binding: (targetId: TargetId) => HarnessBinding;
   readonly fail: (record: TurnRecord, error: unknown) => void;
-  readonly label: (targetId: string) => string;
+  readonly label: (targetId: TargetId) => string;
   /** File checkpoints around driven turns (none: off). */
   readonly fileCheckpoints?: TurnCheckpoints | undefined;
 }

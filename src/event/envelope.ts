@@ -1,7 +1,7 @@
 /** The event envelope (inventory §3.1), drafts, and decoding of stored lines. */
-import type { BatonSessionId, EventId, TurnId } from "../shared/ids.ts";
+import type { BatonSessionId, EventId, TargetId, TurnId } from "../shared/ids.ts";
 import { FAST_CHECKS } from "./fast-checks.ts";
-import { EVENT_KINDS, isEventKind, type EventKind, type PayloadOf } from "./kinds.ts";
+import { EVENT_KINDS, isEventKind, type DraftPayloadOf, type EventKind, type PayloadOf } from "./kinds.ts";
 import { isStopReason } from "./stop-reasons.ts";
 
 export const ENVELOPE_VERSION = 3;
@@ -11,9 +11,12 @@ export const READABLE_ENVELOPE_VERSIONS: readonly number[] = [ENVELOPE_VERSION];
 export type EventSource =
   | { readonly type: "baton" }
   | { readonly type: "user" }
-  | { readonly type: "harness"; readonly harnessTargetId: string }
+  | { readonly type: "harness"; readonly harnessTargetId: TargetId }
   | { readonly type: "plugin"; readonly pluginInstanceId: string }
   | { readonly type: "schedule"; readonly scheduleId: string };
+
+/** A source as a producer names it (a plain target name); the stored event's is `EventSource`. */
+export type DraftSource = Exclude<EventSource, { readonly type: "harness" }> | { readonly type: "harness"; readonly harnessTargetId: string };
 
 /** The source of every fact Baton itself records (one value; compare by `type`, never by identity). */
 export const BATON_SOURCE: { readonly type: "baton" } = Object.freeze({ type: "baton" });
@@ -33,7 +36,7 @@ export interface EnvelopeHeader {
   readonly source: EventSource;
   readonly parentEventId?: EventId;
   readonly harness?: string;
-  readonly harnessTargetId?: string;
+  readonly harnessTargetId?: TargetId;
   readonly harnessSessionId?: string;
   readonly turnId?: TurnId;
   readonly raw?: unknown;
@@ -56,17 +59,23 @@ export type EventOf<K extends EventKind> = Envelope<K, PayloadOf<K>>;
 
 type StampedByStore = "v" | "eventId" | "seq" | "ts" | "scope";
 
-/** What producers hand to the store: the store stamps v, eventId, seq, ts and scope. */
-export type EventDraft = {
-  [K in EventKind]: Omit<Envelope<K, PayloadOf<K>>, StampedByStore>;
-}[EventKind];
+/**
+ * What producers hand to the store: the store stamps v, eventId, seq, ts and scope. The payload is zod's
+ * input side and the target a plain name: append validates the draft, and the stored event carries brands.
+ */
+export type DraftOf<K extends EventKind> = Omit<Envelope<K, DraftPayloadOf<K>>, StampedByStore | "source" | "harnessTargetId"> & {
+  readonly source: DraftSource;
+  readonly harnessTargetId?: string;
+};
 
-export type DraftOf<K extends EventKind> = Omit<Envelope<K, PayloadOf<K>>, StampedByStore>;
+export type EventDraft = {
+  [K in EventKind]: DraftOf<K>;
+}[EventKind];
 
 /** What adapters emit: the host stamps source, harness and target from the binding. */
 export type AdapterDraft = {
   [K in EventKind]: Omit<DraftOf<K>, "source" | "harness" | "harnessTargetId"> & {
-    readonly source?: EventSource;
+    readonly source?: DraftSource;
     readonly harness?: string;
     readonly harnessTargetId?: string;
   };
@@ -74,7 +83,7 @@ export type AdapterDraft = {
 
 export function draft<K extends EventKind>(
   kind: K,
-  payload: PayloadOf<K>,
+  payload: DraftPayloadOf<K>,
   rest: Omit<DraftOf<K>, "kind" | "payload">,
 ): DraftOf<K> {
   return { ...rest, kind, payload } as DraftOf<K>;

@@ -7,6 +7,20 @@ import { contentBlockSchema, promptBlockSchema } from "./content.ts";
 import { interactionDraftSchema, requesterSchema, resolutionSchema } from "./interaction-types.ts";
 import { STOP_REASONS } from "./stop-reasons.ts";
 import {
+  attemptIdField,
+  epochIdField,
+  interactionIdField,
+  messageIdField,
+  messageRefField,
+  pluginInstanceIdField,
+  reviewIdField,
+  sessionIdField,
+  snapshotIdField,
+  targetIdField,
+  targetRefField,
+  turnIdField,
+} from "./id-fields.ts";
+import {
   TOOL_KINDS,
   TOOL_STATUSES,
   RUN_STATES,
@@ -25,7 +39,7 @@ import {
   STREAM_CLASSES,
 } from "./vocabulary.ts";
 
-const messageId = z.string().min(1);
+const messageId = messageIdField;
 const contentArray = z.array(contentBlockSchema);
 const nullable = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
@@ -52,7 +66,7 @@ const sessionConfigOption = z.looseObject({
 });
 
 export const launchSnapshotSchema = z.looseObject({
-  harnessTargetId: z.string(),
+  harnessTargetId: targetRefField,
   harness: z.string(),
   harnessSessionKey: z.string(),
   cwd: z.string(),
@@ -130,7 +144,7 @@ export const EVENT_KINDS = {
   },
   proposed_plan_implementation_started: {
     doc: "Links a proposed plan to the turn that implements it; once.",
-    payload: z.looseObject({ planId: z.string().min(1), implementationTurnId: z.string().min(1) }),
+    payload: z.looseObject({ planId: z.string().min(1), implementationTurnId: turnIdField }),
   },
   task_update: {
     doc: "A background task or sub-agent's progress; defined fields upsert.",
@@ -150,19 +164,19 @@ export const EVENT_KINDS = {
   "interaction.opened": {
     doc: "An approval, question or hook-trust card opened; its turn requires action until resolved.",
     payload: z.looseObject({
-      interactionId: z.string().min(1),
+      interactionId: interactionIdField,
       requester: requesterSchema,
       draft: interactionDraftSchema,
     }),
   },
   "interaction.resolved": {
     doc: "The one resolution of an interaction (answer, or cancel with a reason); first wins.",
-    payload: z.looseObject({ interactionId: z.string().min(1), resolution: resolutionSchema }),
+    payload: z.looseObject({ interactionId: interactionIdField, resolution: resolutionSchema }),
   },
   approval_review_update: {
     doc: "A harness-side reviewer decided an approval (no card was opened).",
     payload: z.looseObject({
-      reviewId: z.string().min(1),
+      reviewId: reviewIdField,
       toolCallId: z.string().optional(),
       decision: z.enum(["approved", "denied", "aborted"]),
       riskLevel: z.string().optional(),
@@ -239,10 +253,10 @@ export const EVENT_KINDS = {
   _baton_context_snapshot: {
     doc: "The history assembled for a target before a turn; delivered only once a receipt follows.",
     payload: z.looseObject({
-      snapshotId: z.string().min(1),
+      snapshotId: snapshotIdField,
       // plugin_resource: owner = the plugin instance (pi_…), key = "<apiVersion>/<Kind>/<name>#<uid>".
       source: z.looseObject({ kind: z.enum(CONTEXT_SOURCE_KINDS), owner: z.string(), key: z.string() }),
-      targetId: z.string().optional(),
+      targetId: targetRefField.optional(),
       afterSeq: z.number(),
       throughSeq: z.number(),
       text: z.string(),
@@ -251,8 +265,8 @@ export const EVENT_KINDS = {
   _baton_context_delivery_receipt: {
     doc: "The adapter accepted a snapshot; the target session's context epoch advances.",
     payload: z.looseObject({
-      snapshotId: z.string().min(1),
-      contextEpochId: z.string().min(1),
+      snapshotId: snapshotIdField,
+      contextEpochId: epochIdField,
       transport: z.enum(CONTEXT_TRANSPORTS),
       accepted: z.literal(true),
     }),
@@ -261,8 +275,8 @@ export const EVENT_KINDS = {
     doc: "A prompt (or /compact) that waits for the driven-turn slot, recorded when it is queued: identity, target, content (the one copy; its user_message refers to it by messageId).",
     payload: z.looseObject({
       messageId,
-      turnId: z.string().min(1),
-      targetId: z.string().min(1),
+      turnId: turnIdField,
+      targetId: targetIdField,
       content: z.array(promptBlockSchema),
       displayText: z.string().optional(),
       implementsPlan: z.string().optional(),
@@ -276,7 +290,7 @@ export const EVENT_KINDS = {
   _baton_delivery_attempt_update: {
     doc: "A Delivery Attempt's phase: prepared before dispatch, then dispatching/accepted/uncertain/finalized.",
     payload: z.looseObject({
-      attemptId: z.string().min(1),
+      attemptId: attemptIdField,
       phase: z.enum(ATTEMPT_PHASES),
       inputId: z.string().optional(),
       launchSnapshot: launchSnapshotSchema.optional(),
@@ -287,7 +301,7 @@ export const EVENT_KINDS = {
   _baton_plugin_binding_update: {
     doc: "A plugin binding became active (with what it registered), failed (with why), or closed.",
     payload: z.looseObject({
-      pluginInstanceId: z.string().regex(/^pi_[0-9A-Za-z]+$/),
+      pluginInstanceId: pluginInstanceIdField,
       pluginId: z.string().min(1),
       packageVersion: z.string().min(1),
       treeDigest: z.string().min(1),
@@ -308,16 +322,16 @@ export const EVENT_KINDS = {
   _baton_turn_summary: {
     doc: "One per turn: what the user asked and the agent said (by messageId: each text is stored once), what it did, how it ended.",
     payload: z.looseObject({
-      turnId: z.string().min(1),
+      turnId: turnIdField,
       role: z.enum(TURN_ROLES).optional(),
       stopReason: z.enum(STOP_REASONS).optional(),
       nativeStopReason: z.string().optional(),
       /** The turn's prompt (its text is in that user message). */
-      userMessageId: z.string().optional(),
+      userMessageId: messageRefField.optional(),
       /** What the user steered into the turn after its prompt (user messages), in order. */
-      steerMessageIds: z.array(z.string()).optional(),
+      steerMessageIds: z.array(messageRefField).optional(),
       /** The agent's messages with text, in order. */
-      agentMessageIds: z.array(z.string()).optional(),
+      agentMessageIds: z.array(messageRefField).optional(),
       /** Wave-1 ledgers copied the texts here; still read when present. */
       userText: z.string().optional(),
       steers: z.array(z.string()).optional(),
@@ -333,7 +347,7 @@ export const EVENT_KINDS = {
   _baton_checkpoint: {
     doc: "A file checkpoint: the working tree as a git commit before/after a driven turn or where a rewind restored it; dirtyPaths changed since the previous one.",
     payload: z.looseObject({
-      turnId: z.string().min(1),
+      turnId: turnIdField,
       commit: gitCommit,
       dirtyPaths: z.array(z.string()),
       boundary: z.enum(CHECKPOINT_BOUNDARIES),
@@ -342,13 +356,16 @@ export const EVENT_KINDS = {
       /** before: the last seq before the turn began (the fork point of a rewind to it). */
       throughSeq: z.number().int().nonnegative().optional(),
       /** rewind: where the worktree and conversation were before this rewind (to undo it). */
-      undo: z.looseObject({ batonSessionId: z.string().min(1), throughSeq: z.number().int().nonnegative(), commit: gitCommit }).optional(),
+      undo: z.looseObject({ batonSessionId: sessionIdField, throughSeq: z.number().int().nonnegative(), commit: gitCommit }).optional(),
     }),
   },
 } as const satisfies Record<string, { doc: string; payload: z.ZodType; stream?: StreamClass }>;
 
 export type EventKind = keyof typeof EVENT_KINDS;
+/** A stored event's payload: ids branded (the store validated it on append). */
 export type PayloadOf<K extends EventKind> = z.infer<(typeof EVENT_KINDS)[K]["payload"]>;
+/** What a producer hands to append: the same fields, ids as plain strings (append parses them). */
+export type DraftPayloadOf<K extends EventKind> = z.input<(typeof EVENT_KINDS)[K]["payload"]>;
 export type LaunchSnapshot = z.infer<typeof launchSnapshotSchema>;
 export type ToolKind = (typeof TOOL_KINDS)[number];
 export type ToolStatus = (typeof TOOL_STATUSES)[number];
@@ -365,7 +382,8 @@ export type StreamClass = (typeof STREAM_CLASSES)[number];
 export type TurnSummaryPayload = PayloadOf<"_baton_turn_summary">;
 export type PluginBindingState = (typeof PLUGIN_BINDING_STATES)[number];
 export type PluginReasonCode = (typeof PLUGIN_REASON_CODES)[number];
-export type PluginBindingPayload = PayloadOf<"_baton_plugin_binding_update">;
+/** What the plugin manager records (a draft payload: the store brands its ids). */
+export type PluginBindingPayload = DraftPayloadOf<"_baton_plugin_binding_update">;
 
 export function isEventKind(kind: string): kind is EventKind {
   return Object.hasOwn(EVENT_KINDS, kind);

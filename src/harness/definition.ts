@@ -2,12 +2,14 @@
 import type { Capabilities } from "./capabilities.ts";
 import type { HarnessAdapter } from "./contract.ts";
 import type { HarnessSessionInspector } from "./inspector.ts";
+import type { TargetId } from "../shared/ids.ts";
 import type { Logger } from "../shared/log.ts";
 import type { HarnessSettingsSchema } from "./settings.ts";
 
 /** A configured concrete target (`codex`, `claude`, `codex-work`, …) of one harness type. */
 export interface HarnessTarget {
-  readonly id: string;
+  /** Its name in config, branded here at the door (the registry builds every target). */
+  readonly id: TargetId;
   readonly harness: string;
   /** Environment overrides for this target (e.g. CODEX_HOME), applied over the inherited environment. */
   readonly env: Readonly<Record<string, string>>;

@@ -5,7 +5,7 @@
  * cannot be read completely, is an error, never a shorter history.
  */
 import type { PromptBlock } from "../event/content.ts";
-import type { EventKind, PayloadOf } from "../event/kinds.ts";
+import type { EventKind, DraftPayloadOf } from "../event/kinds.ts";
 import type { StopReason } from "../event/stop-reasons.ts";
 import type { Logger } from "../shared/log.ts";
 import type { ResumeState } from "./contract.ts";
@@ -47,7 +47,7 @@ export type ProbeResult =
 export type NativeEvent = {
   [K in EventKind]: {
     readonly kind: K;
-    readonly payload: PayloadOf<K>;
+    readonly payload: DraftPayloadOf<K>;
     /** `user` for messages the person typed (steers); everything else is the harness's. */
     readonly source?: "user" | "harness";
   };

@@ -1,5 +1,6 @@
 /** The harness registry (HAR-01..03): definitions by id, targets built from configuration, fail-closed lookup. */
 import { BatonError } from "../shared/errors.ts";
+import { targetIdOf, type TargetId } from "../shared/ids.ts";
 import type { HarnessDefinition, HarnessTarget } from "./definition.ts";
 import { matchTargetRef, type TargetMatch } from "./target-refs.ts";
 
@@ -20,7 +21,7 @@ export class HarnessRegistry {
       this.definitions.set(definition.id, definition);
       if (definition.bundledTarget === false) continue;
       const settings = config.harnesses[definition.id] ?? {};
-      this.targets.set(definition.id, { id: definition.id, harness: definition.id, env: envOf(settings), settings: withoutEnv(settings) });
+      this.targets.set(definition.id, { id: targetIdOf(definition.id), harness: definition.id, env: envOf(settings), settings: withoutEnv(settings) });
     }
     for (const [id, entry] of Object.entries(config.targets)) {
       const definition = this.resolveHarnessName(entry.harness);
@@ -34,7 +35,7 @@ export class HarnessRegistry {
       const base = config.harnesses[definition.id] ?? {};
       const { harness: _harness, ...own } = entry;
       const settings = { ...base, ...own };
-      this.targets.set(key, { id: key, harness: definition.id, env: envOf(settings), settings: withoutEnv(settings) });
+      this.targets.set(key, { id: targetIdOf(key), harness: definition.id, env: envOf(settings), settings: withoutEnv(settings) });
     }
   }
 
@@ -79,7 +80,8 @@ export class HarnessRegistry {
     return found;
   }
 
-  hasTarget(id: string): boolean {
+  /** A configured target's id (what a ledger, meta or a command line names): the door that brands it. */
+  hasTarget(id: string): id is TargetId {
     return this.targets.has(id);
   }
 
@@ -96,7 +98,7 @@ export class HarnessRegistry {
     return new BatonError("target_unknown", `unknown target '${ref}'. ${this.describeKnown()}`);
   }
 
-  private refEntries(): { id: string; aliases: readonly string[] }[] {
+  private refEntries(): { id: TargetId; aliases: readonly string[] }[] {
     return [...this.targets.values()].map((target) => ({
       id: target.id,
       aliases: target.id === target.harness ? (this.definitions.get(target.harness)?.aliases ?? []) : [],

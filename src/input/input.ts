@@ -4,14 +4,14 @@
  */
 import type { ContextAttachment, PromptBlock } from "../event/content.ts";
 import type { InteractionResolution } from "../event/interaction-types.ts";
-import type { EventId, MessageId, TurnId } from "../shared/ids.ts";
+import type { EventId, MessageId, TargetId, TurnId } from "../shared/ids.ts";
 
 export type InputSource = { readonly type: "user" } | { readonly type: "plugin"; readonly pluginInstanceId: string };
 
 export interface PromptSubmission {
   readonly kind: "prompt";
   readonly source: InputSource;
-  readonly targetId: string;
+  readonly targetId: TargetId;
   readonly blocks: readonly PromptBlock[];
   /** What the user typed, before any @-expansion (previews, history). */
   readonly displayText: string;

@@ -4,6 +4,7 @@
  * quit with a full queue) wait apart, paused: they block nothing and run only when `resumePaused` is called.
  */
 import type { PromptInputRecord, SubmitOutcome } from "./input.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 interface Waiter {
   resolve(outcome: SubmitOutcome): void;
@@ -13,7 +14,7 @@ interface Waiter {
 export interface QueuedView {
   readonly messageId: string;
   readonly turnId: string;
-  readonly targetId: string;
+  readonly targetId: TargetId;
   readonly text: string;
   /** Restored after Baton stopped: waits for the user (send, edit or drop), never sent by itself. */
   readonly paused: boolean;

@@ -5,13 +5,13 @@
 import { BATON_SOURCE, type EventDraft } from "../event/envelope.ts";
 import type { InteractionDraft, InteractionResolution, CancelReason, Requester } from "../event/interaction-types.ts";
 import { BatonError } from "../shared/errors.ts";
-import type { IdSource, InteractionId, TurnId } from "../shared/ids.ts";
+import type { IdSource, InteractionId, TargetId, TurnId } from "../shared/ids.ts";
 
 export interface PendingInteraction {
   readonly interactionId: InteractionId;
   /** Undefined for a question Baton itself asks outside any turn (e.g. plugin consent). */
   readonly turnId: TurnId | undefined;
-  readonly targetId: string | undefined;
+  readonly targetId: TargetId | undefined;
   readonly draft: InteractionDraft;
 }
 
@@ -46,7 +46,7 @@ export class InteractionBroker {
 
   /** The adapter side: open a card and wait for its one resolution. */
   request(
-    target: { readonly id: string; readonly harness: string },
+    target: { readonly id: TargetId; readonly harness: string },
     draft: InteractionDraft,
     context: { readonly turnId: TurnId; readonly harnessSessionId?: string; readonly signal?: AbortSignal; readonly raw?: unknown },
   ): Promise<InteractionResolution> {

@@ -1,5 +1,6 @@
 /** The projection's record of one `_baton_checkpoint` (its own file: state.ts stays small). */
 import type { CheckpointBoundary } from "../event/kinds.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 /** A file checkpoint (`_baton_checkpoint`): the working tree as a git commit at a turn boundary. */
 export interface FileCheckpointItem {
@@ -14,7 +15,7 @@ export interface FileCheckpointItem {
   readonly throughSeq: number | null;
   /** `rewind`: the session, seq and worktree this rewind left (its undo point). */
   readonly undo: { readonly batonSessionId: string; readonly throughSeq: number; readonly commit: string } | null;
-  readonly harnessTargetId: string | null;
+  readonly harnessTargetId: TargetId | null;
   readonly seq: number;
   readonly ts: string;
 }

@@ -10,6 +10,7 @@ import type { FileCheckpointItem } from "./file-checkpoint-item.ts";
 import type { ProjectionState } from "./state.ts";
 import { summaryTexts } from "./summary.ts";
 import { tableGet, tableHas, tableSet } from "./table.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 export function reduceFileCheckpoint(state: ProjectionState, event: EventOf<"_baton_checkpoint">): ProjectionState {
   const p = event.payload;
@@ -51,7 +52,7 @@ export interface RewindPoint {
   readonly commit: string;
   /** The conversation the new session continues: a session (null: this one) through a seq. */
   readonly fork: { readonly batonSessionId: string | null; readonly throughSeq: number };
-  readonly harnessTargetId: string | null;
+  readonly harnessTargetId: TargetId | null;
   readonly ts: string;
   /** What the user asked in that turn (empty for undo). */
   readonly userText: string;

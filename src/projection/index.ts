@@ -10,7 +10,8 @@ export { errorIdOf, noticeIdOf } from "./notices.ts";
 export { changedOutsideTurnsAfter, fileCheckpointIndexThrough, lastFileCheckpoint, selectRewindPoints, UNDO_POINT_ID, type RewindPoint } from "./file-checkpoints.ts";
 export { emptyList, listAt, listSlice, listToArray, PAGE_SIZE, type PagedList } from "./paged-list.ts";
 export { checkStoredState, reduce, reduceStored, replay, storedProjectionFold } from "./reduce.ts";
-export { selectPluginCommands } from "./plugins.ts";
+export { selectPluginBinding, selectPluginCommands } from "./plugins.ts";
+export { ownGet } from "./record.ts";
 export { findProposal, isProposal, pendingProposal, selectPendingProposals, type ProposalItem } from "./proposals.ts";
 export {
   createTranscriptSelector,

@@ -6,6 +6,7 @@
  */
 import type { ContentBlock } from "../event/content.ts";
 import type { AnyEvent, EventOf } from "../event/envelope.ts";
+import type { MessageId } from "../shared/ids.ts";
 import { appendBlock, appendsNothing } from "./blocks.ts";
 import { assign, editable, type Mutable } from "./draft.ts";
 import { jsonEqual } from "./json-equal.ts";
@@ -21,7 +22,7 @@ type FullEvent = EventOf<"agent_message"> | EventOf<"agent_thought">;
 
 function createMessage(
   event: AnyEvent,
-  messageId: string,
+  messageId: MessageId,
   role: MessageRole,
   content: readonly ContentBlock[],
   status: MessageStatus,

@@ -40,10 +40,15 @@ export function reducePluginBinding(state: ProjectionState, event: EventOf<"_bat
 /** Commands of the active bindings, in instance-id order (for `/` completion). */
 export function selectPluginCommands(state: ProjectionState): { readonly pluginInstanceId: string; readonly pluginId: string; readonly command: PluginCommandItem }[] {
   const out: { pluginInstanceId: string; pluginId: string; command: PluginCommandItem }[] = [];
-  for (const id of Object.keys(state.plugins).sort()) {
-    const binding = state.plugins[id];
-    if (binding === undefined || binding.state !== "active") continue;
-    for (const command of binding.commands) out.push({ pluginInstanceId: id, pluginId: binding.pluginId, command });
+  const bindings = Object.values(state.plugins).sort((a, b) => (a.pluginInstanceId < b.pluginInstanceId ? -1 : a.pluginInstanceId > b.pluginInstanceId ? 1 : 0));
+  for (const binding of bindings) {
+    if (binding.state !== "active") continue;
+    for (const command of binding.commands) out.push({ pluginInstanceId: binding.pluginInstanceId, pluginId: binding.pluginId, command });
   }
   return out;
+}
+
+/** The binding of the instance a requester, the catalog or config names (a plain name, looked up; undefined when none). */
+export function selectPluginBinding(state: ProjectionState, pluginInstanceId: string): PluginBindingItem | undefined {
+  return Object.values(state.plugins).find((binding) => binding.pluginInstanceId === pluginInstanceId);
 }

@@ -3,6 +3,7 @@
  * unrelated event (a chunk) gives the same output object. The TUI selects; it never reduces.
  */
 import type { ApprovalRoute } from "../event/kinds.ts";
+import type { EpochId, TargetId, TurnId } from "../shared/ids.ts";
 import { memoOn } from "./memo.ts";
 import type {
   ActiveTurn,
@@ -45,10 +46,10 @@ export interface ActivityTool {
 }
 
 export interface ActivityTurn {
-  readonly turnId: string;
+  readonly turnId: TurnId;
   readonly role: TurnRole;
   readonly state: ActiveTurn["state"];
-  readonly harnessTargetId: string | null;
+  readonly harnessTargetId: TargetId | null;
   readonly startedAt: string;
   readonly phase: string | null;
   readonly phaseTitle: string | null;
@@ -207,7 +208,7 @@ export interface TargetPlan {
 }
 
 /** The latest plan of a target with its progress, or null. */
-export function selectTargetPlan(state: ProjectionState, harnessTargetId: string): TargetPlan | null {
+export function selectTargetPlan(state: ProjectionState, harnessTargetId: TargetId): TargetPlan | null {
   const planId = ownGet(state.perTarget, harnessTargetId)?.lastPlanId ?? null;
   const plan = planId === null ? undefined : tableGet(state.plans, planId);
   if (plan === undefined) return null;
@@ -218,20 +219,20 @@ export function selectTargetPlan(state: ProjectionState, harnessTargetId: string
 }
 
 export interface TargetContext {
-  readonly contextEpochId: string;
+  readonly contextEpochId: EpochId;
   /** Highest summary seq receipted into this epoch. */
   readonly throughSeq: number;
 }
 
 /** The context epoch last receipted for a target, with its watermark, or null before any receipt. */
-export function selectTargetContext(state: ProjectionState, harnessTargetId: string): TargetContext | null {
+export function selectTargetContext(state: ProjectionState, harnessTargetId: TargetId): TargetContext | null {
   const contextEpochId = ownGet(state.perTarget, harnessTargetId)?.contextEpochId ?? null;
   if (contextEpochId === null) return null;
   return { contextEpochId, throughSeq: ownGet(state.contextEpochs, contextEpochId)?.throughSeq ?? 0 };
 }
 
 /** IX-08: who answers a target's approvals as its harness last reported it; null when it has not reported one. */
-export function selectApprovalRoute(state: ProjectionState, harnessTargetId: string): ApprovalRoute | null {
+export function selectApprovalRoute(state: ProjectionState, harnessTargetId: TargetId): ApprovalRoute | null {
   return ownGet(state.perTarget, harnessTargetId)?.approvalRoute ?? null;
 }
 

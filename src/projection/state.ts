@@ -21,6 +21,7 @@ export const PROJECTION_VERSION = "projection-6";
 
 export type SessionRunState = "idle" | "running" | "requires_action";
 import type { TurnRole } from "../event/kinds.ts";
+import type { AttemptId, EpochId, EventId, InteractionId, MessageId, PluginInstanceId, ReviewId, SnapshotId, TargetId, TurnId } from "../shared/ids.ts";
 export type { TurnRole };
 export type TimelineItemType =
   | "message"
@@ -42,13 +43,13 @@ export type MessageRole = "user" | "agent" | "thought";
 export type MessageStatus = "in_progress" | "completed";
 
 export interface MessageItem {
-  readonly messageId: string;
+  readonly messageId: MessageId;
   readonly role: MessageRole;
   readonly content: readonly ContentBlock[];
   readonly status: MessageStatus;
   readonly delivery: "prompt" | "steer" | "follow_up" | null;
-  readonly turnId: string | null;
-  readonly harnessTargetId: string | null;
+  readonly turnId: TurnId | null;
+  readonly harnessTargetId: TargetId | null;
   readonly firstSeq: number;
   readonly ts: string;
 }
@@ -66,8 +67,8 @@ export interface ToolCallItem {
   readonly locations: readonly ToolLocation[];
   readonly rawInput: unknown;
   readonly rawOutput: unknown;
-  readonly turnId: string | null;
-  readonly harnessTargetId: string | null;
+  readonly turnId: TurnId | null;
+  readonly harnessTargetId: TargetId | null;
   readonly firstSeq: number;
 }
 
@@ -76,17 +77,17 @@ export type PlanEntry = PayloadOf<"plan_update">["entries"][number];
 export interface PlanItem {
   readonly planId: string;
   readonly entries: readonly PlanEntry[];
-  readonly turnId: string | null;
-  readonly harnessTargetId: string | null;
+  readonly turnId: TurnId | null;
+  readonly harnessTargetId: TargetId | null;
   readonly firstSeq: number;
 }
 
 export interface ProposedPlanItem {
   readonly planId: string;
   readonly content: string;
-  readonly implementationTurnId: string | null;
-  readonly turnId: string | null;
-  readonly harnessTargetId: string | null;
+  readonly implementationTurnId: TurnId | null;
+  readonly turnId: TurnId | null;
+  readonly harnessTargetId: TargetId | null;
   readonly firstSeq: number;
 }
 
@@ -101,34 +102,34 @@ export interface TaskItem {
   readonly lastToolName: string | null;
   readonly usage: TaskUsage | null;
   readonly skipTranscript: boolean;
-  readonly turnId: string | null;
-  readonly harnessTargetId: string | null;
+  readonly turnId: TurnId | null;
+  readonly harnessTargetId: TargetId | null;
   readonly firstSeq: number;
 }
 
 export interface InteractionItem {
-  readonly interactionId: string;
+  readonly interactionId: InteractionId;
   readonly requester: Requester;
   readonly draft: InteractionDraft;
   readonly status: "pending" | "resolved";
   readonly resolution: InteractionResolution | null;
-  readonly turnId: string | null;
-  readonly harnessTargetId: string | null;
+  readonly turnId: TurnId | null;
+  readonly harnessTargetId: TargetId | null;
   readonly openedSeq: number;
   readonly openedAt: string;
   readonly resolvedSeq: number | null;
 }
 
 export interface ApprovalReviewItem {
-  readonly reviewId: string;
+  readonly reviewId: ReviewId;
   readonly decision: "approved" | "denied" | "aborted";
   readonly toolCallId: string | null;
   readonly riskLevel: string | null;
   readonly userAuthorization: string | null;
   readonly rationale: string | null;
   readonly actionType: string | null;
-  readonly turnId: string | null;
-  readonly harnessTargetId: string | null;
+  readonly turnId: TurnId | null;
+  readonly harnessTargetId: TargetId | null;
   readonly firstSeq: number;
 }
 
@@ -139,8 +140,8 @@ export interface ErrorItem {
   readonly code: string | null;
   readonly retryable: boolean | null;
   readonly willRetry: boolean | null;
-  readonly turnId: string | null;
-  readonly harnessTargetId: string | null;
+  readonly turnId: TurnId | null;
+  readonly harnessTargetId: TargetId | null;
   readonly seq: number;
   readonly ts: string;
 }
@@ -161,8 +162,8 @@ export interface NoticeItem {
   readonly detail: string | null;
   /** Set for `_baton_stall_notice`. */
   readonly stall: StallInfo | null;
-  readonly turnId: string | null;
-  readonly harnessTargetId: string | null;
+  readonly turnId: TurnId | null;
+  readonly harnessTargetId: TargetId | null;
   readonly seq: number;
   readonly ts: string;
 }
@@ -177,7 +178,7 @@ export interface UsageTotals {
 }
 
 export interface ActiveTurn {
-  readonly turnId: string;
+  readonly turnId: TurnId;
   readonly role: TurnRole;
   /** Derived: `requires_action` if the harness said so or an interaction of this turn is pending. */
   readonly state: "running" | "requires_action";
@@ -185,7 +186,7 @@ export interface ActiveTurn {
   readonly nativeState: "running" | "requires_action";
   readonly startedAt: string;
   readonly startedSeq: number;
-  readonly harnessTargetId: string | null;
+  readonly harnessTargetId: TargetId | null;
   readonly phase: string | null;
   readonly phaseTitle: string | null;
   /** The last error of this turn said `willRetry` and no output followed yet. */
@@ -198,14 +199,14 @@ export type TurnStreaming = "answer" | "thought" | null;
 
 /** What a turn summary needs, kept in memory until that turn's summary is reduced. */
 export interface TurnData {
-  readonly turnId: string;
+  readonly turnId: TurnId;
   readonly role: TurnRole | null;
-  readonly harnessTargetId: string | null;
+  readonly harnessTargetId: TargetId | null;
   readonly startedAt: string | null;
-  readonly userMessageId: string | null;
+  readonly userMessageId: MessageId | null;
   /** User messages delivered into the running turn after its prompt (steers), in order. */
-  readonly steerMessageIds: readonly string[];
-  readonly agentMessageIds: readonly string[];
+  readonly steerMessageIds: readonly MessageId[];
+  readonly agentMessageIds: readonly MessageId[];
   readonly toolCallIds: readonly string[];
   readonly usage: UsageTotals;
 }
@@ -213,26 +214,26 @@ export interface TurnData {
 export type { AvailableCommand, ConfigOption, ContextUsage, TargetState } from "./target-state.ts";
 
 export interface ContextSnapshotItem {
-  readonly snapshotId: string;
+  readonly snapshotId: SnapshotId;
   readonly source: PayloadOf<"_baton_context_snapshot">["source"];
-  readonly targetId: string | null;
+  readonly targetId: TargetId | null;
   readonly afterSeq: number;
   readonly throughSeq: number;
   readonly textChars: number;
   readonly seq: number;
-  readonly receipt: { readonly contextEpochId: string; readonly transport: string; readonly seq: number } | null;
+  readonly receipt: { readonly contextEpochId: EpochId; readonly transport: string; readonly seq: number } | null;
 }
 
 export interface ContextEpoch {
-  readonly contextEpochId: string;
-  readonly targetId: string | null;
+  readonly contextEpochId: EpochId;
+  readonly targetId: TargetId | null;
   /** Highest snapshot throughSeq receipted in this epoch; never moves backwards. */
   readonly throughSeq: number;
-  readonly lastSnapshotId: string;
+  readonly lastSnapshotId: SnapshotId;
 }
 
 export interface AttemptItem {
-  readonly attemptId: string;
+  readonly attemptId: AttemptId;
   readonly phase: AttemptPhase;
   /** Became true at `accepted` and survives `uncertain`. */
   readonly accepted: boolean;
@@ -240,10 +241,10 @@ export interface AttemptItem {
   readonly launchSnapshot: LaunchSnapshot | null;
   readonly outcome: AttemptOutcome | null;
   readonly detail: string | null;
-  readonly turnId: string | null;
-  readonly harnessTargetId: string | null;
+  readonly turnId: TurnId | null;
+  readonly harnessTargetId: TargetId | null;
   /** The event that admitted the attempt's input (its `prepared` update's parentEventId, ATT-01). */
-  readonly admissionEventId: string | null;
+  readonly admissionEventId: EventId | null;
   readonly preparedSeq: number;
   readonly updatedSeq: number;
 }
@@ -251,29 +252,29 @@ export interface AttemptItem {
 /** An attempt update the reducer ignored because the transition is not allowed (§3.5). */
 export interface AttemptAnomaly {
   readonly seq: number;
-  readonly attemptId: string;
+  readonly attemptId: AttemptId;
   readonly from: AttemptPhase | null;
   readonly to: AttemptPhase;
 }
 
 /** A prompt waiting for the driven-turn slot (recorded by `_baton_input_queued`), until admitted, recalled or dropped. */
 export interface QueuedInputItem {
-  readonly messageId: string;
-  readonly turnId: string;
-  readonly targetId: string;
+  readonly messageId: MessageId;
+  readonly turnId: TurnId;
+  readonly targetId: TargetId;
   readonly content: readonly PromptBlock[];
   readonly displayText: string | null;
   readonly implementsPlan: string | null;
   readonly control: "compact" | null;
   readonly queuedSeq: number;
   /** The `_baton_input_queued` event (what its admission points at); null for an event without one. */
-  readonly eventId: string | null;
+  readonly eventId: EventId | null;
   readonly ts: string;
 }
 
 export type TurnSummaryEntry = PayloadOf<"_baton_turn_summary"> & {
   readonly seq: number;
-  readonly harnessTargetId: string | null;
+  readonly harnessTargetId: TargetId | null;
 };
 
 export interface PluginCommandItem {
@@ -284,7 +285,7 @@ export interface PluginCommandItem {
 
 /** The last known state of one plugin instance's binding in this session. */
 export interface PluginBindingItem {
-  readonly pluginInstanceId: string;
+  readonly pluginInstanceId: PluginInstanceId;
   readonly pluginId: string;
   readonly packageVersion: string;
   readonly treeDigest: string;
@@ -302,7 +303,7 @@ export interface ProjectionState {
   /** Seq of the last event that changed the projection (no-op and unknown events leave it). */
   readonly lastSeq: number;
   readonly runState: SessionRunState;
-  readonly activeTurns: Readonly<Record<string, ActiveTurn>>;
+  readonly activeTurns: Readonly<Record<TurnId, ActiveTurn>>;
   /** Per-turn summary data, kept until that turn's summary is reduced. */
   readonly turnData: Table<TurnData>;
   /** turnId → stopReason of its first terminal (null when the idle carried none). */
@@ -315,7 +316,7 @@ export interface ProjectionState {
   readonly tasks: Table<TaskItem>;
   readonly interactions: Table<InteractionItem>;
   /** Pending interaction ids in the order they opened. */
-  readonly pendingInteractionIds: readonly string[];
+  readonly pendingInteractionIds: readonly InteractionId[];
   readonly approvalReviews: Table<ApprovalReviewItem>;
   readonly errors: Table<ErrorItem>;
   readonly notices: Table<NoticeItem>;
@@ -323,9 +324,9 @@ export interface ProjectionState {
   readonly stallNotices: Table<string>;
   readonly lastError: ErrorItem | null;
   readonly usage: UsageTotals;
-  readonly perTarget: Readonly<Record<string, TargetState>>;
+  readonly perTarget: Readonly<Record<TargetId, TargetState>>;
   readonly contextSnapshots: Table<ContextSnapshotItem>;
-  readonly contextEpochs: Readonly<Record<string, ContextEpoch>>;
+  readonly contextEpochs: Readonly<Record<EpochId, ContextEpoch>>;
   readonly attempts: Table<AttemptItem>;
   readonly attemptAnomalies: readonly AttemptAnomaly[];
   /** Inputs waiting for the driven-turn slot, in queue order (a session opened with some left restores them paused). */
@@ -335,7 +336,7 @@ export interface ProjectionState {
   /** turnId → index in `turnSummaries`. */
   readonly summaryIndex: Table<number>;
   /** pluginInstanceId → its binding in this session. */
-  readonly plugins: Readonly<Record<string, PluginBindingItem>>;
+  readonly plugins: Readonly<Record<PluginInstanceId, PluginBindingItem>>;
   /** File checkpoints in seq order; the index maps `<boundary>:<turnId>` to a position (first of each wins). */
   readonly fileCheckpoints: PagedList<FileCheckpointItem>;
   readonly fileCheckpointIndex: Table<number>;

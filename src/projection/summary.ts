@@ -7,6 +7,7 @@ import { textOf } from "../event/content.ts";
 import type { EventOf } from "../event/envelope.ts";
 import type { TurnSummaryPayload } from "../event/kinds.ts";
 import type { StopReason } from "../event/stop-reasons.ts";
+import type { TargetId, TurnId } from "../shared/ids.ts";
 import { displayUserText } from "./display-text.ts";
 import type { ProjectionState, TurnSummaryEntry, UsageTotals } from "./state.ts";
 import { tableDelete, tableGet, tableHas, tableSet } from "./table.ts";
@@ -33,7 +34,7 @@ function summaryUsage(usage: UsageTotals): SummaryUsage | undefined {
  */
 export function buildTurnSummary(
   state: ProjectionState,
-  turnId: string,
+  turnId: TurnId,
   stopReason: StopReason | null | undefined,
   endedAt: string | null | undefined,
 ): TurnSummaryPayload {
@@ -95,7 +96,7 @@ function userTextOf(state: ProjectionState, messageId: string | undefined): stri
 }
 
 /** Copies the payload without `undefined` values so the entry stays plain JSON. */
-function entryOf(event: EventOf<"_baton_turn_summary">, harnessTargetId: string | null): TurnSummaryEntry {
+function entryOf(event: EventOf<"_baton_turn_summary">, harnessTargetId: TargetId | null): TurnSummaryEntry {
   const entry: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(event.payload)) if (value !== undefined) entry[key] = value;
   entry["seq"] = event.seq;

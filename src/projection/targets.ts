@@ -4,11 +4,12 @@
  * name; an event without a target id has nowhere to go and is dropped.
  */
 import type { AnyEvent, EventOf } from "../event/envelope.ts";
+import type { TargetId } from "../shared/ids.ts";
 import { jsonEqual } from "./json-equal.ts";
 import { ownGet, recordSet } from "./record.ts";
 import type { ProjectionState, TargetState } from "./state.ts";
 
-function blankTarget(harnessTargetId: string, harness: string | null): TargetState {
+function blankTarget(harnessTargetId: TargetId, harness: string | null): TargetState {
   return {
     harnessTargetId,
     harness,
@@ -22,7 +23,7 @@ function blankTarget(harnessTargetId: string, harness: string | null): TargetSta
 
 export function withTarget(
   state: ProjectionState,
-  harnessTargetId: string | null | undefined,
+  harnessTargetId: TargetId | null | undefined,
   harness: string | null | undefined,
   update: (target: TargetState) => TargetState,
 ): ProjectionState {
@@ -53,7 +54,7 @@ export function reduceAvailableCommands(state: ProjectionState, event: EventOf<"
  * re-recorded by every process that starts the agent).
  */
 export function repeatsSnapshot(state: ProjectionState, draft: { readonly kind: string; readonly payload: unknown; readonly harnessTargetId?: string | undefined }): boolean {
-  const target = draft.harnessTargetId === undefined ? undefined : ownGet(state.perTarget, draft.harnessTargetId);
+  const target = draft.harnessTargetId === undefined ? undefined : targetStateOf(state, draft.harnessTargetId);
   if (target === undefined) return false;
   const payload = draft.payload as { readonly commands?: unknown; readonly options?: unknown };
   switch (draft.kind) {
@@ -81,4 +82,9 @@ export function reduceApprovalRoute(state: ProjectionState, event: EventOf<"appr
 
 export function setLastPlan(state: ProjectionState, event: AnyEvent, planId: string): ProjectionState {
   return withEventTarget(state, event, (t) => (t.lastPlanId === planId ? t : { ...t, lastPlanId: planId }));
+}
+
+/** The state of the target a draft names (a plain name: drafts are branded only once appended). */
+function targetStateOf(state: ProjectionState, harnessTargetId: string): TargetState | undefined {
+  return Object.values(state.perTarget).find((target) => target.harnessTargetId === harnessTargetId);
 }

@@ -6,8 +6,9 @@
 import { assign, editable } from "./draft.ts";
 import { ZERO_USAGE, type ProjectionState, type TurnData } from "./state.ts";
 import { tableGet, tableHas, tableSet } from "./table.ts";
+import type { MessageId, TurnId } from "../shared/ids.ts";
 
-function blankTurnData(turnId: string): TurnData {
+function blankTurnData(turnId: TurnId): TurnData {
   return {
     turnId,
     role: null,
@@ -24,7 +25,7 @@ function blankTurnData(turnId: string): TurnData {
 /** Applies `update` to the turn's data; a turn whose summary is already reduced collects nothing more. */
 export function withTurnData(
   state: ProjectionState,
-  turnId: string | null,
+  turnId: TurnId | null,
   update: (data: TurnData) => TurnData,
 ): ProjectionState {
   if (turnId === null || tableHas(state.summaryIndex, turnId)) return state;
@@ -39,14 +40,14 @@ export function withTurnData(
  * turn never changes once set), so `id` is new to `ids` and no scan is needed (a scan made a turn with
  * thousands of tool calls quadratic); the check of the last id keeps an immediate repeat inert.
  */
-function appendOnce(ids: readonly string[], id: string): readonly string[] {
+function appendOnce<Id extends string>(ids: readonly Id[], id: Id): readonly Id[] {
   if (ids[ids.length - 1] === id) return ids;
-  const next = editable(ids) as string[];
+  const next = editable(ids) as Id[];
   next.push(id);
   return next;
 }
 
-export function noteAgentMessage(data: TurnData, messageId: string): TurnData {
+export function noteAgentMessage(data: TurnData, messageId: MessageId): TurnData {
   const ids = appendOnce(data.agentMessageIds, messageId);
   return ids === data.agentMessageIds ? data : { ...data, agentMessageIds: ids };
 }
@@ -57,7 +58,7 @@ export function noteToolCall(data: TurnData, toolCallId: string): TurnData {
 }
 
 /** The first user message of the turn is its prompt; later ones are steers, kept in order. */
-export function noteUserMessage(data: TurnData, messageId: string): TurnData {
+export function noteUserMessage(data: TurnData, messageId: MessageId): TurnData {
   if (data.userMessageId === null) return { ...data, userMessageId: messageId };
   if (data.userMessageId === messageId) return data;
   const ids = appendOnce(data.steerMessageIds, messageId);

@@ -5,6 +5,7 @@
  */
 import type { EventOf } from "../event/envelope.ts";
 import type { StopReason } from "../event/stop-reasons.ts";
+import type { TurnId } from "../shared/ids.ts";
 import { ownGet, recordDelete, recordSet } from "./record.ts";
 import type { ActiveTurn, ProjectionState, SessionRunState, TurnRole, TurnStreaming } from "./state.ts";
 import { tableGet, tableHas, tableSet } from "./table.ts";
@@ -14,7 +15,7 @@ function roleOf(event: EventOf<"state_update">): TurnRole {
   return event.source.type === "harness" ? "observed" : "driven";
 }
 
-function hasPendingFor(state: ProjectionState, turnId: string): boolean {
+function hasPendingFor(state: ProjectionState, turnId: TurnId): boolean {
   for (const id of state.pendingInteractionIds) {
     if (tableGet(state.interactions, id)?.turnId === turnId) return true;
   }
@@ -32,13 +33,12 @@ export function blockingInteractionCount(state: Pick<ProjectionState, "pendingIn
   return count;
 }
 
-export function deriveRunState(activeTurns: Readonly<Record<string, ActiveTurn>>, pendingCount: number): SessionRunState {
+export function deriveRunState(activeTurns: Readonly<Record<TurnId, ActiveTurn>>, pendingCount: number): SessionRunState {
   if (pendingCount > 0) return "requires_action";
   let any = false;
-  for (const turnId in activeTurns) {
-    if (!Object.hasOwn(activeTurns, turnId)) continue;
+  for (const turn of Object.values(activeTurns)) {
     any = true;
-    if (activeTurns[turnId]?.state === "requires_action") return "requires_action";
+    if (turn.state === "requires_action") return "requires_action";
   }
   return any ? "running" : "idle";
 }
@@ -46,9 +46,8 @@ export function deriveRunState(activeTurns: Readonly<Record<string, ActiveTurn>>
 /** Re-derives each active turn's state and the session runState; same object when nothing moved. */
 export function settleTurns(state: ProjectionState): ProjectionState {
   let active = state.activeTurns;
-  for (const turnId in state.activeTurns) {
-    const turn = ownGet(state.activeTurns, turnId);
-    if (turn === undefined) continue;
+  for (const turn of Object.values(state.activeTurns)) {
+    const turnId = turn.turnId;
     const desired = turn.nativeState === "requires_action" || hasPendingFor(state, turnId) ? "requires_action" : "running";
     if (desired !== turn.state) active = recordSet(active, turnId, { ...turn, state: desired });
   }
@@ -57,14 +56,14 @@ export function settleTurns(state: ProjectionState): ProjectionState {
   return { ...state, activeTurns: active, runState };
 }
 
-function closeTurn(state: ProjectionState, turnId: string, stopReason: StopReason | null): ProjectionState {
+function closeTurn(state: ProjectionState, turnId: TurnId, stopReason: StopReason | null): ProjectionState {
   const activeTurns = recordDelete(state.activeTurns, turnId);
   const stopReasons = tableHas(state.stopReasons, turnId) ? state.stopReasons : tableSet(state.stopReasons, turnId, stopReason);
   if (activeTurns === state.activeTurns && stopReasons === state.stopReasons) return state;
   return { ...state, activeTurns, stopReasons };
 }
 
-function openOrUpdateTurn(state: ProjectionState, event: EventOf<"state_update">, turnId: string): ProjectionState {
+function openOrUpdateTurn(state: ProjectionState, event: EventOf<"state_update">, turnId: TurnId): ProjectionState {
   if (tableHas(state.stopReasons, turnId)) return state;
   const nativeState = event.payload.state === "requires_action" ? "requires_action" : "running";
   const target = event.harnessTargetId ?? null;
@@ -105,9 +104,7 @@ export function reduceStateUpdate(state: ProjectionState, event: EventOf<"state_
       next = closeTurn(state, turnId, stopReason);
     } else {
       // Legacy: an idle without turnId clears every active turn.
-      for (const id in state.activeTurns) {
-        if (Object.hasOwn(state.activeTurns, id)) next = closeTurn(next, id, stopReason);
-      }
+      for (const turn of Object.values(state.activeTurns)) next = closeTurn(next, turn.turnId, stopReason);
     }
   } else if (turnId !== null) {
     next = openOrUpdateTurn(state, event, turnId);
@@ -127,7 +124,7 @@ export function reduceRunStatus(state: ProjectionState, event: EventOf<"_baton_r
   return { ...state, activeTurns: recordSet(state.activeTurns, turnId, { ...turn, phase, phaseTitle }) };
 }
 
-function setRetrying(state: ProjectionState, turnId: string | null, retrying: boolean): ProjectionState {
+function setRetrying(state: ProjectionState, turnId: TurnId | null, retrying: boolean): ProjectionState {
   if (turnId === null) return state;
   const turn = ownGet(state.activeTurns, turnId);
   if (turn === undefined || turn.retrying === retrying) return state;
@@ -135,17 +132,17 @@ function setRetrying(state: ProjectionState, turnId: string | null, retrying: bo
 }
 
 /** An error that will be retried marks its turn `retrying` (activity label "retrying…"). */
-export function markRetrying(state: ProjectionState, turnId: string | null): ProjectionState {
+export function markRetrying(state: ProjectionState, turnId: TurnId | null): ProjectionState {
   return setRetrying(state, turnId, true);
 }
 
 /** Any output of the turn ends its retrying state. */
-export function clearRetrying(state: ProjectionState, turnId: string | null): ProjectionState {
+export function clearRetrying(state: ProjectionState, turnId: TurnId | null): ProjectionState {
   return setRetrying(state, turnId, false);
 }
 
 /** Notes what an active turn streams now (drives "responding…" vs "thinking…"); same state when unchanged. */
-export function noteStreaming(state: ProjectionState, turnId: string | null, streaming: TurnStreaming): ProjectionState {
+export function noteStreaming(state: ProjectionState, turnId: TurnId | null, streaming: TurnStreaming): ProjectionState {
   if (turnId === null) return state;
   const turn = ownGet(state.activeTurns, turnId);
   if (turn === undefined || turn.streaming === streaming) return state;

@@ -9,6 +9,7 @@ import { assertNever } from "../shared/assert.ts";
 import type { InteractionItem, ProjectionState } from "./state.ts";
 import { selectPendingInteractions } from "./selectors.ts";
 import { tableValues } from "./table.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 export type WaitKind = "approval" | "question" | "suggestion";
 
@@ -17,7 +18,7 @@ export interface WaitItem {
   readonly interactionId: string;
   readonly title: string | null;
   readonly turnId: string | null;
-  readonly harnessTargetId: string | null;
+  readonly harnessTargetId: TargetId | null;
   readonly openedAt: string;
 }
 

@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { monotonicFactory } from "ulid";
+import type { $brand } from "zod";
 
 export const ID_PREFIXES = {
   event: "ev",
@@ -25,8 +26,11 @@ export const ID_PREFIXES = {
 export type IdKind = keyof typeof ID_PREFIXES;
 export type IdPrefix = (typeof ID_PREFIXES)[IdKind];
 
-declare const brand: unique symbol;
-export type Branded<T, B extends string> = T & { readonly [brand]: B };
+/**
+ * zod's brand, so that a schema's `.brand<"TurnId">()` parses straight to `TurnId`: the event registry, the
+ * config and the ledger decode ids once at the door and everything inside carries the brand.
+ */
+export type Branded<T, B extends string> = T & $brand<B>;
 
 export type EventId = Branded<string, "EventId">;
 export type BatonSessionId = Branded<string, "BatonSessionId">;
@@ -40,6 +44,16 @@ export type ReviewId = Branded<string, "ReviewId">;
 export type HandleId = Branded<string, "HandleId">;
 export type PickerId = Branded<string, "PickerId">;
 export type PluginInstanceId = Branded<string, "PluginInstanceId">;
+/**
+ * A target's name (`codex`, `claude`, `reviewer`, …): chosen in config, not minted. Branded where it enters
+ * (config load, a CLI argument, a stored event, the harness host's stamp) by `targetIdOf`.
+ */
+export type TargetId = Branded<string, "TargetId">;
+
+/** The one door for a target name read from config, a command line or a harness (names are kept verbatim). */
+export function targetIdOf(name: string): TargetId {
+  return name as TargetId;
+}
 
 export interface IdTypes {
   event: EventId;

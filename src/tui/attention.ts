@@ -8,6 +8,7 @@
 import { isKind, selectPendingInteractions, type AnyEvent, type ProjectionState } from "../projection/index.ts";
 import type { Clock, TimerHandle } from "../shared/clock.ts";
 import { sanitizeTitle } from "./terminal-title.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 /** Delays between repeats of one waiting interaction's notification. */
 export const REPEAT_BACKOFF_MS: readonly number[] = [30_000, 120_000, 600_000];
@@ -65,7 +66,7 @@ export class AttentionNotifier {
   }
 
   /** A turn ended (its summary): say so once when the terminal is not focused. */
-  turnEnded(turnId: string, targetId: string | null): void {
+  turnEnded(turnId: string, targetId: TargetId | null): void {
     if (!this.options.enabled || this.focused || this.endedSeen.has(turnId)) return;
     this.endedSeen.add(turnId);
     this.options.write(notificationSequence(`${this.options.label(targetId)} finished its turn`));

@@ -12,6 +12,7 @@ import type { PickerItem, Tone } from "chat-tui";
 import type { TargetSettings } from "./map-activity.ts";
 import type { LookFn } from "./map-transcript.ts";
 import type { ConfigId } from "./session-port.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 export interface ConfigDeps {
   readonly controller: () => Controller;
@@ -27,7 +28,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const NAMES: Readonly<Record<ConfigId, string>> = { model: "model", effort: "effort", mode: "mode" };
 
-function snapshotOf(state: ProjectionState, targetId: string): TargetSettings {
+function snapshotOf(state: ProjectionState, targetId: TargetId): TargetSettings {
   const options = Object.hasOwn(state.perTarget, targetId) ? state.perTarget[targetId]?.configOptions : null;
   const out: Mutable<TargetSettings> = {};
   for (const option of options ?? []) {
@@ -52,12 +53,12 @@ export class ConfigControl {
   }
 
   /** The harness reported a fresh snapshot for this target: it is the truth from now on. */
-  onSnapshot(targetId: string): void {
+  onSnapshot(targetId: TargetId): void {
     this.overrides.delete(targetId);
     this.cache.delete(targetId);
   }
 
-  settingsOf(state: ProjectionState, targetId: string): TargetSettings {
+  settingsOf(state: ProjectionState, targetId: TargetId): TargetSettings {
     const hit = this.cache.get(targetId);
     if (hit !== undefined && hit.state === state) return hit.value;
     let remembered = this.remembered.get(targetId);
@@ -71,7 +72,7 @@ export class ConfigControl {
     return same ? hit.value : value;
   }
 
-  private rememberedOf(targetId: string): TargetSettings {
+  private rememberedOf(targetId: TargetId): TargetSettings {
     const out: Mutable<TargetSettings> = {};
     try {
       for (const id of ["model", "effort", "mode"] as const) {
@@ -85,7 +86,7 @@ export class ConfigControl {
   }
 
   /** `/model [arg]`, `/effort [arg]`: apply an argument, or open a picker of the adapter's options. */
-  async pick(targetId: string, id: "model" | "effort", arg: string): Promise<void> {
+  async pick(targetId: TargetId, id: "model" | "effort", arg: string): Promise<void> {
     const look = this.deps.lookOf(targetId);
     if (this.deps.controller().targets().get(targetId)?.canConfigure !== true) {
       this.deps.toast(`${look.label} has no ${NAMES[id]} setting`, "warning");
@@ -129,12 +130,12 @@ export class ConfigControl {
   }
 
   /** `/plan` and Shift+Tab: plan ⇄ default. */
-  async toggleMode(state: ProjectionState, targetId: string): Promise<void> {
+  async toggleMode(state: ProjectionState, targetId: TargetId): Promise<void> {
     const current = this.settingsOf(state, targetId).mode;
     await this.setMode(targetId, current === "plan" ? "default" : "plan");
   }
 
-  async setMode(targetId: string, mode: "plan" | "default"): Promise<boolean> {
+  async setMode(targetId: TargetId, mode: "plan" | "default"): Promise<boolean> {
     const look = this.deps.lookOf(targetId);
     if (this.deps.controller().targets().get(targetId)?.canConfigure !== true) {
       this.deps.toast(`${look.label} has no plan mode`, "warning");
@@ -143,7 +144,7 @@ export class ConfigControl {
     return this.apply(targetId, "mode", mode);
   }
 
-  async apply(targetId: string, id: ConfigId, value: string, name?: string): Promise<boolean> {
+  async apply(targetId: TargetId, id: ConfigId, value: string, name?: string): Promise<boolean> {
     const look = this.deps.lookOf(targetId);
     try {
       await this.deps.controller().config.set(targetId, id, value);

@@ -6,6 +6,7 @@
 import type { Activity, ActivityTurn, ContextUsage } from "../projection/index.ts";
 import type { ActivityItem } from "chat-tui";
 import type { LookFn } from "./map-transcript.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 /** What the TUI knows about a target's session config (projection snapshot plus local changes). */
 export interface TargetSettings {
@@ -15,10 +16,10 @@ export interface TargetSettings {
 }
 
 export interface ActivityInput {
-  readonly target: string;
+  readonly target: TargetId;
   readonly lookOf: LookFn;
-  readonly settingsOf: (targetId: string) => TargetSettings;
-  readonly contextUsageOf: (targetId: string) => ContextUsage | undefined;
+  readonly settingsOf: (targetId: TargetId) => TargetSettings;
+  readonly contextUsageOf: (targetId: TargetId) => ContextUsage | undefined;
   /** True when the target's adapter reports that approvals are routed to a reviewer. */
   readonly delegated?: boolean;
 }
@@ -52,7 +53,7 @@ export function phaseLabel(turn: ActivityTurn): string {
 const isSet = (value: string | undefined): value is string => value !== undefined && value !== "" && value !== "default";
 
 /** The model shown for a target: an explicit choice, else the model the harness reported ("" when unknown). */
-export function modelLabel(input: ActivityInput, targetId: string): string {
+export function modelLabel(input: ActivityInput, targetId: TargetId): string {
   const settings = input.settingsOf(targetId);
   const parts: string[] = [];
   const reported = input.contextUsageOf(targetId)?.model;

@@ -3,7 +3,7 @@
  * and what the user picked becomes the controller's InteractionResolution (TUI-08).
  */
 import type { InteractionDraft, InteractionResolution, PermissionOption as DraftOption } from "../projection/index.ts";
-import type { InteractionItem, ProjectionState } from "../projection/index.ts";
+import { selectPluginBinding, type InteractionItem, type ProjectionState } from "../projection/index.ts";
 import type { InteractionCard, InteractionResponse, PermissionOption, Question } from "chat-tui";
 import { assertNever } from "../shared/assert.ts";
 import { diffParts } from "./map-tools.ts";
@@ -53,7 +53,7 @@ function questionEsc(draft: Extract<InteractionDraft, { type: "question" }>): In
 export function requesterLabel(state: ProjectionState, item: InteractionItem): string {
   const requester = item.requester;
   if (requester.type === "plugin") {
-    const binding = Object.hasOwn(state.plugins, requester.pluginInstanceId) ? state.plugins[requester.pluginInstanceId] : undefined;
+    const binding = selectPluginBinding(state, requester.pluginInstanceId);
     return binding?.pluginId ?? requester.pluginInstanceId;
   }
   return requester.type === "baton" ? "baton" : requester.harnessTargetId;

@@ -6,7 +6,7 @@
  * command's message is shown in the transcript as the plugin's.
  */
 import { isKind, type AnyEvent } from "../projection/index.ts";
-import { selectPluginCommands, type PluginBindingItem, type ProjectionState } from "../projection/index.ts";
+import { selectPluginBinding, selectPluginCommands, type PluginBindingItem, type ProjectionState } from "../projection/index.ts";
 import { describeError } from "../shared/errors.ts";
 import type { ChatCommand } from "chat-tui";
 import type { PluginListing, TuiPlugins } from "./session-port.ts";
@@ -45,7 +45,7 @@ export function bindingLabel(listing: PluginListing, binding: PluginBindingItem 
 
 function bindingOf(state: ProjectionState, listing: PluginListing): PluginBindingItem | undefined {
   const id = listing.pluginInstanceId;
-  return id !== undefined && Object.hasOwn(state.plugins, id) ? state.plugins[id] : undefined;
+  return id === undefined ? undefined : selectPluginBinding(state, id);
 }
 
 type Action = "enable" | "disable" | "restart";

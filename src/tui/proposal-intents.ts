@@ -8,15 +8,16 @@ import type { Controller } from "../controller/controller.ts";
 import { pendingProposal, type ProposalItem } from "../projection/index.ts";
 import { describeError } from "../shared/errors.ts";
 import { SUGGESTION_EDIT, SUGGESTION_SEND, type InteractionResponse } from "chat-tui";
+import type { TargetId } from "../shared/ids.ts";
 
 export const CLEAR_COMPOSER_FIRST = "Clear the composer before using this suggestion";
 
 export interface ProposalHost {
   readonly controller: Controller;
   /** The composer's current target. */
-  readonly target: string;
+  readonly target: TargetId;
   /** Put `text` in the composer (only if it is empty, when `ifEmpty`), talking to `targetId`; returns the draft id. */
-  editDraft(text: string, targetId: string, mode?: "ifEmpty"): string;
+  editDraft(text: string, targetId: TargetId, mode?: "ifEmpty"): string;
   toast(text: string, tone: "info" | "warning" | "error"): void;
   publish(): void;
 }
@@ -51,7 +52,7 @@ export class ProposalEditor {
   }
 
   /** A message sent while a suggestion is being edited is that suggestion (edited, to the chosen target). */
-  takeSubmit(targetId: string, text: string): boolean {
+  takeSubmit(targetId: TargetId, text: string): boolean {
     const editing = this.editing;
     if (editing === undefined) return false;
     this.editing = undefined;

@@ -7,11 +7,12 @@
 import type { Controller } from "../controller/controller.ts";
 import { isStorageFailure } from "../controller/storage-guard.ts";
 import { describeError } from "../shared/errors.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 export interface QueueHost {
   readonly controller: Controller;
   /** Put `text` in the composer, talking to `targetId`. */
-  editDraft(text: string, targetId: string): void;
+  editDraft(text: string, targetId: TargetId): void;
   toast(text: string, tone: "info" | "warning"): void;
 }
 

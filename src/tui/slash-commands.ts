@@ -12,12 +12,13 @@ import { findPluginCommand, runPluginsCommand } from "./plugins-view.ts";
 import { inboxPickerItem, sessionPickerItem } from "./session-rows.ts";
 import { startRewind } from "./rewind-flow.ts";
 import type { TuiHost } from "./tui-host.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 export const IMPLEMENT_PLAN_TEXT = "Implement the plan.";
 const IMPLEMENT_PREFIX = "Implement the following proposed plan:\n\n";
 
 /** The latest proposed plan that no turn has started implementing (the current target's first). */
-export function latestOpenPlan(state: ProjectionState, targetId: string): ProposedPlanItem | undefined {
+export function latestOpenPlan(state: ProjectionState, targetId: TargetId): ProposedPlanItem | undefined {
   let best: ProposedPlanItem | undefined;
   let bestOwn: ProposedPlanItem | undefined;
   for (const plan of tableValues(state.proposedPlans)) {
@@ -93,7 +94,7 @@ export async function runCommand(host: TuiHost, name: string, args: string): Pro
   }
 }
 
-async function implementPlan(host: TuiHost, target: string): Promise<void> {
+async function implementPlan(host: TuiHost, target: TargetId): Promise<void> {
   const state = host.controller.state;
   if (host.config.settingsOf(state, target).mode === "plan") {
     const left = await host.config.setMode(target, "default");
@@ -105,7 +106,7 @@ async function implementPlan(host: TuiHost, target: string): Promise<void> {
   else host.send(target, `${IMPLEMENT_PREFIX}${plan.content}`, { displayText: IMPLEMENT_PLAN_TEXT, implementsPlan: plan.planId, untyped: [plan.content] });
 }
 
-function compact(host: TuiHost, target: string, label: string): void {
+function compact(host: TuiHost, target: TargetId, label: string): void {
   if (host.isBusy()) {
     host.toast("Wait for the current turn to finish before compacting", "warning");
     return;

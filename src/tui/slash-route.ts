@@ -7,10 +7,11 @@ import type { TargetDirectory } from "../controller/targets.ts";
 import type { ProjectionState } from "../projection/index.ts";
 import type { ChatCommand } from "chat-tui";
 import { matchSlashTarget } from "./targets.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 export type SlashRoute =
   | { readonly kind: "prompt" }
-  | { readonly kind: "target"; readonly targetId: string; readonly message: string }
+  | { readonly kind: "target"; readonly targetId: TargetId; readonly message: string }
   /** Not sent; `retype` gives the text back to the composer to fix. */
   | { readonly kind: "refused"; readonly message: string; readonly retype: boolean };
 
@@ -63,7 +64,7 @@ export function commandTypo(text: string, commands: readonly ChatCommand[], nati
 }
 
 /** The names of the slash commands the target itself reported (they go to it as typed). */
-export function nativeCommands(state: ProjectionState, targetId: string): string[] {
+export function nativeCommands(state: ProjectionState, targetId: TargetId): string[] {
   if (!Object.hasOwn(state.perTarget, targetId)) return [];
   return (state.perTarget[targetId]?.commands ?? []).map((command) => command.name);
 }

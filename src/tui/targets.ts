@@ -5,6 +5,7 @@
  */
 import type { TargetDirectory } from "../controller/targets.ts";
 import { selectLastDrivenTarget, type ProjectionState } from "../projection/index.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 export interface TargetLook {
   readonly id: string;
@@ -41,7 +42,7 @@ export function createTargetLooks(targets: TargetDirectory): (targetId: string |
 }
 
 export type SlashTarget =
-  | { readonly kind: "target"; readonly targetId: string; readonly message: string }
+  | { readonly kind: "target"; readonly targetId: TargetId; readonly message: string }
   | { readonly kind: "ambiguous"; readonly token: string; readonly matches: readonly string[] }
   | { readonly kind: "none" };
 
@@ -57,7 +58,7 @@ export function matchSlashTarget(targets: TargetDirectory, text: string): SlashT
 }
 
 /** The target a session opened from `/sessions` continues on: the one it last drove while still configured, else `current`. */
-export function continuedTarget(targets: TargetDirectory, state: ProjectionState, current: string): string {
+export function continuedTarget(targets: TargetDirectory, state: ProjectionState, current: TargetId): TargetId {
   const last = selectLastDrivenTarget(state);
   return last !== null && targets.has(last) ? last : current;
 }

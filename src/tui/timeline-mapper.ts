@@ -9,6 +9,7 @@ import { assertNever } from "../shared/assert.ts";
 import { terminalSafeDeep } from "../shared/terminal-text.ts";
 import type { PinnedPlan, TimelineItem } from "chat-tui";
 import { isTurnActive, mapEntry, type LocalItem, type LookFn, type TimelineOutput } from "./map-transcript.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 /** A timeline item a streamed chunk changed. */
 export interface DirtyRef {
@@ -16,7 +17,7 @@ export interface DirtyRef {
   readonly id: string;
 }
 
-export type TimelineMapper = (state: ProjectionState, target: string, local: readonly LocalItem[], dirty?: readonly DirtyRef[]) => TimelineOutput;
+export type TimelineMapper = (state: ProjectionState, target: TargetId, local: readonly LocalItem[], dirty?: readonly DirtyRef[]) => TimelineOutput;
 
 /** The item a stream event changes, if any (the stream kinds of TUI-12). */
 export function dirtyRefOf(kind: string, payload: unknown): DirtyRef | undefined {

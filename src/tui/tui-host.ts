@@ -36,12 +36,13 @@ import { historyOf } from "./view-states.ts";
 import { queueIntent, refusalText } from "./queue-intents.ts";
 import { ProposalEditor } from "./proposal-intents.ts";
 import type { AttentionNotifier } from "./attention.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 export interface TuiHostOptions {
   readonly session: TuiSession;
   readonly sessions: SessionSwitcher;
   /** Resolved target id the composer starts on. */
-  readonly initialTarget: string;
+  readonly initialTarget: TargetId;
   readonly showThoughts: boolean;
   readonly clock: Clock;
   /** Shortens the cwd in the footer. */
@@ -64,7 +65,7 @@ export class TuiHost {
   /** Resolves when the user asked to exit (the app then closes the session and the renderer). */
   readonly exitRequested: Promise<void>;
   private current: TuiSession;
-  private targetId: string;
+  private targetId: TargetId;
   private readonly view: ViewComposer;
   private local: LocalItem[] = [];
   private history: readonly string[] = [];
@@ -112,7 +113,7 @@ export class TuiHost {
 
   get session(): TuiSession { return this.current; }
   get controller(): Controller { return this.current.controller; }
-  get target(): string { return this.targetId; }
+  get target(): TargetId { return this.targetId; }
 
   /** The user's home directory, if known (cwds are shown relative to it). */
   get home(): string | undefined { return this.options.home; }
@@ -173,7 +174,7 @@ export class TuiHost {
   readonly mentionQuery = (query: string): Promise<readonly MentionGroup[]> => this.current.mentions?.(query) ?? Promise.resolve([]);
 
   /** Switch the input target (`/<target>`), optionally sending a message to it. */
-  switchTarget(targetId: string, message = "", untyped: readonly string[] = []): void {
+  switchTarget(targetId: TargetId, message = "", untyped: readonly string[] = []): void {
     if (targetId !== this.targetId) {
       this.targetId = targetId;
       this.toast(`Talking to ${this.lookOf(targetId).label}`, "info");
@@ -184,7 +185,7 @@ export class TuiHost {
   }
 
   /** Submit a prompt: steered into the running turn when the harness accepts, else queued (IN-05). */
-  send(targetId: string, text: string, options: SubmitOptions = {}): void {
+  send(targetId: TargetId, text: string, options: SubmitOptions = {}): void {
     const submitted = this.controller.submit(targetId, [{ type: "text", text }], { displayText: text, ...options });
     this.publish();
     submitted
@@ -308,7 +309,7 @@ export class TuiHost {
     }
   }
 
-  editDraft(text: string, targetId: string, mode?: "ifEmpty"): string {
+  editDraft(text: string, targetId: TargetId, mode?: "ifEmpty"): string {
     this.targetId = targetId;
     this.draft = { id: `recall-${++this.counter}`, text, ...(mode === undefined ? {} : { mode }) };
     return this.draft.id;

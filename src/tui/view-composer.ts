@@ -16,13 +16,14 @@ import { pluginCompletions } from "./plugins-view.ts";
 import type { LocalItem, LookFn, TimelineOutput } from "./map-transcript.ts";
 import { createTimelineMapper, type DirtyRef, type TimelineMapper } from "./timeline-mapper.ts";
 import { footerTexts, headerFor, keepArray, mapQueued, placeholderFor, shallowSame } from "./view-states.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 /** What the host knows that the projection does not. */
 export interface HostView {
   readonly controller: Controller;
   readonly sessionId: string;
   readonly cwd: string;
-  readonly target: string;
+  readonly target: TargetId;
   readonly busy: boolean;
   readonly local: readonly LocalItem[];
   readonly history: readonly string[];
@@ -42,7 +43,7 @@ export interface HostView {
 export interface ComposerDeps {
   readonly lookOf: LookFn;
   readonly config: ConfigControl;
-  readonly targetIds: readonly string[];
+  readonly targetIds: readonly TargetId[];
   readonly showThoughts: boolean;
   readonly home?: string;
 }
@@ -155,6 +156,6 @@ export class ViewComposer {
  * IX-08 / TUI-05: approvals routed to a reviewer, as the target's harness reported it (a projected fact), while
  * its harness runs in this session (a route reported by an earlier run may no longer hold).
  */
-function delegated(controller: Controller, state: ProjectionState, targetId: string): boolean {
+function delegated(controller: Controller, state: ProjectionState, targetId: TargetId): boolean {
   return selectApprovalRoute(state, targetId) === "delegated" && controller.targets().get(targetId)?.running === true;
 }

@@ -4,11 +4,12 @@ import { displayUserText, selectTranscript, type Footer as ProjectedFooter, type
 import type { QueuedInput, TimelineHeader } from "chat-tui";
 import { compactNumber } from "./map-activity.ts";
 import type { LookFn } from "./map-transcript.ts";
+import type { TargetId } from "../shared/ids.ts";
 
 /** A waiting input as the controller lists it. */
 type QueuedView = ReturnType<Controller["queued"]>[number];
 
-export function headerFor(sessionId: string, targetIds: readonly string[]): TimelineHeader {
+export function headerFor(sessionId: string, targetIds: readonly TargetId[]): TimelineHeader {
   const switches = targetIds.map((id) => `/${id}`).join(" ");
   return {
     title: `baton · session ${sessionId}`,

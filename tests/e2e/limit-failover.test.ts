@@ -15,6 +15,7 @@ import { builtinDefinitions } from "../../src/app/harnesses.ts";
 import type { OpenedSession } from "../../src/app/open-session.ts";
 import type { AnyEvent } from "../../src/event/envelope.ts";
 import type { ControllerSettings } from "../../src/controller/ports.ts";
+import { brand } from "../support/ids.ts";
 
 let codexMock: MockResponses;
 let claudeMock: MockAnthropic;
@@ -88,7 +89,7 @@ describe("limit failover", () => {
       expect(sent).toContain("Noted: the word is pineapple.");
       expect(sent).toContain("now refactor the parser");
       const message = ledgerOf(session).filter((e) => e.kind === "user_message").at(-1);
-      expect(message?.harnessTargetId).toBe("claude");
+      expect(message?.harnessTargetId).toBe(brand.target("claude"));
       expect(message?.parentEventId).toBeDefined();
     } finally {
       await cleanup();
@@ -144,7 +145,7 @@ describe("limit failover", () => {
       expect(sent).toContain("remember the word mango");
       expect(sent).toContain("Noted: the word is mango.");
       expect(sent).toContain("now rename the module");
-      expect(ledgerOf(session).filter((e) => e.kind === "user_message").at(-1)?.harnessTargetId).toBe("codex");
+      expect(ledgerOf(session).filter((e) => e.kind === "user_message").at(-1)?.harnessTargetId).toBe(brand.target("codex"));
     } finally {
       await cleanup();
     }

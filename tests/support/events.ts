@@ -3,8 +3,8 @@
  * the host stamps (source, harness, target), so tests read as given/when/then over event kinds.
  */
 import { ENVELOPE_VERSION, type AnyEvent, type EventOf, type EventSource } from "../../src/event/envelope.ts";
-import type { EventKind, PayloadOf } from "../../src/event/kinds.ts";
-import type { BatonSessionId, EventId, TurnId } from "../../src/shared/ids.ts";
+import type { DraftPayloadOf, EventKind } from "../../src/event/kinds.ts";
+import { targetIdOf, type BatonSessionId, type EventId, type TurnId } from "../../src/shared/ids.ts";
 
 export type SourceShorthand = "user" | "baton" | "harness" | EventSource;
 
@@ -25,7 +25,7 @@ export interface EventOptions {
 
 export interface EventFactory {
   /** A known-kind event with the next seq. */
-  make<K extends EventKind>(kind: K, payload: PayloadOf<K>, options?: EventOptions): EventOf<K>;
+  make<K extends EventKind>(kind: K, payload: DraftPayloadOf<K>, options?: EventOptions): EventOf<K>;
   /** Any kind, including ones not in the registry. */
   any(kind: string, payload: unknown, options?: EventOptions): AnyEvent;
   /** The same event re-delivered: same kind, payload and coordinates, a fresh eventId/seq/ts. */
@@ -52,7 +52,7 @@ export function createEventFactory(options: EventFactoryOptions = {}): EventFact
   const sourceOf = (shorthand: SourceShorthand | undefined, target: string | undefined): EventSource => {
     if (typeof shorthand === "object") return shorthand;
     const kind = shorthand ?? (target !== undefined ? "harness" : "baton");
-    if (kind === "harness") return { type: "harness", harnessTargetId: target ?? "unknown" };
+    if (kind === "harness") return { type: "harness", harnessTargetId: targetIdOf(target ?? "unknown") };
     return { type: kind };
   };
 
@@ -82,7 +82,7 @@ export function createEventFactory(options: EventFactoryOptions = {}): EventFact
 
   return {
     sessionId,
-    make: <K extends EventKind>(kind: K, payload: PayloadOf<K>, opts?: EventOptions) =>
+    make: <K extends EventKind>(kind: K, payload: DraftPayloadOf<K>, opts?: EventOptions) =>
       stamp(kind, payload, opts) as EventOf<K>,
     any: (kind, payload, opts) => stamp(kind, payload, opts),
     redeliver: <E extends AnyEvent>(event: E): E => {

@@ -3,7 +3,7 @@
  * draft and identity, and a scripted InteractionHandler.
  */
 import type { AdapterDraft } from "../../src/event/envelope.ts";
-import type { PayloadOf, EventKind } from "../../src/event/kinds.ts";
+import type { DraftPayloadOf, EventKind } from "../../src/event/kinds.ts";
 import type { InteractionDraft, InteractionResolution } from "../../src/event/interaction-types.ts";
 import type {
   BindingSink,
@@ -13,7 +13,7 @@ import type {
   InteractionHandler,
 } from "../../src/harness/contract.ts";
 
-export type DraftOfKind<K extends EventKind> = Extract<AdapterDraft, { kind: K }> & { payload: PayloadOf<K> };
+export type DraftOfKind<K extends EventKind> = Extract<AdapterDraft, { kind: K }> & { payload: DraftPayloadOf<K> };
 
 export class RecordingSink implements EventSink, BindingSink {
   readonly drafts: AdapterDraft[] = [];
@@ -69,7 +69,7 @@ export class RecordingSink implements EventSink, BindingSink {
       timeoutMs,
       `idle of ${turnId}`,
     );
-    return (d.payload as PayloadOf<"state_update">).stopReason;
+    return (d.payload as DraftPayloadOf<"state_update">).stopReason;
   }
 
   /** Concatenated agent text chunks of a turn. */

@@ -8,6 +8,7 @@ import { SUPPORTED } from "../../src/harness/capabilities.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { ledgerOf, makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
 import { mountBaton, type BatonMounted } from "./baton-setup.tsx";
+import { brand } from "../support/ids.ts";
 
 let mounted: BatonMounted | undefined;
 let home: TestHome | undefined;
@@ -45,7 +46,7 @@ test("reopening a session with that history renders without building an adapter,
   mounted = await mountBaton({ home, choice: { kind: "id", id: first.ref.batonSessionId }, script: { ...delegating, turns: [[{ type: "text", text: "later reply" }]] } });
   await mounted.waitFor("earlier reply");
   for (let i = 0; i < 3; i++) await mounted.render();
-  expect(mounted.host.controller.state.perTarget["fake"]?.approvalRoute).toBe("delegated");
+  expect(mounted.host.controller.state.perTarget[brand.target("fake")]?.approvalRoute).toBe("delegated");
   expect(mounted.adapters("fake")).toHaveLength(0);
   expect(mounted.frame()).not.toContain("approvals:auto-review");
   await mounted.submit("again");

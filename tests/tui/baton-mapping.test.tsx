@@ -28,6 +28,7 @@ import {
 import { Toasts } from "../../src/tui/toasts.ts";
 import { createEventFactory } from "../support/events.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
+import { brand } from "../support/ids.ts";
 
 const registry = new TargetDirectory(new HarnessRegistry([fakeDefinition({ turns: [] }, "fake"), fakeDefinition({ turns: [] }, "other")]));
 const lookOf = createTargetLooks(registry);
@@ -45,27 +46,27 @@ describe("transcript mapping", () => {
       f.make("user_message", { messageId: "m_u", content: [{ type: "text", text: "<baton-context>secret</baton-context>\nfix it" }] }, { turn: "t_1", target: "fake", source: "user" }),
       f.make("agent_message_chunk", { messageId: "m_a", content: { type: "text", text: "Work" } }, { turn: "t_1", target: "fake" }),
     ]);
-    const a = map(running, "fake", []);
+    const a = map(running, brand.target("fake"), []);
     expect(a.items).toEqual([
       { kind: "user", id: "m_u", author: "you", text: "fix it" },
       { kind: "agent", id: "m_a", author: "fake", authorKey: "fake", text: "Work", format: "markdown", streaming: true },
     ]);
     const done = fold([f.make("state_update", { state: "idle", stopReason: "end_turn" }, { turn: "t_1", target: "fake" })], running);
-    const b = map(done, "fake", []);
+    const b = map(done, brand.target("fake"), []);
     expect(b.items[1]).toMatchObject({ kind: "agent", text: "Work" });
     expect(b.items[1]).not.toHaveProperty("streaming");
     // Unchanged items keep their identity; an unchanged state gives the same output object.
     expect(b.items[0]).toBe(a.items[0]);
-    expect(map(done, "fake", [])).toBe(b);
+    expect(map(done, brand.target("fake"), [])).toBe(b);
   });
 
   test("an unrelated event keeps the items array identical", () => {
     const f = createEventFactory();
     const map = createTimelineMapper(lookOf);
     const s1 = fold([f.make("_baton_notice", { level: "info", title: "hello" })]);
-    const first = map(s1, "fake", []);
+    const first = map(s1, brand.target("fake"), []);
     const s2 = fold([f.make("usage_update", { inputTokens: 3 }, { target: "fake" })], s1);
-    expect(map(s2, "fake", []).items).toBe(first.items);
+    expect(map(s2, brand.target("fake"), []).items).toBe(first.items);
   });
 
   test("execute tools read Running / Declined / Ran with the command; a declined command is not 'Ran'", () => {
@@ -77,7 +78,7 @@ describe("transcript mapping", () => {
       f.make("tool_call_update", { toolCallId: "c", title: "echo hi", kind: "execute", status: "completed", content: [{ type: "text", text: "hi\n" }] }, { target: "fake" }),
       f.make("tool_call_update", { toolCallId: "d", title: "Read a.ts", kind: "read", status: "weird" }, { target: "fake" }),
     ]);
-    const items = map(s, "fake", []).items;
+    const items = map(s, brand.target("fake"), []).items;
     expect(items.map((i) => (i.kind === "tool" ? [i.title, i.status] : null))).toEqual([
       ["Running", "in_progress"],
       ["Declined", "declined"],
@@ -95,13 +96,13 @@ describe("transcript mapping", () => {
       f.make("tool_call_update", { toolCallId: "a", title: "sleep 30", kind: "execute", status: "in_progress" }, { turn: "t_1", target: "fake" }),
       f.make("tool_call_update", { toolCallId: "a", status: "interrupted" }, { turn: "t_1", source: "baton" }),
     ]);
-    expect(map(s, "fake", []).items.map((i) => (i.kind === "tool" ? [i.title, i.status] : null))).toEqual([["Interrupted", "interrupted"]]);
+    expect(map(s, brand.target("fake"), []).items.map((i) => (i.kind === "tool" ? [i.title, i.status] : null))).toEqual([["Interrupted", "interrupted"]]);
   });
 
   test("only a turn's latest stall notice shows; output that resumes withdraws it", () => {
     const f = createEventFactory();
     const map = createTimelineMapper(lookOf);
-    const titles = (state: ProjectionState) => map(state, "fake", []).items.map((i) => (i.kind === "notice" ? i.title : i.kind));
+    const titles = (state: ProjectionState) => map(state, brand.target("fake"), []).items.map((i) => (i.kind === "notice" ? i.title : i.kind));
     const l1 = fold([
       f.make("state_update", { state: "running" }, { turn: "t_1", target: "fake", source: "baton" }),
       f.make("_baton_stall_notice", { silentMs: 90_000, level: "L1" }, { turn: "t_1", target: "fake" }),
@@ -130,7 +131,7 @@ describe("transcript mapping", () => {
         { target: "fake" },
       ),
     ]);
-    const [tool] = createTimelineMapper(lookOf)(s, "fake", []).items;
+    const [tool] = createTimelineMapper(lookOf)(s, brand.target("fake"), []).items;
     expect(tool).toMatchObject({
       kind: "tool",
       title: "Edit",
@@ -152,12 +153,12 @@ describe("transcript mapping", () => {
       f.make("state_update", { state: "running" }, { turn: "t_1", target: "fake", source: "baton" }),
       f.make("plan_update", { planId: "p1", entries: [{ content: "one", status: "completed" }, { content: "two", status: "in_progress" }] }, { turn: "t_1", target: "fake" }),
     ]);
-    const pinned = map(running, "fake", []);
+    const pinned = map(running, brand.target("fake"), []);
     expect(pinned.plan).toEqual({ title: "Plan", entries: [{ text: "one", status: "completed" }, { text: "two", status: "in_progress" }] });
     expect(pinned.items.some((i) => i.kind === "plan")).toBe(false);
-    expect(map(running, "other", []).plan).toBeUndefined();
+    expect(map(running, brand.target("other"), []).plan).toBeUndefined();
     const ended = fold([f.make("state_update", { state: "idle", stopReason: "end_turn" }, { turn: "t_1", target: "fake" })], running);
-    const after = map(ended, "fake", []);
+    const after = map(ended, brand.target("fake"), []);
     expect(after.plan).toBeUndefined();
     expect(after.items.some((i) => i.kind === "plan")).toBe(true);
   });
@@ -172,7 +173,7 @@ describe("transcript mapping", () => {
     events.push(f.make("agent_message_chunk", { messageId: "live", content: { type: "text", text: "a" } }, { turn: "t_1", target: "fake" }));
     let state = fold(events);
     const map = createTimelineMapper(lookOf);
-    const before = map(state, "fake", []);
+    const before = map(state, brand.target("fake"), []);
     const chunks = [
       f.make("agent_message_chunk", { messageId: "live", content: { type: "text", text: "b" } }, { turn: "t_1", target: "fake" }),
       f.make("tool_call_content_chunk", { toolCallId: "c3", content: { type: "text", text: "out" } }, { turn: "t_1", target: "fake" }),
@@ -181,8 +182,8 @@ describe("transcript mapping", () => {
     state = fold(chunks, state);
     const dirty = chunks.map((e) => dirtyRefOf(e.kind, e.payload)).filter((r) => r !== undefined);
     expect(dirty).toEqual([{ type: "message", id: "live" }, { type: "tool_call", id: "c3" }]);
-    const patched = map(state, "fake", [], dirty);
-    expect(patched.items).toEqual(createTimelineMapper(lookOf)(state, "fake", []).items);
+    const patched = map(state, brand.target("fake"), [], dirty);
+    expect(patched.items).toEqual(createTimelineMapper(lookOf)(state, brand.target("fake"), []).items);
     expect(patched.items).not.toBe(before.items);
     expect(patched.items.at(-1)).toMatchObject({ kind: "agent", text: "ab", streaming: true });
     expect(patched.items[0]).toBe(before.items[0]);
@@ -195,19 +196,19 @@ describe("transcript mapping", () => {
     const s1 = fold([f.make("_baton_notice", { level: "info", title: "one" })]);
     const local = [{ after: 1, item: { kind: "notice" as const, id: "local-1", tone: "info" as const, title: "status" } }];
     const s2 = fold([f.make("_baton_notice", { level: "warning", title: "two", detail: "d" })], s1);
-    expect(map(s2, "fake", local).items.map((i) => (i.kind === "notice" ? i.title : i.kind))).toEqual(["one", "status", "two · d"]);
+    expect(map(s2, brand.target("fake"), local).items.map((i) => (i.kind === "notice" ? i.title : i.kind))).toEqual(["one", "status", "two · d"]);
   });
 });
 
 describe("interaction cards", () => {
   const item = (draft: unknown) => ({
-    interactionId: "ix_1",
+    interactionId: brand.interaction("ix_1"),
     requester: { type: "harness" as const, harnessTargetId: "fake" },
     draft: draft as never,
     status: "pending" as const,
     resolution: null,
-    turnId: "t_1",
-    harnessTargetId: "fake",
+    turnId: brand.turn("t_1"),
+    harnessTargetId: brand.target("fake"),
     openedSeq: 1,
     openedAt: "",
     resolvedSeq: null,
@@ -251,7 +252,7 @@ describe("interaction cards", () => {
 
 describe("activity, footer, composer", () => {
   const input = (over: Partial<ActivityInput> = {}): ActivityInput => ({
-    target: "fake",
+    target: brand.target("fake"),
     lookOf,
     settingsOf: () => ({ model: "big", effort: "high" }),
     contextUsageOf: () => ({ model: "big-2025", contextUsed: 5000, contextSize: 100000 }),
@@ -370,8 +371,8 @@ describe("toasts", () => {
 
 describe("targets and title", () => {
   test("/<id|alias|prefix> [message] resolves through the registry; paths are not targets", () => {
-    expect(matchSlashTarget(registry, "/oth hi there")).toEqual({ kind: "target", targetId: "other", message: "hi there" });
-    expect(matchSlashTarget(registry, "/fx")).toEqual({ kind: "target", targetId: "fake", message: "" });
+    expect(matchSlashTarget(registry, "/oth hi there")).toEqual({ kind: "target", targetId: brand.target("other"), message: "hi there" });
+    expect(matchSlashTarget(registry, "/fx")).toEqual({ kind: "target", targetId: brand.target("fake"), message: "" });
     expect(matchSlashTarget(registry, "/tmp/x")).toEqual({ kind: "none" });
     expect(matchSlashTarget(new TargetDirectory(new HarnessRegistry([fakeDefinition({ turns: [] }, "fake"), fakeDefinition({ turns: [] }, "fable")])), "/fa")).toEqual({
       kind: "ambiguous",

@@ -10,6 +10,7 @@ import { IMPLEMENT_PLAN_TEXT, shortCwd } from "../../src/tui/index.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { makeTestHome, openTestSession } from "../support/session-host.ts";
 import { mountBaton, tidy, type BatonMounted } from "./baton-setup.tsx";
+import { brand } from "../support/ids.ts";
 
 let mounted: BatonMounted | undefined;
 afterEach(async () => {
@@ -59,7 +60,7 @@ describe("Baton screen: sessions and control commands", () => {
     await mounted.type("work on");
     await mounted.keys((k) => k.pressEnter());
     await mounted.until(() => mounted!.host.session.sessionId === firstId);
-    expect(mounted.host.target).toBe("other");
+    expect(mounted.host.target).toBe(brand.target("other"));
     await mounted.waitFor("Message Fake other");
   });
 
@@ -249,6 +250,6 @@ describe("Baton screen: sessions and control commands", () => {
 describe("registry", () => {
   test("two fake targets register with their own ids (sanity for the fixtures above)", () => {
     const registry = new HarnessRegistry([fakeDefinition({ turns: [] }, "fake"), fakeDefinition({ turns: [] }, "other")]);
-    expect(registry.listTargets().map((t) => t.id)).toEqual(["fake", "other"]);
+    expect(registry.listTargets().map((t) => t.id)).toEqual([brand.target("fake"), brand.target("other")]);
   });
 });

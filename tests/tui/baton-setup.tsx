@@ -18,6 +18,7 @@ import { fakeDefinition, type FakeAdapter, type FakeScript } from "../support/fa
 import { makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
 import { driver, sleep, type Driver } from "./driver.ts";
 import type { SyncIoGuard } from "./sync-io-guard.ts";
+import { brand } from "../support/ids.ts";
 
 export { tidy } from "./driver.ts";
 
@@ -121,7 +122,7 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
   const host = new TuiHost({
     session,
     sessions,
-    initialTarget: "fake",
+    initialTarget: brand.target("fake"),
     showThoughts: options.showThoughts ?? true,
     clock: systemClock,
     setTitle: (title) => titles.push(title),

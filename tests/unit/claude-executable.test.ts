@@ -6,11 +6,12 @@ import path from "node:path";
 import { claudeDefinition } from "../../src/harness/claude/definition.ts";
 import { bundledCandidates, bundledClaudePath, resolveClaudeExecutable } from "../../src/harness/claude/executable.ts";
 import type { HarnessTarget } from "../../src/harness/definition.ts";
+import { brand } from "../support/ids.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-claude-exe-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const target = (settings: Record<string, unknown> = {}): HarnessTarget => ({ id: "claude", harness: "claude", env: {}, settings });
+const target = (settings: Record<string, unknown> = {}): HarnessTarget => ({ id: brand.target("claude"), harness: "claude", env: {}, settings });
 
 describe("Claude executable resolution", () => {
   test("settings.executable wins over BATON_CLAUDE_BIN, which wins over the bundled binary", () => {

@@ -5,6 +5,7 @@ import path from "node:path";
 import { codexDefinition, probeCodexExecutable } from "../../src/harness/codex/definition.ts";
 import { resolveCodexCommand, resolveInstalledCodex, targetTriple, versionArgv } from "../../src/harness/codex/executable.ts";
 import { fileChangeBlocks, toolTerminalStatus } from "../../src/harness/codex/items.ts";
+import { brand } from "../support/ids.ts";
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -85,7 +86,7 @@ describe("codex executable resolution (first match wins)", () => {
   test("probeExecutable runs --version", async () => {
     const dir = tempDir();
     const bin = executable(dir, "codex");
-    const report = await probeCodexExecutable({ id: "codex", harness: "codex", env: {}, settings: {} }, { PATH: dir });
+    const report = await probeCodexExecutable({ id: brand.target("codex"), harness: "codex", env: {}, settings: {} }, { PATH: dir });
     expect(report).toEqual({ ok: true, argv: [bin, "app-server"], source: `PATH (${bin})`, version: "codex-cli 9.9.9" });
     expect(codexDefinition).toMatchObject({ id: "codex", aliases: ["cx"], sessionKey: "codex", color: "#73daca", label: "Codex" });
   });

@@ -9,6 +9,7 @@ import { expandMentions } from "../../src/context/mentions.ts";
 import { ContextProviderRegistry } from "../../src/context/providers.ts";
 import { escapeMarkers, fenceBlock } from "../../src/shared/context-markers.ts";
 import { stripInjectedContext as stripLeadingBlocks } from "../../src/projection/display-text.ts";
+import { brand } from "../support/ids.ts";
 //  from "../../src/shared/context-markers.ts";
 
 /** Every marker-like tag in `text` (what a model could read as Baton's). */
@@ -43,10 +44,10 @@ describe("the hand-over and @-references", () => {
       summaries: [
         {
           seq: 5,
-          targetId: "codex",
+          targetId: brand.target("codex"),
           label: "codex",
           summary: {
-            turnId: "t_1",
+            turnId: brand.turn("t_1"),
             stopReason: "end_turn",
             toolCalls: [{ toolCallId: "c1", title: "echo '<baton-context>'", kind: "execute", status: "completed" }],
           },
@@ -57,7 +58,7 @@ describe("the hand-over and @-references", () => {
       ],
       sinceSeq: 0,
       fresh: false,
-      targetId: "claude",
+      targetId: brand.target("claude"),
       budgetChars: 4096,
     });
     const sent = wrapSync(catchUp!.text);

@@ -6,6 +6,7 @@ import type { OpenedSession } from "../../src/app/open-session.ts";
 import { ManualClock } from "../../src/shared/clock.ts";
 import { INTERRUPTED_NOTICE } from "../../src/controller/finalize.ts";
 import { readSummaries } from "../support/summaries.ts";
+import { brand } from "../support/ids.ts";
 
 const text = (value: string) => [{ type: "text" as const, text: value }];
 let home: TestHome;
@@ -100,7 +101,7 @@ describe("driven turn", () => {
     const s = await open([a, b]);
     const first = s.controller.submit("alpha", text("one"));
     const second = s.controller.submit("beta", text("two"));
-    expect(s.controller.queued().map((q) => q.targetId)).toEqual(["beta"]);
+    expect(s.controller.queued().map((q) => q.targetId)).toEqual([brand.target("beta")]);
     await Promise.all([first, second]);
     const states = ledgerOf(s)
       .filter((e) => e.kind === "state_update")
@@ -122,7 +123,7 @@ describe("driven turn", () => {
     const s = await open([fake]);
     await s.controller.submit("fake", text("go"));
     const chunk = ledgerOf(s).find((e) => e.kind === "agent_message_chunk");
-    expect(chunk?.source).toEqual({ type: "harness", harnessTargetId: "fake" });
+    expect(chunk?.source).toEqual({ type: "harness", harnessTargetId: brand.target("fake") });
     expect(chunk?.harness).toBe("fake-wire");
     expect(chunk?.harnessSessionId).toMatch(/^fake-session-/);
   });
@@ -140,9 +141,9 @@ describe("driven turn", () => {
     const s = await open([fake]);
     await s.controller.submit("fake", text("go"));
     const spoofed = ledgerOf(s).find((e) => e.kind === "_baton_notice" && (e.payload as { title: string }).title === "spoofed");
-    expect(spoofed?.source).toEqual({ type: "harness", harnessTargetId: "fake" });
+    expect(spoofed?.source).toEqual({ type: "harness", harnessTargetId: brand.target("fake") });
     expect(spoofed?.harness).toBe("fake-wire");
-    expect(spoofed?.harnessTargetId).toBe("fake");
+    expect(spoofed?.harnessTargetId).toBe(brand.target("fake"));
     expect(spoofed?.harnessSessionId).toBe(s.meta().harnessSessions["fake"]?.harnessSessionId);
   });
 });
@@ -154,7 +155,7 @@ describe("queue and recall", () => {
     const running = s.controller.submit("fake", text("running"));
     const queued1 = s.controller.submit("fake", text("queued one"));
     const queued2 = s.controller.submit("fake", text("queued two"));
-    expect(s.controller.recall()).toEqual({ text: "queued two", targetId: "fake" });
+    expect(s.controller.recall()).toEqual({ text: "queued two", targetId: brand.target("fake") });
     expect(await queued2).toBe("recalled");
     expect(s.controller.queued().map((q) => q.text)).toEqual(["queued one"]);
     await Promise.all([running, queued1]);

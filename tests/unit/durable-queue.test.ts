@@ -10,6 +10,7 @@ import { fakeDefinition, type FakeScript } from "../support/fake-adapter.ts";
 import { kindsOf, ledgerOf, testSessions, waitFor } from "../support/session-host.ts";
 import type { OpenedSession } from "../../src/app/open-session.ts";
 import { tableGet } from "../../src/projection/index.ts";
+import { brand } from "../support/ids.ts";
 
 const text = (value: string) => [{ type: "text" as const, text: value }];
 const sessions = testSessions();
@@ -72,7 +73,7 @@ describe("a waiting prompt is recorded when it is queued", () => {
 
   test("recall (↑) is recorded: the input leaves the queue for good", async () => {
     const { s } = await withTwoQueued();
-    expect(s.controller.recall()).toEqual({ text: "second follow-up", targetId: "other" });
+    expect(s.controller.recall()).toEqual({ text: "second follow-up", targetId: brand.target("other") });
     expect(kindsOf(ledgerOf(s)).filter((kind) => kind.startsWith("_baton_input"))).toEqual(["_baton_input_queued", "_baton_input_queued", "_baton_input_update"]);
     crash(s);
     const { s: reopened } = await open({ turns: [] }, { kind: "id", id: s.ref.batonSessionId });
@@ -130,8 +131,8 @@ describe("after Baton stopped, the queue comes back paused", () => {
       ["first follow-up", true],
       ["second follow-up", true],
     ]);
-    expect(reopened.controller.dropPaused()).toEqual({ text: "second follow-up", targetId: "other" });
-    expect(reopened.controller.recall()).toEqual({ text: "first follow-up", targetId: "other" });
+    expect(reopened.controller.dropPaused()).toEqual({ text: "second follow-up", targetId: brand.target("other") });
+    expect(reopened.controller.recall()).toEqual({ text: "first follow-up", targetId: brand.target("other") });
     expect(reopened.controller.queued()).toEqual([]);
     const exits = ledgerOf(reopened).filter((event) => event.kind === "_baton_input_update").map((event) => (event.payload as { state: string }).state);
     expect(exits).toEqual(["dropped", "recalled"]);

@@ -4,24 +4,25 @@ import { HarnessRegistry } from "../../src/harness/registry.ts";
 import { matchTargetRef } from "../../src/harness/target-refs.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { normalizeStopReason } from "../../src/harness/normalize.ts";
+import { brand } from "../support/ids.ts";
 
 const entries = [
-  { id: "codex", aliases: ["cx"] },
-  { id: "claude", aliases: ["cc"] },
-  { id: "codex-work", aliases: [] },
+  { id: brand.target("codex"), aliases: ["cx"] },
+  { id: brand.target("claude"), aliases: ["cc"] },
+  { id: brand.target("codex-work"), aliases: [] },
 ];
 
 describe("target references", () => {
   test("canonical ids and aliases, case-insensitive", () => {
-    expect(matchTargetRef("CC", entries)).toEqual({ kind: "match", id: "claude" });
-    expect(matchTargetRef("cx", entries)).toEqual({ kind: "match", id: "codex" });
-    expect(matchTargetRef("Codex", entries)).toEqual({ kind: "match", id: "codex" });
+    expect(matchTargetRef("CC", entries)).toEqual({ kind: "match", id: brand.target("claude") });
+    expect(matchTargetRef("cx", entries)).toEqual({ kind: "match", id: brand.target("codex") });
+    expect(matchTargetRef("Codex", entries)).toEqual({ kind: "match", id: brand.target("codex") });
   });
 
   test("unique prefixes match; ambiguous ones list the matches; unknown is unknown", () => {
-    expect(matchTargetRef("cla", entries)).toEqual({ kind: "match", id: "claude" });
-    expect(matchTargetRef("codex-", entries)).toEqual({ kind: "match", id: "codex-work" });
-    expect(matchTargetRef("c", entries)).toEqual({ kind: "ambiguous", matches: ["claude", "codex", "codex-work"] });
+    expect(matchTargetRef("cla", entries)).toEqual({ kind: "match", id: brand.target("claude") });
+    expect(matchTargetRef("codex-", entries)).toEqual({ kind: "match", id: brand.target("codex-work") });
+    expect(matchTargetRef("c", entries)).toEqual({ kind: "ambiguous", matches: [brand.target("claude"), brand.target("codex"), brand.target("codex-work")] });
     expect(matchTargetRef("claude-code", entries)).toEqual({ kind: "unknown" });
   });
 });
@@ -32,8 +33,8 @@ describe("registry", () => {
       harnesses: { codex: { approvalPolicy: "on-request", env: { A: "1" } } },
       targets: { "codex-work": { harness: "codex", env: { CODEX_HOME: "/w" }, sandbox: "read-only" } },
     });
-    expect(registry.target("codex")).toEqual({ id: "codex", harness: "codex", env: { A: "1" }, settings: { approvalPolicy: "on-request" } });
-    expect(registry.target("codex-work")).toEqual({ id: "codex-work", harness: "codex", env: { CODEX_HOME: "/w" }, settings: { approvalPolicy: "on-request", sandbox: "read-only" } });
+    expect(registry.target("codex")).toEqual({ id: brand.target("codex"), harness: "codex", env: { A: "1" }, settings: { approvalPolicy: "on-request" } });
+    expect(registry.target("codex-work")).toEqual({ id: brand.target("codex-work"), harness: "codex", env: { CODEX_HOME: "/w" }, settings: { approvalPolicy: "on-request", sandbox: "read-only" } });
   });
 
   test("a harness without a bundled target has only its configured targets", () => {
@@ -42,9 +43,9 @@ describe("registry", () => {
       harnesses: { agent: { flavour: "plain" } },
       targets: { "agent-one": { harness: "agent", flavour: "spicy" }, agent: { harness: "agent" } },
     });
-    expect(registry.listTargets().map((t) => t.id)).toEqual(["codex", "agent-one", "agent"]);
-    expect(registry.target("agent-one")).toEqual({ id: "agent-one", harness: "agent", env: {}, settings: { flavour: "spicy" } });
-    expect(registry.target("agent")).toEqual({ id: "agent", harness: "agent", env: {}, settings: { flavour: "plain" } });
+    expect(registry.listTargets().map((t) => t.id)).toEqual([brand.target("codex"), brand.target("agent-one"), brand.target("agent")]);
+    expect(registry.target("agent-one")).toEqual({ id: brand.target("agent-one"), harness: "agent", env: {}, settings: { flavour: "spicy" } });
+    expect(registry.target("agent")).toEqual({ id: brand.target("agent"), harness: "agent", env: {}, settings: { flavour: "plain" } });
     expect(new HarnessRegistry([agent]).listTargets()).toEqual([]);
   });
 

@@ -156,11 +156,11 @@ describe("drafts: in-place folds that readers never see change", () => {
           const got = tableGet(state.messages, id);
           expect(got?.content).toEqual(m.content);
           expect(got?.status).toBe(m.done ? "completed" : "in_progress");
-          expect(got?.turnId).toBe(m.turnId);
+          expect<string | null | undefined>(got?.turnId).toBe(m.turnId);
         }
         for (const [id, t] of expected.tools) {
           expect(tableGet(state.toolCalls, id)?.content).toEqual(t.content);
-          expect(tableGet(state.toolCalls, id)?.turnId).toBe(t.turnId);
+          expect<string | null | undefined>(tableGet(state.toolCalls, id)?.turnId).toBe(t.turnId);
         }
       }),
       RUNS,

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import type { AnyEvent } from "../../src/event/envelope.ts";
-import type { EventKind, PayloadOf } from "../../src/event/kinds.ts";
+import type { DraftPayloadOf, EventKind } from "../../src/event/kinds.ts";
 import {
   blockingInteractionCount,
   deriveRunState,
@@ -39,7 +39,7 @@ function defined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-const PAYLOADS: { [K in EventKind]: fc.Arbitrary<PayloadOf<K>> } = {
+const PAYLOADS: { [K in EventKind]: fc.Arbitrary<DraftPayloadOf<K>> } = {
   state_update: fc.record({ state: fc.constantFrom("running", "idle", "requires_action"), stopReason: opt(fc.constantFrom("end_turn", "cancelled")) }).map(defined),
   user_message: fc.record({ messageId, content: opt(textBlocks), delivery: opt(fc.constantFrom("prompt", "steer", "follow_up")) }).map(defined),
   user_message_chunk: fc.record({ messageId, content: block }),
@@ -127,7 +127,7 @@ const PAYLOADS: { [K in EventKind]: fc.Arbitrary<PayloadOf<K>> } = {
     })
     .map(defined),
   _baton_turn_summary: fc
-    .record({ turnId, toolCalls: fc.constant<PayloadOf<"_baton_turn_summary">["toolCalls"]>([]), agentText: opt(fc.constantFrom("did it")) })
+    .record({ turnId, toolCalls: fc.constant<DraftPayloadOf<"_baton_turn_summary">["toolCalls"]>([]), agentText: opt(fc.constantFrom("did it")) })
     .map(defined),
   _baton_plugin_binding_update: fc
     .record({

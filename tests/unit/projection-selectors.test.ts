@@ -12,6 +12,7 @@ import {
   selectTranscriptWindow,
 } from "../../src/projection/index.ts";
 import { createEventFactory, textBlock, type EventFactory } from "../support/events.ts";
+import { brand } from "../support/ids.ts";
 
 function session(f: EventFactory) {
   return [
@@ -82,10 +83,10 @@ describe("selectActivity", () => {
     expect(activity.runState).toBe("requires_action");
     expect(activity.turns).toEqual([
       {
-        turnId: "t_1",
+        turnId: brand.turn("t_1"),
         role: "driven",
         state: "requires_action",
-        harnessTargetId: "codex",
+        harnessTargetId: brand.target("codex"),
         startedAt: "2025-01-01T12:00:01.000Z",
         phase: null,
         phaseTitle: null,
@@ -94,10 +95,10 @@ describe("selectActivity", () => {
         activeTool: { toolCallId: "call_1", kind: "search", title: "rg foo", status: "in_progress" },
       },
       {
-        turnId: "t_bg",
+        turnId: brand.turn("t_bg"),
         role: "observed",
         state: "running",
-        harnessTargetId: "claude",
+        harnessTargetId: brand.target("claude"),
         startedAt: "2025-01-01T12:00:07.000Z",
         phase: "starting",
         phaseTitle: "Starting claude…",
@@ -106,7 +107,7 @@ describe("selectActivity", () => {
         activeTool: null,
       },
     ]);
-    expect(activity.pendingInteractions.map((ix) => ix.interactionId)).toEqual(["ix_1"]);
+    expect(activity.pendingInteractions.map((ix) => ix.interactionId)).toEqual([brand.interaction("ix_1")]);
   });
 
   test("the same object comes back when a chunk changes nothing the activity shows", () => {
@@ -143,7 +144,7 @@ describe("selectFooter and selectPendingInteractions", () => {
     const f = createEventFactory();
     const s1 = replay(session(f));
     const pending = selectPendingInteractions(s1);
-    expect(pending.map((ix) => ix.interactionId)).toEqual(["ix_1"]);
+    expect(pending.map((ix) => ix.interactionId)).toEqual([brand.interaction("ix_1")]);
     const s2 = reduce(s1, f.make("usage_update", { outputTokens: 1 }));
     expect(selectPendingInteractions(s2)).toBe(pending);
     const s3 = reduce(s2, f.make("interaction.resolved", { interactionId: "ix_1", resolution: { outcome: "cancelled", reason: "user" } }));
@@ -155,10 +156,10 @@ describe("selectTargetPlan", () => {
   test("pinned while the target runs and an entry is unfinished", () => {
     const f = createEventFactory();
     const s1 = replay(session(f));
-    expect(selectTargetPlan(s1, "codex")).toMatchObject({ done: 1, total: 2, pinned: true });
-    expect(selectTargetPlan(s1, "claude")).toBeNull();
+    expect(selectTargetPlan(s1, brand.target("codex"))).toMatchObject({ done: 1, total: 2, pinned: true });
+    expect(selectTargetPlan(s1, brand.target("claude"))).toBeNull();
     const s2 = reduce(s1, f.make("state_update", { state: "idle", stopReason: "end_turn" }, { turn: "t_1", target: "codex" }));
-    expect(selectTargetPlan(s2, "codex")?.pinned).toBe(false);
+    expect(selectTargetPlan(s2, brand.target("codex"))?.pinned).toBe(false);
   });
 });
 

@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { buildTurnSummary, displayUserText, reduce, replay, stripInjectedContext, summaryTexts, tableGet } from "../../src/projection/index.ts";
 import { assembleCatchUp } from "../../src/context/catch-up.ts";
 import { createEventFactory, textBlock, type EventFactory } from "../support/events.ts";
+import { brand } from "../support/ids.ts";
 
 function turnLedger(f: EventFactory) {
   return [
@@ -33,14 +34,14 @@ describe("buildTurnSummary", () => {
   test("builds the summary payload from per-turn data, without the ledger; texts (steers too, #11.14) are named by messageId, not copied", () => {
     const f = createEventFactory();
     const state = replay(turnLedger(f));
-    const summary = buildTurnSummary(state, "t_1", undefined, "2025-01-01T12:01:00.000Z");
+    const summary = buildTurnSummary(state, brand.turn("t_1"), undefined, "2025-01-01T12:01:00.000Z");
     expect(summary).toEqual({
-      turnId: "t_1",
+      turnId: brand.turn("t_1"),
       role: "driven",
       stopReason: "end_turn",
-      userMessageId: "m_u",
-      steerMessageIds: ["m_s"],
-      agentMessageIds: ["m_a1", "m_a2"],
+      userMessageId: brand.message("m_u"),
+      steerMessageIds: [brand.message("m_s")],
+      agentMessageIds: [brand.message("m_a1"), brand.message("m_a2")],
       toolCalls: [
         { toolCallId: "call_1", title: "npm test", kind: "execute", status: "completed" },
         { toolCallId: "call_2", title: "", kind: "other", status: "pending" },
@@ -56,7 +57,7 @@ describe("buildTurnSummary", () => {
   test("a wave-1 summary that copied its texts is read as it was written", () => {
     const f = createEventFactory();
     const state = replay(turnLedger(f));
-    expect(summaryTexts(state, { turnId: "t_1", userText: "as stored", agentText: "said then", toolCalls: [] })).toEqual({ userText: "as stored", steers: [], agentText: "said then" });
+    expect(summaryTexts(state, { turnId: brand.turn("t_1"), userText: "as stored", agentText: "said then", toolCalls: [] })).toEqual({ userText: "as stored", steers: [], agentText: "said then" });
   });
 
   test("an explicit stopReason wins; usage is omitted when in/out are zero", () => {
@@ -65,13 +66,13 @@ describe("buildTurnSummary", () => {
       f.make("state_update", { state: "running" }, { turn: "t_c", source: "baton", target: "codex" }),
       f.make("usage_update", { cacheReadTokens: 9 }, { turn: "t_c" }),
     ]);
-    const summary = buildTurnSummary(state, "t_c", "cancelled", undefined);
-    expect(summary).toEqual({ turnId: "t_c", role: "driven", stopReason: "cancelled", toolCalls: [], startedAt: "2025-01-01T12:00:00.000Z" });
+    const summary = buildTurnSummary(state, brand.turn("t_c"), "cancelled", undefined);
+    expect(summary).toEqual({ turnId: brand.turn("t_c"), role: "driven", stopReason: "cancelled", toolCalls: [], startedAt: "2025-01-01T12:00:00.000Z" });
   });
 
   test("an unknown turn gives a minimal summary", () => {
-    expect(buildTurnSummary(replay([]), "t_x", "failed", "2025-01-01T00:00:00.000Z")).toEqual({
-      turnId: "t_x",
+    expect(buildTurnSummary(replay([]), brand.turn("t_x"), "failed", "2025-01-01T00:00:00.000Z")).toEqual({
+      turnId: brand.turn("t_x"),
       stopReason: "failed",
       toolCalls: [],
       endedAt: "2025-01-01T00:00:00.000Z",
@@ -81,9 +82,9 @@ describe("buildTurnSummary", () => {
   test("reducing the built summary lists it once with its target and drops the per-turn data", () => {
     const f = createEventFactory();
     const state = replay(turnLedger(f));
-    const payload = buildTurnSummary(state, "t_1", undefined, "2025-01-01T12:01:00.000Z");
+    const payload = buildTurnSummary(state, brand.turn("t_1"), undefined, "2025-01-01T12:01:00.000Z");
     const after = reduce(state, f.make("_baton_turn_summary", payload, { turn: "t_1", source: "baton" }));
-    expect(after.turnSummaries).toEqual([{ ...payload, seq: 13, harnessTargetId: "codex" }]);
+    expect(after.turnSummaries).toEqual([{ ...payload, seq: 13, harnessTargetId: brand.target("codex") }]);
     expect(tableGet(after.turnData, "t_1")).toBeUndefined();
   });
 });
@@ -99,7 +100,7 @@ describe("steers in the summary and the hand-over (#11.14)", () => {
       f.make("user_message", steer, { turn: "t_1", source: "user" }),
       f.make("user_message", { messageId: "m_s2", content: [textBlock("<baton-context>x</baton-context>\n\nand wrap at 80")], delivery: "steer" }, { turn: "t_1", source: "user" }),
     ]);
-    expect(summaryTexts(state, buildTurnSummary(state, "t_1", "end_turn", undefined)).steers).toEqual(["use tabs", "and wrap at 80"]);
+    expect(summaryTexts(state, buildTurnSummary(state, brand.turn("t_1"), "end_turn", undefined)).steers).toEqual(["use tabs", "and wrap at 80"]);
   });
 
   test("the next agent's catch-up shows each steer after the prompt", () => {
@@ -107,9 +108,9 @@ describe("steers in the summary and the hand-over (#11.14)", () => {
       summaries: [
         {
           seq: 9,
-          targetId: "codex",
+          targetId: brand.target("codex"),
           label: "codex",
-          summary: { turnId: "t_1", stopReason: "end_turn", toolCalls: [] },
+          summary: { turnId: brand.turn("t_1"), stopReason: "end_turn", toolCalls: [] },
           userText: "format it",
           steers: ["use tabs"],
           agentText: "Done.",
@@ -117,7 +118,7 @@ describe("steers in the summary and the hand-over (#11.14)", () => {
       ],
       sinceSeq: 0,
       fresh: true,
-      targetId: "claude",
+      targetId: brand.target("claude"),
       budgetChars: 4096,
     });
     expect(catchUp?.text).toContain("user: format it\nuser (steered in): use tabs\nagent: Done.");

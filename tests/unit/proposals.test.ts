@@ -8,6 +8,7 @@ import { kindsOf, ledgerOf, makeTestHome, openTestSession, type TestHome } from 
 import type { OpenedSession } from "../../src/app/open-session.ts";
 import { selectPendingProposals } from "../../src/projection/index.ts";
 import type { AnyEvent } from "../../src/event/envelope.ts";
+import { brand } from "../support/ids.ts";
 
 let home: TestHome;
 let sessions: OpenedSession[] = [];
@@ -68,7 +69,7 @@ describe("proposed_input", () => {
     expect(resolved?.payload).toMatchObject({ resolution: { outcome: "submitted", messageId: (message?.payload as { messageId: string }).messageId, targetId: "fake" } });
     expect(message?.parentEventId).toBe(resolved?.eventId);
     expect(resolved!.seq).toBeLessThan(message!.seq);
-    expect(message?.harnessTargetId).toBe("fake");
+    expect(message?.harnessTargetId).toBe(brand.target("fake"));
     expect(s.controller.proposals.pending()).toEqual([]);
   });
 
@@ -79,7 +80,7 @@ describe("proposed_input", () => {
     const events = ledgerOf(s);
     const [message] = users(events);
     expect(resolutionOf(events, interactionId)?.payload).toMatchObject({ resolution: { outcome: "submitted", targetId: "other", edited: true } });
-    expect(message?.harnessTargetId).toBe("other");
+    expect(message?.harnessTargetId).toBe(brand.target("other"));
     expect(message?.payload).toMatchObject({ content: [{ type: "text", text: "fix only the parser test" }] });
   });
 

@@ -18,6 +18,7 @@ import {
   type ProjectionState,
 } from "../../src/projection/index.ts";
 import { createEventFactory, textBlock, type EventFactory } from "../support/events.ts";
+import { brand } from "../support/ids.ts";
 
 interface Case<K extends EventKind> {
   readonly name: string;
@@ -40,8 +41,8 @@ const CASES: CaseTable = {
       name: "running opens a driven turn with startedAt and target from the first running",
       when: (f) => running(f, "t_1", "codex"),
       then: (s) => {
-        expect(s.activeTurns["t_1"]).toMatchObject({ role: "driven", state: "running", harnessTargetId: "codex" });
-        expect(s.activeTurns["t_1"]?.startedAt).toBe("2025-01-01T12:00:00.000Z");
+        expect(s.activeTurns[brand.turn("t_1")]).toMatchObject({ role: "driven", state: "running", harnessTargetId: brand.target("codex") });
+        expect(s.activeTurns[brand.turn("t_1")]?.startedAt).toBe("2025-01-01T12:00:00.000Z");
         expect(s.runState).toBe("running");
       },
     },
@@ -104,7 +105,7 @@ const CASES: CaseTable = {
       given: (f) => [queued(f, "m_1", "t_1", "first"), queued(f, "m_2", "t_2", "second")],
       when: (f) => f.make("_baton_input_update", { messageId: "m_2", state: "recalled" }, { source: "user" }),
       then: (s) => {
-        expect(s.queuedInputs.map((input) => input.messageId)).toEqual(["m_1"]);
+        expect(s.queuedInputs.map((input) => input.messageId)).toEqual([brand.message("m_1")]);
         expect(tableGet(s.messages, "m_2")).toBeUndefined();
       },
     },
@@ -204,7 +205,7 @@ const CASES: CaseTable = {
       when: (f) => f.make("plan_update", { planId: "pl_1", entries: [{ content: "a", status: "completed" }] }, { target: "codex" }),
       then: (s) => {
         expect(tableGet(s.plans, "pl_1")?.entries).toEqual([{ content: "a", status: "completed" }]);
-        expect(s.perTarget["codex"]?.lastPlanId).toBe("pl_1");
+        expect(s.perTarget[brand.target("codex")]?.lastPlanId).toBe("pl_1");
         expect(timelineOf(s)).toEqual([{ type: "plan", id: "pl_1" }]);
       },
     },
@@ -230,7 +231,7 @@ const CASES: CaseTable = {
       when: (f) => f.make("proposed_plan_implementation_started", { planId: "pl_p", implementationTurnId: "t_3" }),
       then: (after, before) => {
         expect(after).toBe(before);
-        expect(tableGet(after.proposedPlans, "pl_p")?.implementationTurnId).toBe("t_2");
+        expect(tableGet(after.proposedPlans, "pl_p")?.implementationTurnId).toBe(brand.turn("t_2"));
       },
     },
   ],
@@ -259,8 +260,8 @@ const CASES: CaseTable = {
         ),
       then: (s) => {
         expect(tableGet(s.interactions, "ix_1")?.status).toBe("pending");
-        expect(s.pendingInteractionIds).toEqual(["ix_1"]);
-        expect(s.activeTurns["t_1"]?.state).toBe("requires_action");
+        expect(s.pendingInteractionIds).toEqual([brand.interaction("ix_1")]);
+        expect(s.activeTurns[brand.turn("t_1")]?.state).toBe("requires_action");
         expect(s.runState).toBe("requires_action");
       },
     },
@@ -280,7 +281,7 @@ const CASES: CaseTable = {
       then: (s) => {
         expect(tableGet(s.interactions, "ix_1")).toMatchObject({ status: "resolved", resolution: { outcome: "selected", optionId: "allow" } });
         expect(s.pendingInteractionIds).toEqual([]);
-        expect(s.activeTurns["t_1"]?.state).toBe("running");
+        expect(s.activeTurns[brand.turn("t_1")]?.state).toBe("running");
         expect(s.runState).toBe("running");
       },
     },
@@ -311,7 +312,7 @@ const CASES: CaseTable = {
       name: "replaces the target's snapshot (only the latest remains)",
       given: (f) => [f.make("context_usage_update", { model: "gpt", contextUsed: 10, contextSize: 100 }, { target: "codex" })],
       when: (f) => f.make("context_usage_update", { contextUsed: 20 }, { target: "codex" }),
-      then: (s) => expect(s.perTarget["codex"]?.contextUsage).toEqual({ contextUsed: 20 }),
+      then: (s) => expect(s.perTarget[brand.target("codex")]?.contextUsage).toEqual({ contextUsed: 20 }),
     },
   ],
   available_commands_update: [
@@ -319,7 +320,7 @@ const CASES: CaseTable = {
       name: "replaces the target's command list",
       given: (f) => [f.make("available_commands_update", { commands: [{ name: "a" }, { name: "b" }] }, { target: "claude" })],
       when: (f) => f.make("available_commands_update", { commands: [{ name: "c" }] }, { target: "claude" }),
-      then: (s) => expect(s.perTarget["claude"]?.commands).toEqual([{ name: "c" }]),
+      then: (s) => expect(s.perTarget[brand.target("claude")]?.commands).toEqual([{ name: "c" }]),
     },
   ],
   config_option_update: [
@@ -327,23 +328,23 @@ const CASES: CaseTable = {
       name: "replaces the target's config snapshot",
       when: (f) =>
         f.make("config_option_update", { options: [{ id: "model", name: "Model", type: "select", value: "gpt-5" }] }, { target: "codex" }),
-      then: (s) => expect(s.perTarget["codex"]?.configOptions).toEqual([{ id: "model", name: "Model", type: "select", value: "gpt-5" }]),
+      then: (s) => expect(s.perTarget[brand.target("codex")]?.configOptions).toEqual([{ id: "model", name: "Model", type: "select", value: "gpt-5" }]),
     },
   ],
   approval_route_update: [
     {
       name: "records the route the target's harness reported",
       when: (f) => f.make("approval_route_update", { route: "delegated" }, { target: "codex" }),
-      then: (s) => expect(selectApprovalRoute(s, "codex")).toBe("delegated"),
+      then: (s) => expect(selectApprovalRoute(s, brand.target("codex"))).toBe("delegated"),
     },
     {
       name: "a later report replaces it, per target; an unreported route reads as null",
       given: (f) => [f.make("approval_route_update", { route: "delegated" }, { target: "codex" }), f.make("approval_route_update", { route: "delegated" }, { target: "other" })],
       when: (f) => f.make("approval_route_update", { route: null }, { target: "codex" }),
       then: (s) => {
-        expect(selectApprovalRoute(s, "codex")).toBeNull();
-        expect(selectApprovalRoute(s, "other")).toBe("delegated");
-        expect(selectApprovalRoute(s, "never-reported")).toBeNull();
+        expect(selectApprovalRoute(s, brand.target("codex"))).toBeNull();
+        expect(selectApprovalRoute(s, brand.target("other"))).toBe("delegated");
+        expect(selectApprovalRoute(s, brand.target("never-reported"))).toBeNull();
       },
     },
   ],
@@ -374,13 +375,13 @@ const CASES: CaseTable = {
       name: "sets the turn's phase",
       given: (f) => [running(f)],
       when: (f) => f.make("_baton_run_status", { phase: "starting", title: "Starting codex…" }, { turn: "t_1" }),
-      then: (s) => expect(s.activeTurns["t_1"]).toMatchObject({ phase: "starting", phaseTitle: "Starting codex…" }),
+      then: (s) => expect(s.activeTurns[brand.turn("t_1")]).toMatchObject({ phase: "starting", phaseTitle: "Starting codex…" }),
     },
     {
       name: "null clears the phase",
       given: (f) => [running(f), f.make("_baton_run_status", { phase: "starting", title: "Starting codex…" }, { turn: "t_1" })],
       when: (f) => f.make("_baton_run_status", { phase: null }, { turn: "t_1" }),
-      then: (s) => expect(s.activeTurns["t_1"]).toMatchObject({ phase: null, phaseTitle: null }),
+      then: (s) => expect(s.activeTurns[brand.turn("t_1")]).toMatchObject({ phase: null, phaseTitle: null }),
     },
     {
       name: "dropped when the turn is not active",
@@ -452,8 +453,8 @@ const CASES: CaseTable = {
       when: (f) =>
         f.make("_baton_context_delivery_receipt", { snapshotId: "ctx_1", contextEpochId: "ctxe_1", transport: "prompt_prepend", accepted: true }, { target: "claude" }),
       then: (s) => {
-        expect(s.contextEpochs["ctxe_1"]).toMatchObject({ throughSeq: 7, targetId: "claude", lastSnapshotId: "ctx_1" });
-        expect(s.perTarget["claude"]?.contextEpochId).toBe("ctxe_1");
+        expect(s.contextEpochs[brand.epoch("ctxe_1")]).toMatchObject({ throughSeq: 7, targetId: brand.target("claude"), lastSnapshotId: brand.snapshot("ctx_1") });
+        expect(s.perTarget[brand.target("claude")]?.contextEpochId).toBe(brand.epoch("ctxe_1"));
         expect(tableGet(s.contextSnapshots, "ctx_1")?.receipt).toMatchObject({ contextEpochId: "ctxe_1", transport: "prompt_prepend" });
       },
     },
@@ -486,7 +487,7 @@ const CASES: CaseTable = {
       when: (f) => f.make("_baton_turn_summary", { turnId: "t_1", stopReason: "end_turn", userMessageId: "m_1", toolCalls: [] }, { target: "codex" }),
       then: (s, before) => {
         expect(tableGet(before.turnData, "t_1")).toBeDefined();
-        expect(s.turnSummaries).toEqual([{ turnId: "t_1", stopReason: "end_turn", userMessageId: "m_1", toolCalls: [], seq: 4, harnessTargetId: "codex" }]);
+        expect(s.turnSummaries).toEqual([{ turnId: brand.turn("t_1"), stopReason: "end_turn", userMessageId: brand.message("m_1"), toolCalls: [], seq: 4, harnessTargetId: brand.target("codex") }]);
         expect(tableGet(s.turnData, "t_1")).toBeUndefined();
       },
     },
@@ -504,7 +505,7 @@ const CASES: CaseTable = {
           registrations: [{ type: "command", commandId: "hello", name: "hello", description: "Say hello" }, { type: "controller" }],
         }),
       then: (s) => {
-        expect(s.plugins["pi_0123456789abcdef"]).toMatchObject({ pluginId: "acme/hello", state: "active", reason: null, commands: [{ commandId: "hello", name: "hello", description: "Say hello" }] });
+        expect(s.plugins[brand.plugin("pi_0123456789abcdef")]).toMatchObject({ pluginId: "acme/hello", state: "active", reason: null, commands: [{ commandId: "hello", name: "hello", description: "Say hello" }] });
         expect(selectPluginCommands(s)).toEqual([{ pluginInstanceId: "pi_0123456789abcdef", pluginId: "acme/hello", command: { commandId: "hello", name: "hello", description: "Say hello" } }]);
       },
     },
@@ -530,7 +531,7 @@ const CASES: CaseTable = {
           reason: { code: "exit", detail: "exit code 3" },
         }),
       then: (s) => {
-        expect(s.plugins["pi_0123456789abcdef"]).toMatchObject({ state: "failed", reason: { code: "exit", detail: "exit code 3" }, commands: [] });
+        expect(s.plugins[brand.plugin("pi_0123456789abcdef")]).toMatchObject({ state: "failed", reason: { code: "exit", detail: "exit code 3" }, commands: [] });
         expect(selectPluginCommands(s)).toEqual([]);
       },
     },
@@ -545,7 +546,7 @@ const CASES: CaseTable = {
           state: "hibernating" as never,
         }),
       then: (s) => {
-        expect(s.plugins["pi_0123456789abcdef"]).toMatchObject({ state: "failed", reason: { code: "unknown" } });
+        expect(s.plugins[brand.plugin("pi_0123456789abcdef")]).toMatchObject({ state: "failed", reason: { code: "unknown" } });
       },
     },
   ],
@@ -557,7 +558,7 @@ const CASES: CaseTable = {
         f.make("_baton_checkpoint", { turnId: "t_1", boundary: "before", commit: "c".repeat(40), dirtyPaths: ["notes.md"], throughSeq: 0 }, { turn: "t_1", target: "codex", source: "baton" }),
       then: (s) => {
         expect(listToArray(s.fileCheckpoints)).toEqual([
-          { turnId: "t_1", boundary: "before", commit: "c".repeat(40), dirtyPaths: ["notes.md"], dirtyUnknown: false, throughSeq: 0, undo: null, harnessTargetId: "codex", seq: 3, ts: "2025-01-01T12:00:02.000Z" },
+          { turnId: brand.turn("t_1"), boundary: "before", commit: "c".repeat(40), dirtyPaths: ["notes.md"], dirtyUnknown: false, throughSeq: 0, undo: null, harnessTargetId: brand.target("codex"), seq: 3, ts: "2025-01-01T12:00:02.000Z" },
         ]);
         expect(selectRewindPoints(s)).toMatchObject([{ id: "t_1", kind: "turn", commit: "c".repeat(40), fork: { batonSessionId: null, throughSeq: 0 }, userText: "fix it" }]);
       },

@@ -2,6 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { initialState, listToArray, reduce, replay, tableGet } from "../../src/projection/index.ts";
 import { createEventFactory, textBlock } from "../support/events.ts";
+import { brand } from "../support/ids.ts";
 
 describe("messages", () => {
   test("a chunk after the message completed is a stale re-delivery and is ignored", () => {
@@ -103,8 +104,8 @@ describe("tool calls", () => {
       locations: [],
       rawInput: null,
       rawOutput: null,
-      turnId: "t_1",
-      harnessTargetId: "claude",
+      turnId: brand.turn("t_1"),
+      harnessTargetId: brand.target("claude"),
       firstSeq: 1,
     });
   });

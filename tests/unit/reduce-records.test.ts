@@ -3,6 +3,7 @@ import { describe, expect, test } from "bun:test";
 import type { AttemptPhase } from "../../src/event/kinds.ts";
 import { checkAttemptTransition, reduce, replay, selectTargetContext, tableGet } from "../../src/projection/index.ts";
 import { createEventFactory, textBlock, type EventFactory } from "../support/events.ts";
+import { brand } from "../support/ids.ts";
 
 const snapshot = (f: EventFactory, snapshotId: string, throughSeq: number, target = "claude") =>
   f.make(
@@ -25,8 +26,8 @@ describe("per-target isolation (EV-07)", () => {
       f.make("plan_update", { planId: "pl_a", entries: [] }, { target: "codex", harness: "codex" }),
       f.make("plan_update", { planId: "pl_b", entries: [] }, { target: "codex-work", harness: "codex" }),
     ]);
-    expect(state.perTarget["codex"]).toMatchObject({ contextUsage: { contextUsed: 100 }, commands: null, lastPlanId: "pl_a", harness: "codex" });
-    expect(state.perTarget["codex-work"]).toMatchObject({ contextUsage: { contextUsed: 900 }, commands: [{ name: "review" }], lastPlanId: "pl_b", harness: "codex" });
+    expect(state.perTarget[brand.target("codex")]).toMatchObject({ contextUsage: { contextUsed: 100 }, commands: null, lastPlanId: "pl_a", harness: "codex" });
+    expect(state.perTarget[brand.target("codex-work")]).toMatchObject({ contextUsage: { contextUsed: 900 }, commands: [{ name: "review" }], lastPlanId: "pl_b", harness: "codex" });
   });
 
   test("a target snapshot without a target id is dropped, never keyed by harness name", () => {
@@ -69,24 +70,24 @@ describe("context epochs (CTX-03)", () => {
     const f = createEventFactory();
     const state = replay([snapshot(f, "ctx_1", 10)]);
     expect(state.contextEpochs).toEqual({});
-    expect(state.perTarget["claude"]).toBeUndefined();
+    expect(state.perTarget[brand.target("claude")]).toBeUndefined();
   });
 
   test("throughSeq never moves backwards within an epoch", () => {
     const f = createEventFactory();
     const state = replay([snapshot(f, "ctx_1", 10), snapshot(f, "ctx_2", 20), receipt(f, "ctx_2", "ctxe_1"), receipt(f, "ctx_1", "ctxe_1")]);
-    expect(state.contextEpochs["ctxe_1"]).toMatchObject({ throughSeq: 20, lastSnapshotId: "ctx_2" });
+    expect(state.contextEpochs[brand.epoch("ctxe_1")]).toMatchObject({ throughSeq: 20, lastSnapshotId: brand.snapshot("ctx_2") });
     expect(tableGet(state.contextSnapshots, "ctx_1")?.receipt).not.toBeNull();
   });
 
   test("a fresh native session starts a new epoch for the same target", () => {
     const f = createEventFactory();
     const state = replay([snapshot(f, "ctx_1", 10), receipt(f, "ctx_1", "ctxe_1"), snapshot(f, "ctx_2", 30), receipt(f, "ctx_2", "ctxe_2")]);
-    expect(state.perTarget["claude"]?.contextEpochId).toBe("ctxe_2");
-    expect(state.contextEpochs["ctxe_1"]?.throughSeq).toBe(10);
-    expect(state.contextEpochs["ctxe_2"]?.throughSeq).toBe(30);
-    expect(selectTargetContext(state, "claude")).toEqual({ contextEpochId: "ctxe_2", throughSeq: 30 });
-    expect(selectTargetContext(state, "codex")).toBeNull();
+    expect(state.perTarget[brand.target("claude")]?.contextEpochId).toBe(brand.epoch("ctxe_2"));
+    expect(state.contextEpochs[brand.epoch("ctxe_1")]?.throughSeq).toBe(10);
+    expect(state.contextEpochs[brand.epoch("ctxe_2")]?.throughSeq).toBe(30);
+    expect(selectTargetContext(state, brand.target("claude"))).toEqual({ contextEpochId: brand.epoch("ctxe_2"), throughSeq: 30 });
+    expect(selectTargetContext(state, brand.target("codex"))).toBeNull();
   });
 
   test("a receipt for an unknown snapshot, or a second receipt, changes nothing", () => {
@@ -122,7 +123,7 @@ describe("delivery attempts (§3.5)", () => {
     const f = createEventFactory();
     const state = replay([attempt(f, "accepted"), attempt(f, "accepted")]);
     expect(tableGet(state.attempts, "att_1")).toBeUndefined();
-    expect(state.attemptAnomalies).toEqual([{ seq: 1, attemptId: "att_1", from: null, to: "accepted" }]);
+    expect(state.attemptAnomalies).toEqual([{ seq: 1, attemptId: brand.attempt("att_1"), from: null, to: "accepted" }]);
   });
 
   test("a replayed phase (e.g. prepared) changes nothing; finalized is terminal", () => {
@@ -131,7 +132,7 @@ describe("delivery attempts (§3.5)", () => {
     expect(reduce(s1, attempt(f, "finalized", { outcome: "cancelled" }))).toBe(s1);
     const s2 = reduce(s1, attempt(f, "accepted"));
     expect(tableGet(s2.attempts, "att_1")?.phase).toBe("finalized");
-    expect(s2.attemptAnomalies).toEqual([{ seq: 4, attemptId: "att_1", from: "finalized", to: "accepted" }]);
+    expect(s2.attemptAnomalies).toEqual([{ seq: 4, attemptId: brand.attempt("att_1"), from: "finalized", to: "accepted" }]);
   });
 
   test("checkAttemptTransition follows the state machine", () => {

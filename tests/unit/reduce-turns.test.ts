@@ -4,6 +4,7 @@ import { describe, expect, test } from "bun:test";
 import type { InteractionDraft } from "../../src/event/interaction-types.ts";
 import { reduce, replay, tableGet } from "../../src/projection/index.ts";
 import { createEventFactory, textBlock, type EventFactory } from "../support/events.ts";
+import { brand } from "../support/ids.ts";
 
 const permission: InteractionDraft = { type: "permission", title: "Run ls", options: [] };
 const run = (f: EventFactory, turn: string, source: "baton" | "harness" = "baton", target = "codex") =>
@@ -23,13 +24,13 @@ describe("turns", () => {
   test("a harness-sourced first running is an observed turn (TURN-01)", () => {
     const f = createEventFactory();
     const state = replay([run(f, "t_bg", "harness", "claude")]);
-    expect(state.activeTurns["t_bg"]).toMatchObject({ role: "observed", harnessTargetId: "claude" });
+    expect(state.activeTurns[brand.turn("t_bg")]).toMatchObject({ role: "observed", harnessTargetId: brand.target("claude") });
   });
 
   test("role and startedAt come from the first running only", () => {
     const f = createEventFactory();
     const state = replay([run(f, "t_1", "baton"), run(f, "t_1", "harness")]);
-    expect(state.activeTurns["t_1"]).toMatchObject({ role: "driven", startedAt: "2025-01-01T12:00:00.000Z", startedSeq: 1 });
+    expect(state.activeTurns[brand.turn("t_1")]).toMatchObject({ role: "driven", startedAt: "2025-01-01T12:00:00.000Z", startedSeq: 1 });
   });
 
   test("a duplicate idle is inert and the first stopReason stays (TURN-02)", () => {
@@ -71,10 +72,10 @@ describe("turns", () => {
   test("native requires_action and back", () => {
     const f = createEventFactory();
     const s1 = replay([run(f, "t_1"), f.make("state_update", { state: "requires_action" }, { turn: "t_1", target: "codex" })]);
-    expect(s1.activeTurns["t_1"]?.state).toBe("requires_action");
+    expect(s1.activeTurns[brand.turn("t_1")]?.state).toBe("requires_action");
     expect(s1.runState).toBe("requires_action");
     const s2 = reduce(s1, run(f, "t_1", "harness"));
-    expect(s2.activeTurns["t_1"]?.state).toBe("running");
+    expect(s2.activeTurns[brand.turn("t_1")]?.state).toBe("running");
     expect(s2.runState).toBe("running");
   });
 
@@ -87,9 +88,9 @@ describe("turns", () => {
   test("an error that will retry marks its turn retrying until output arrives", () => {
     const f = createEventFactory();
     const s1 = replay([run(f, "t_1"), f.make("_baton_error_update", { message: "rate limited", willRetry: true }, { turn: "t_1", target: "codex" })]);
-    expect(s1.activeTurns["t_1"]?.retrying).toBe(true);
+    expect(s1.activeTurns[brand.turn("t_1")]?.retrying).toBe(true);
     const s2 = reduce(s1, f.make("agent_message_chunk", { messageId: "m_a", content: textBlock("ok") }, { turn: "t_1", target: "codex" }));
-    expect(s2.activeTurns["t_1"]?.retrying).toBe(false);
+    expect(s2.activeTurns[brand.turn("t_1")]?.retrying).toBe(false);
   });
 });
 
@@ -97,7 +98,7 @@ describe("interactions and runState (IX-04)", () => {
   test("a replayed running cannot mask a pending card", () => {
     const f = createEventFactory();
     const state = replay([run(f, "t_1"), open(f, "ix_1", "t_1"), run(f, "t_1", "harness")]);
-    expect(state.activeTurns["t_1"]?.state).toBe("requires_action");
+    expect(state.activeTurns[brand.turn("t_1")]?.state).toBe("requires_action");
     expect(state.runState).toBe("requires_action");
   });
 
@@ -105,10 +106,10 @@ describe("interactions and runState (IX-04)", () => {
     const f = createEventFactory();
     const s1 = replay([run(f, "t_1"), open(f, "ix_1", "t_1"), open(f, "ix_2", "t_1"), resolve(f, "ix_1")]);
     expect(s1.runState).toBe("requires_action");
-    expect(s1.pendingInteractionIds).toEqual(["ix_2"]);
+    expect(s1.pendingInteractionIds).toEqual([brand.interaction("ix_2")]);
     const s2 = reduce(s1, resolve(f, "ix_2"));
     expect(s2.runState).toBe("running");
-    expect(s2.activeTurns["t_1"]?.state).toBe("running");
+    expect(s2.activeTurns[brand.turn("t_1")]?.state).toBe("running");
   });
 
   test("first write wins for opened; first resolution wins", () => {
@@ -131,7 +132,7 @@ describe("interactions and runState (IX-04)", () => {
     const f = createEventFactory();
     const state = replay([open(f, "ix_1")]);
     expect(state.activeTurns).toEqual({});
-    expect(state.pendingInteractionIds).toEqual(["ix_1"]);
+    expect(state.pendingInteractionIds).toEqual([brand.interaction("ix_1")]);
     expect(state.runState).toBe("idle");
     expect(replay([run(f, "t_1"), open(f, "ix_2")]).runState).toBe("running");
   });
@@ -139,7 +140,7 @@ describe("interactions and runState (IX-04)", () => {
   test("a card opened before its turn's running makes that turn start in requires_action", () => {
     const f = createEventFactory();
     const state = replay([open(f, "ix_1", "t_1"), run(f, "t_1")]);
-    expect(state.activeTurns["t_1"]?.state).toBe("requires_action");
+    expect(state.activeTurns[brand.turn("t_1")]?.state).toBe("requires_action");
   });
 
   test("cancel cascade: idle then cancelled/turn leaves no requires_action", () => {

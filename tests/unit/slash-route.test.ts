@@ -5,6 +5,7 @@ import { HarnessRegistry } from "../../src/harness/registry.ts";
 import { allCommands } from "../../src/tui/index.ts";
 import { commandTypo, editDistance, routeSlash } from "../../src/tui/slash-route.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
+import { brand } from "../support/ids.ts";
 
 const registry = new TargetDirectory(new HarnessRegistry([fakeDefinition({ turns: [] }, "fake"), fakeDefinition({ turns: [] }, "other")]));
 const commands = allCommands(registry);
@@ -43,7 +44,7 @@ describe("commandTypo", () => {
 
 describe("routeSlash", () => {
   test("targets switch, typos are refused with the text given back, everything else is a prompt", () => {
-    expect(routeSlash(registry, commands, [], "/other hi there")).toEqual({ kind: "target", targetId: "other", message: "hi there" });
+    expect(routeSlash(registry, commands, [], "/other hi there")).toEqual({ kind: "target", targetId: brand.target("other"), message: "hi there" });
     const typo = routeSlash(registry, commands, [], "/modle x");
     expect(typo).toMatchObject({ kind: "refused", retype: true });
     expect(typo.kind === "refused" ? typo.message : "").toStartWith("Unknown command '/modle' — did you mean /model? Nothing was sent");

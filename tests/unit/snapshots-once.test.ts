@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import type { AnyEvent } from "../../src/event/envelope.ts";
 import { fakeDefinition, type FakeAction } from "../support/fake-adapter.ts";
 import { ledgerOf, testSessions } from "../support/session-host.ts";
+import { brand } from "../support/ids.ts";
 
 const text = (value: string) => [{ type: "text" as const, text: value }];
 const sessions = testSessions();
@@ -46,7 +47,7 @@ describe("snapshot kinds are stored when they change", () => {
     expect(snapshots(ledgerOf(reopened)).length).toBe(before);
     expect(await reopened.controller.submit("fake", text("five"))).toBe("completed");
     expect(snapshots(ledgerOf(reopened)).slice(before)).toEqual(['available_commands_update {"commands":[{"name":"compact"}]}']);
-    expect(reopened.controller.state.perTarget["fake"]?.commands).toEqual([{ name: "compact" }]);
-    expect(reopened.controller.state.perTarget["fake"]?.contextUsage).toMatchObject({ contextUsed: 150 });
+    expect(reopened.controller.state.perTarget[brand.target("fake")]?.commands).toEqual([{ name: "compact" }]);
+    expect(reopened.controller.state.perTarget[brand.target("fake")]?.contextUsage).toMatchObject({ contextUsed: 150 });
   });
 });

@@ -9,6 +9,7 @@ import { createSequentialIdSource, type EventId, type TurnId } from "../../src/s
 import { readLedgerFile } from "../../src/store/ledger-read.ts";
 import { createSessionStore, type SessionStore } from "../../src/store/session-store.ts";
 import type { SessionRef } from "../../src/store/sessions.ts";
+import { brand } from "../support/ids.ts";
 
 const dirs: string[] = [];
 
@@ -147,7 +148,7 @@ describe("fork keeps what the user chose (NAT-09)", () => {
           mode: "plan",
           harnessSessionId: "019a-thread",
           resumeState: { version: 1, data: { threadId: "019a-thread" } },
-          launchSnapshot: { harnessTargetId: "codex", harness: "codex", harnessSessionKey: "codex-thread", cwd: source.meta.cwd, model: "gpt-5.4" },
+          launchSnapshot: { harnessTargetId: brand.target("codex"), harness: "codex", harnessSessionKey: "codex-thread", cwd: source.meta.cwd, model: "gpt-5.4" },
           contextEpochId: "ctxe_1",
           syncedSeq: 4,
         },

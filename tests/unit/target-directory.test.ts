@@ -16,6 +16,7 @@ import { silentLogger } from "../../src/shared/log.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
 import type { OpenedSession } from "../../src/app/open-session.ts";
+import { brand } from "../support/ids.ts";
 
 let home: TestHome | undefined;
 let session: OpenedSession | undefined;
@@ -27,7 +28,7 @@ afterEach(async () => {
 });
 
 function created(definition: HarnessDefinition) {
-  return definition.create({ target: { id: definition.id, harness: definition.id, env: {}, settings: {} }, log: silentLogger });
+  return definition.create({ target: { id: brand.target(definition.id), harness: definition.id, env: {}, settings: {} }, log: silentLogger });
 }
 
 describe("harness definitions declare their adapters' capabilities", () => {
@@ -41,7 +42,7 @@ describe("harness definitions declare their adapters' capabilities", () => {
   });
 
   test("acp: the definition's declaration is the adapter's before its agent was probed", () => {
-    const adapter = acpDefinition.create({ target: { id: "agent", harness: "acp", env: {}, settings: { command: ["agent-acp"] } }, log: silentLogger });
+    const adapter = acpDefinition.create({ target: { id: brand.target("agent"), harness: "acp", env: {}, settings: { command: ["agent-acp"] } }, log: silentLogger });
     expect(acpDefinition.capabilities).toEqual(adapter.capabilities);
   });
 });
@@ -54,14 +55,14 @@ describe("the target directory", () => {
   test("given built-in and extra targets, then each has its look, aliases only when built in, and its declared abilities", () => {
     const directory = new TargetDirectory(registry);
     expect(directory.list().map(({ id, label, author, aliases, canCompact, canConfigure, running }) => ({ id, label, author, aliases, canCompact, canConfigure, running }))).toEqual([
-      { id: "alpha", label: "Fake alpha", author: "alpha", aliases: ["ax"], canCompact: true, canConfigure: false, running: false },
-      { id: "beta", label: "Fake beta", author: "beta", aliases: ["bx"], canCompact: false, canConfigure: false, running: false },
-      { id: "alpha-work", label: "alpha-work", author: "alpha-work", aliases: [], canCompact: true, canConfigure: false, running: false },
+      { id: brand.target("alpha"), label: "Fake alpha", author: "alpha", aliases: ["ax"], canCompact: true, canConfigure: false, running: false },
+      { id: brand.target("beta"), label: "Fake beta", author: "beta", aliases: ["bx"], canCompact: false, canConfigure: false, running: false },
+      { id: brand.target("alpha-work"), label: "alpha-work", author: "alpha-work", aliases: [], canCompact: true, canConfigure: false, running: false },
     ]);
     expect(directory.get("gamma")).toBeUndefined();
     expect(directory.has("alpha-work")).toBe(true);
-    expect(directory.match("alpha-")).toEqual({ kind: "match", id: "alpha-work" });
-    expect(directory.match("al")).toEqual({ kind: "ambiguous", matches: ["alpha", "alpha-work"] });
+    expect(directory.match("alpha-")).toEqual({ kind: "match", id: brand.target("alpha-work") });
+    expect(directory.match("al")).toEqual({ kind: "ambiguous", matches: [brand.target("alpha"), brand.target("alpha-work")] });
   });
 
   test("given a live binding, then its adapter's capabilities win (an agent may narrow them) and it reads as running", () => {

@@ -20,6 +20,7 @@ import { exitHints } from "../exit-hints.ts";
 import { readInboxAsync } from "../inbox.ts";
 import { sessionsQuery, type OpenedSession, type SessionChoice } from "../open-session.ts";
 import { startTarget } from "../start-target.ts";
+import type { TargetId } from "../../shared/ids.ts";
 import { tuiRewindOf } from "../rewind-tui.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError } from "./shared.ts";
 
@@ -149,7 +150,7 @@ interface Termination {
 }
 
 /** Runs the screen until exit; returns the id of the session that was open at the end (already closed). */
-async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, target: string, note: string | undefined, termination: Termination): Promise<string> {
+async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, target: TargetId, note: string | undefined, termination: Termination): Promise<string> {
   let screen: StartedTui | undefined;
   const notify = ctx.loaded.config.notify;
   const attention = new AttentionNotifier({

@@ -1,6 +1,6 @@
 /** Typed adapter drafts for the ACP harness (the host stamps source, harness and target). */
 import type { AdapterDraft } from "../../event/envelope.ts";
-import type { EventKind, PayloadOf } from "../../event/kinds.ts";
+import type { EventKind, DraftPayloadOf } from "../../event/kinds.ts";
 import type { TurnId } from "../../shared/ids.ts";
 
 export interface DraftPart {
@@ -9,7 +9,7 @@ export interface DraftPart {
   readonly turnId?: TurnId;
 }
 
-export function part<K extends EventKind>(kind: K, payload: PayloadOf<K>, turnId?: TurnId): DraftPart {
+export function part<K extends EventKind>(kind: K, payload: DraftPayloadOf<K>, turnId?: TurnId): DraftPart {
   return turnId === undefined ? { kind, payload } : { kind, payload, turnId };
 }
 

@@ -7,7 +7,7 @@
  * a diagnostic too, no observed turn is minted.
  */
 import type { ContentBlock } from "../../event/content.ts";
-import { TOOL_KINDS, TOOL_STATUSES, type PayloadOf, type ToolKind, type ToolStatus } from "../../event/kinds.ts";
+import { TOOL_KINDS, TOOL_STATUSES, type DraftPayloadOf, type ToolKind, type ToolStatus } from "../../event/kinds.ts";
 import type { TurnId } from "../../shared/ids.ts";
 import { normalizeClosed } from "../normalize.ts";
 import type { AcpConfigState } from "./config.ts";
@@ -69,7 +69,7 @@ function locations(value: unknown): { path: string; line?: number }[] | undefine
 }
 
 /** A tool call (first sighting or update): only what the agent sent; its `null` means "unchanged". */
-export function toolCallPayload(call: Json, cwd: string): PayloadOf<"tool_call_update"> {
+export function toolCallPayload(call: Json, cwd: string): DraftPayloadOf<"tool_call_update"> {
   const payload: Record<string, unknown> = { toolCallId: String(call["toolCallId"]) };
   const title = str(call["title"]);
   if (title !== undefined) payload["title"] = title;
@@ -83,7 +83,7 @@ export function toolCallPayload(call: Json, cwd: string): PayloadOf<"tool_call_u
   if (where !== undefined) payload["locations"] = where;
   if (call["rawInput"] !== undefined) payload["rawInput"] = call["rawInput"];
   if (call["rawOutput"] !== undefined) payload["rawOutput"] = call["rawOutput"];
-  return payload as PayloadOf<"tool_call_update">;
+  return payload as DraftPayloadOf<"tool_call_update">;
 }
 
 /** Terminal output an agent reports beside the call (codex-acp: `_meta.terminal_output_delta.data`). */

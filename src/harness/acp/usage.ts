@@ -5,11 +5,11 @@
  * figures), which is what Baton's `usage_update` (a delta, accumulated) wants. Absent or zero usage adds nothing.
  */
 import type { Usage } from "@agentclientprotocol/sdk/unstable";
-import type { PayloadOf } from "../../event/kinds.ts";
+import type { DraftPayloadOf } from "../../event/kinds.ts";
 
 const count = (value: number | null | undefined): number => (typeof value === "number" && Number.isFinite(value) && value > 0 ? value : 0);
 
-export function turnUsage(usage: Usage | null | undefined): PayloadOf<"usage_update"> | undefined {
+export function turnUsage(usage: Usage | null | undefined): DraftPayloadOf<"usage_update"> | undefined {
   if (usage === undefined || usage === null) return undefined;
   const payload = {
     inputTokens: count(usage.inputTokens),

@@ -1,6 +1,6 @@
 /** Typed construction of adapter drafts (the host stamps source/harness/target). */
 import type { AdapterDraft } from "../../event/envelope.ts";
-import type { EventKind, PayloadOf } from "../../event/kinds.ts";
+import type { EventKind, DraftPayloadOf } from "../../event/kinds.ts";
 import type { TurnId } from "../../shared/ids.ts";
 import { INVALID_UTF8_FIELD } from "../../shared/jsonl.ts";
 
@@ -11,7 +11,7 @@ export interface DraftExtra {
   readonly agentId?: string | undefined;
 }
 
-export function adapterDraft<K extends EventKind>(kind: K, payload: PayloadOf<K>, extra: DraftExtra = {}): AdapterDraft {
+export function adapterDraft<K extends EventKind>(kind: K, payload: DraftPayloadOf<K>, extra: DraftExtra = {}): AdapterDraft {
   const out: Record<string, unknown> = { kind, payload };
   if (extra.turnId !== undefined) out["turnId"] = extra.turnId;
   if (extra.raw !== undefined) out["raw"] = extra.raw;

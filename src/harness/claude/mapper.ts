@@ -13,7 +13,7 @@ import type {
 import type { TaskCreateOutput, TaskUpdateInput } from "@anthropic-ai/claude-agent-sdk/sdk-tools";
 import type { AdapterDraft } from "../../event/envelope.ts";
 import type { ContentBlock } from "../../event/content.ts";
-import type { PayloadOf } from "../../event/kinds.ts";
+import type { DraftPayloadOf } from "../../event/kinds.ts";
 import type { TurnId } from "../../shared/ids.ts";
 import { adapterDraft, rawExcerpt } from "./drafts.ts";
 import { describeTool, diffFromResult, PLAN_TOOL, TASK_TABLE_TOOLS, todoEntries, toolOutputContent } from "./tools.ts";
@@ -153,7 +153,7 @@ export class ClaudeMapper {
       }
     }
     const view = describeTool(name, input, this.cwd);
-    const payload: PayloadOf<"tool_call_update"> = { toolCallId: id, title: view.title, kind: view.kind, status: "in_progress", rawInput: input };
+    const payload: DraftPayloadOf<"tool_call_update"> = { toolCallId: id, title: view.title, kind: view.kind, status: "in_progress", rawInput: input };
     if (view.content) payload.content = view.content;
     if (view.locations) payload.locations = view.locations;
     out.push(adapterDraft("tool_call_update", payload, { turnId, raw }));
@@ -183,7 +183,7 @@ export class ClaudeMapper {
     const status = this.declined.has(id) || rejected ? "declined" : isError ? "failed" : "completed";
     const diff = tool && !isError ? diffFromResult(tool.name, output, this.cwd) : undefined;
     const content: ContentBlock[] = diff ? [diff] : toolOutputContent(block["content"]);
-    const payload: PayloadOf<"tool_call_update"> = { toolCallId: id, status, content, rawOutput: output };
+    const payload: DraftPayloadOf<"tool_call_update"> = { toolCallId: id, status, content, rawOutput: output };
     if (tool && TASK_TABLE_TOOLS.has(tool.name)) {
       const view = describeTool(tool.name, tool.input, this.cwd);
       Object.assign(payload, { title: view.title, kind: view.kind, rawInput: tool.input });

@@ -16,7 +16,7 @@ import type {
   WebSearchInput,
 } from "@anthropic-ai/claude-agent-sdk/sdk-tools";
 import type { ContentBlock, DiffBlock } from "../../event/content.ts";
-import type { PayloadOf, ToolKind } from "../../event/kinds.ts";
+import type { DraftPayloadOf, ToolKind } from "../../event/kinds.ts";
 
 export interface ToolView {
   readonly kind: ToolKind;
@@ -156,7 +156,7 @@ export function describeTool(name: string, input: Input, cwd: string): ToolView 
 }
 
 /** TodoWrite input → plan entries (status passes through: pending | in_progress | completed). */
-export function todoEntries(input: Input): PayloadOf<"plan_update">["entries"] {
+export function todoEntries(input: Input): DraftPayloadOf<"plan_update">["entries"] {
   const todos = (input as Partial<TodoWriteInput>).todos;
   if (!Array.isArray(todos)) return [];
   return todos

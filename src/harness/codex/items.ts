@@ -3,16 +3,16 @@
  * native-session inspector use the same mapping, so both reduce to the same transcript.
  */
 import type { ContentBlock, DiffBlock } from "../../event/content.ts";
-import type { EventKind, PayloadOf, ToolStatus } from "../../event/kinds.ts";
+import type { EventKind, DraftPayloadOf, ToolStatus } from "../../event/kinds.ts";
 import { newFileHeader, oldFileHeader } from "../diff-header.ts";
 import { normalizeClosed } from "../normalize.ts";
 import type { ThreadItem } from "./protocol/v2/ThreadItem";
 import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange";
 
 /** A draft without envelope coordinates: the session adds turnId, harnessSessionId and raw. */
-export type DraftPart = { [K in EventKind]: { readonly kind: K; readonly payload: PayloadOf<K> } }[EventKind];
+export type DraftPart = { [K in EventKind]: { readonly kind: K; readonly payload: DraftPayloadOf<K> } }[EventKind];
 
-export function part<K extends EventKind>(kind: K, payload: PayloadOf<K>): DraftPart {
+export function part<K extends EventKind>(kind: K, payload: DraftPayloadOf<K>): DraftPart {
   return { kind, payload } as DraftPart;
 }
 
@@ -52,7 +52,7 @@ function changedPaths(changes: readonly FileUpdateChange[]): string[] {
 }
 
 /** Tool-shaped items: their title and kind. Undefined for items that are not tool calls. */
-export function toolIdentity(item: ThreadItem): { title: string; kind: PayloadOf<"tool_call_update">["kind"] } | undefined {
+export function toolIdentity(item: ThreadItem): { title: string; kind: DraftPayloadOf<"tool_call_update">["kind"] } | undefined {
   switch (item.type) {
     case "commandExecution":
       return { title: item.command, kind: "execute" };
@@ -111,7 +111,7 @@ function toolStatusOf(item: ThreadItem): unknown {
   return "status" in item ? (item as { status?: unknown }).status : undefined;
 }
 
-const TASK_STATUS: Readonly<Record<string, PayloadOf<"task_update">["status"]>> = {
+const TASK_STATUS: Readonly<Record<string, DraftPayloadOf<"task_update">["status"]>> = {
   inProgress: "in_progress",
   completed: "completed",
   failed: "failed",
@@ -122,7 +122,7 @@ const TASK_STATUS: Readonly<Record<string, PayloadOf<"task_update">["status"]>> 
 export function itemStartedParts(item: ThreadItem): DraftPart[] {
   const tool = toolIdentity(item);
   if (tool !== undefined) {
-    const payload: PayloadOf<"tool_call_update"> = { toolCallId: item.id, title: tool.title, kind: tool.kind, status: "in_progress", rawInput: toolInput(item) };
+    const payload: DraftPayloadOf<"tool_call_update"> = { toolCallId: item.id, title: tool.title, kind: tool.kind, status: "in_progress", rawInput: toolInput(item) };
     if (item.type === "fileChange") {
       payload.locations = changedPaths(item.changes).map((path) => ({ path }));
       // The change is shown while it waits for approval, not only once applied (#11.9).
@@ -146,7 +146,7 @@ export function itemCompletedParts(item: ThreadItem): DraftPart[] {
   if (tool !== undefined) {
     const status = toolTerminalStatus(toolStatusOf(item));
     const output = toolOutput(item);
-    const payload: PayloadOf<"tool_call_update"> = { toolCallId: item.id, title: tool.title, kind: tool.kind, status, rawInput: toolInput(item) };
+    const payload: DraftPayloadOf<"tool_call_update"> = { toolCallId: item.id, title: tool.title, kind: tool.kind, status, rawInput: toolInput(item) };
     if (output.content !== undefined) payload.content = output.content;
     if (output.rawOutput !== undefined) payload.rawOutput = output.rawOutput;
     return [part("tool_call_update", payload)];

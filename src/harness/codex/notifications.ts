@@ -3,7 +3,7 @@
  * the table are logged on the 1st and every 100th occurrence; notifications for another thread
  * are ignored.
  */
-import type { PayloadOf } from "../../event/kinds.ts";
+import type { DraftPayloadOf } from "../../event/kinds.ts";
 import type { LimitCode } from "../../event/limit-codes.ts";
 import { normalizeStopReason } from "../normalize.ts";
 import { DROPPED_TURN_NOTICE } from "./failed-turns.ts";
@@ -41,7 +41,7 @@ const PLAN_STATUS: Readonly<Record<TurnPlanStepStatus, string>> = { pending: "pe
 
 const REVIEW_DECISIONS = { approved: "approved", denied: "denied" } as const;
 
-function usageDelta(total: TokenUsageBreakdown, previous: TokenUsageBreakdown | undefined): PayloadOf<"usage_update"> {
+function usageDelta(total: TokenUsageBreakdown, previous: TokenUsageBreakdown | undefined): DraftPayloadOf<"usage_update"> {
   const d = (key: keyof TokenUsageBreakdown) => Math.max(0, total[key] - (previous?.[key] ?? 0));
   return {
     inputTokens: d("inputTokens"),
@@ -140,7 +140,7 @@ export function createNotificationTable(session: CodexSessionPort): Notification
       const turn = session.turnFor(p.turnId);
       if (turn === undefined) return;
       session.emit(turn, part("usage_update", usageDelta(p.tokenUsage.total, previous)), p);
-      const context: PayloadOf<"context_usage_update"> = { contextUsed: p.tokenUsage.last.totalTokens };
+      const context: DraftPayloadOf<"context_usage_update"> = { contextUsed: p.tokenUsage.last.totalTokens };
       if (session.model !== undefined) context.model = session.model;
       if (p.tokenUsage.modelContextWindow !== null) context.contextSize = p.tokenUsage.modelContextWindow;
       session.emit(turn, part("context_usage_update", context), p);
@@ -162,7 +162,7 @@ export function createNotificationTable(session: CodexSessionPort): Notification
       if (turn === undefined) return;
       if (p.targetItemId !== null) turn.reviewed.add(p.targetItemId);
       const review = p.review;
-      const payload: PayloadOf<"approval_review_update"> = {
+      const payload: DraftPayloadOf<"approval_review_update"> = {
         reviewId: session.ids.mint("review"),
         decision: REVIEW_DECISIONS[review.status as keyof typeof REVIEW_DECISIONS] ?? "aborted",
         actionType: p.action.type,
