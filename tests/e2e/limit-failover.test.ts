@@ -4,12 +4,12 @@
  * does) continuing on the other agent; accepting sends the prompt there with the session's history. A rate limit
  * or an unknown 4xx proposes nothing; `failover: off` turns it off.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
-import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
-import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
+import { describe, expect, test } from "bun:test";
+import { useTwoAgents } from "../support/two-agents.ts";
+import { type MockResponses } from "../support/mock-responses/index.ts";
+import { type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { allMessageText, reply } from "../support/mock-anthropic/script.ts";
-import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
+import { type ClaudeTestEnv } from "../support/claude-env.ts";
 import { ledgerOf, openRealSession, waitFor } from "../support/session-host.ts";
 import { builtinDefinitions } from "../../src/app/harnesses.ts";
 import type { OpenedSession } from "../../src/app/open-session.ts";
@@ -19,26 +19,10 @@ import { brand } from "../support/ids.ts";
 
 let codexMock: MockResponses;
 let claudeMock: MockAnthropic;
-let codex: CodexHome;
 let claude: ClaudeTestEnv;
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  [codexMock, claudeMock] = await Promise.all([startMockResponses(), startMockAnthropic()]);
-});
-afterAll(async () => {
-  await Promise.all([codexMock.stop(), claudeMock.stop()]);
-  codex?.cleanup();
-  claude?.cleanup();
-});
-beforeEach(async () => {
-  await Promise.all([codexMock.reset(), claudeMock.reset()]);
-  codex?.cleanup();
-  claude?.cleanup();
-  codex = makeCodexHome({ baseUrl: codexMock.baseUrl, approvalPolicy: "never", sandboxMode: "danger-full-access" });
-  claude = makeClaudeEnv({ baseUrl: claudeMock.url });
-  env = { ...claude.env, CODEX_HOME: codex.env["CODEX_HOME"]!, MOCK_API_KEY: "mock-key", CLAUDE_CODE_MAX_RETRIES: "0" };
-});
+useTwoAgents((a) => ({ codexMock, claudeMock, claude, env } = a), { extraEnv: { CLAUDE_CODE_MAX_RETRIES: "0" } });
 
 const USAGE_LIMIT = JSON.stringify({ error: { type: "usage_limit_reached", message: "You've hit your usage limit.", plan_type: "plus", resets_in_seconds: 3600 } });
 /** What Anthropic answers a claude.ai plan whose usage is used up: 429 with the unified limiter's verdict in headers. */

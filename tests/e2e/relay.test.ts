@@ -2,43 +2,23 @@
  * Issue 6 end to end: switching agents mid-task with the real `codex` and the real Claude Code against
  * the project's mock model servers. Asserts on what each mock received and on the ledger.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
+import { useTwoAgents } from "../support/two-agents.ts";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { inputMessages, startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
-import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
-import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
+import { inputMessages, type MockResponses } from "../support/mock-responses/index.ts";
+import { makeCodexHome } from "../support/codex-home.ts";
+import { type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { allMessageText, lastUserText, reply } from "../support/mock-anthropic/script.ts";
-import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
 import { runBaton } from "../support/baton-process.ts";
 import { codexLastUserText } from "../support/crash-harnesses.ts";
 
 let codexMock: MockResponses;
 let claudeMock: MockAnthropic;
-let codex: CodexHome;
-let claude: ClaudeTestEnv;
 let env: Record<string, string>;
 let cwd: string;
 
-beforeAll(async () => {
-  [codexMock, claudeMock] = await Promise.all([startMockResponses(), startMockAnthropic()]);
-});
-afterAll(async () => {
-  await Promise.all([codexMock.stop(), claudeMock.stop()]);
-  codex?.cleanup();
-  claude?.cleanup();
-});
-beforeEach(async () => {
-  await Promise.all([codexMock.reset(), claudeMock.reset()]);
-  codex?.cleanup();
-  claude?.cleanup();
-  // Commands run without asking (Codex's own policy), so its tool activity shows in the relay.
-  codex = makeCodexHome({ baseUrl: codexMock.baseUrl, approvalPolicy: "never", sandboxMode: "danger-full-access" });
-  claude = makeClaudeEnv({ baseUrl: claudeMock.url });
-  // One environment serves both agents: Codex reads CODEX_HOME, Claude Code its CLAUDE_CONFIG_DIR.
-  env = { ...claude.env, CODEX_HOME: codex.env["CODEX_HOME"]!, MOCK_API_KEY: "mock-key" };
-  cwd = claude.cwd;
-});
+useTwoAgents((a) => ({ codexMock, claudeMock, env, cwd } = a));
 
 type Event = { kind: string; payload: Record<string, unknown>; turnId?: string; harnessTargetId?: string };
 

@@ -5,41 +5,26 @@
  * to before the ACP turn takes acp.txt away and keeps patched.txt; rewinding to before the Codex turn takes both;
  * the user's index, HEAD, branch and stash stay as they were.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { beforeEach, describe, expect, test } from "bun:test";
+import { useTwoAgents } from "../support/two-agents.ts";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { acpAgentCommand } from "../support/acp-rig.ts";
 import { runBaton } from "../support/baton-process.ts";
-import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
-import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
+import { type ClaudeTestEnv } from "../support/claude-env.ts";
 import { filesOf, git, gitEnv, initRepo, userView, writeFiles } from "../support/git-repo.ts";
-import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
+import { type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { reply } from "../support/mock-anthropic/script.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { type MockResponses } from "../support/mock-responses/index.ts";
 
 let codexMock: MockResponses;
 let claudeMock: MockAnthropic;
-let codex: CodexHome | undefined;
-let claude: ClaudeTestEnv | undefined;
+let claude: ClaudeTestEnv;
 let env: Record<string, string>;
 let cwd: string;
 
-beforeAll(async () => {
-  [codexMock, claudeMock] = await Promise.all([startMockResponses(), startMockAnthropic()]);
-});
-afterAll(async () => {
-  await Promise.all([codexMock.stop(), claudeMock.stop()]);
-  codex?.cleanup();
-  claude?.cleanup();
-});
-beforeEach(async () => {
-  await Promise.all([codexMock.reset(), claudeMock.reset()]);
-  codex?.cleanup();
-  claude?.cleanup();
-  codex = makeCodexHome({ baseUrl: codexMock.baseUrl, approvalPolicy: "never", sandboxMode: "danger-full-access" });
-  claude = makeClaudeEnv({ baseUrl: claudeMock.url });
-  env = { ...gitEnv(claude.env), CODEX_HOME: codex.env["CODEX_HOME"]!, MOCK_API_KEY: "mock-key" };
-  cwd = claude.cwd;
+useTwoAgents((a) => ({ codexMock, claudeMock, claude, env, cwd } = a), { wrapEnv: gitEnv });
+beforeEach(() => {
   mkdirSync(claude.batonHome, { recursive: true });
   const command = acpAgentCommand("claude-agent-acp");
   writeFileSync(path.join(claude.batonHome, "config.yaml"), ["targets:", "  claude-acp:", "    harness: acp", `    command: ${JSON.stringify(command)}`, "    mode: default", ""].join("\n"));

@@ -5,41 +5,22 @@
  * a file the user edited since is refused by name; --undo (the rewind of the rewind) brings everything back;
  * the user's index and branch are untouched; a fork continues with a fresh native session and the history.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
+import { useTwoAgents } from "../support/two-agents.ts";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { runBaton } from "../support/baton-process.ts";
-import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
-import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
 import { filesOf, git, gitEnv, initRepo, userView, writeFiles } from "../support/git-repo.ts";
-import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
+import { type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { allMessageText, reply } from "../support/mock-anthropic/script.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { type MockResponses } from "../support/mock-responses/index.ts";
 
 let codexMock: MockResponses;
 let claudeMock: MockAnthropic;
-let codex: CodexHome | undefined;
-let claude: ClaudeTestEnv | undefined;
 let env: Record<string, string>;
 let cwd: string;
 
-beforeAll(async () => {
-  [codexMock, claudeMock] = await Promise.all([startMockResponses(), startMockAnthropic()]);
-});
-afterAll(async () => {
-  await Promise.all([codexMock.stop(), claudeMock.stop()]);
-  codex?.cleanup();
-  claude?.cleanup();
-});
-beforeEach(async () => {
-  await Promise.all([codexMock.reset(), claudeMock.reset()]);
-  codex?.cleanup();
-  claude?.cleanup();
-  codex = makeCodexHome({ baseUrl: codexMock.baseUrl, approvalPolicy: "never", sandboxMode: "danger-full-access" });
-  claude = makeClaudeEnv({ baseUrl: claudeMock.url });
-  env = { ...gitEnv(claude.env), CODEX_HOME: codex.env["CODEX_HOME"]!, MOCK_API_KEY: "mock-key" };
-  cwd = claude.cwd;
-});
+useTwoAgents((a) => ({ codexMock, claudeMock, env, cwd } = a), { wrapEnv: gitEnv });
 
 type Event = { kind: string; seq: number; turnId?: string; payload: Record<string, unknown> };
 const baton = (args: string[]) => runBaton(args, { env, cwd, stdin: "" });
