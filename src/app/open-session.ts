@@ -15,7 +15,7 @@ import type { ControllerSettings, MetaPort, PreferencesPort } from "../controlle
 import type { RecoveryReport } from "../controller/recovery.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
 import { initialState, storedProjectionFold, type ProjectionState } from "../projection/index.ts";
-import { createMetaCache, createNativeTrace, faultingLedgerIo, loadState, touched, nodeLedgerIo, noteLedgerWrite, noteLedgerWritten, removeSessionDir, setDiskFaults, writeCheckpoint, type NativeTrace, type LedgerIo, type Ledger, type ListQuery, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
+import { createMetaCache, createNativeTrace, faultingLedgerIo, checkpointWritesSettled, loadState, touched, nodeLedgerIo, noteLedgerWrite, noteLedgerWritten, removeSessionDir, setDiskFaults, writeCheckpoint, type NativeTrace, type LedgerIo, type Ledger, type ListQuery, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
 import { BatonError } from "../shared/errors.ts";
 import path from "node:path";
 import { resolveCwd } from "../store/index.ts";
@@ -86,6 +86,9 @@ export interface OpenedSession {
 
 /** Baton's own git index for a session's file checkpoints (the user's index is never written). */
 export const FILE_CHECKPOINT_INDEX = "file-checkpoints.index";
+
+/** How long close waits for a background checkpoint write to finish (a large session's takes a few seconds). */
+const CHECKPOINT_SETTLE_MS = 10_000;
 
 export const projectionFold: StateFold<ProjectionState> = storedProjectionFold;
 
@@ -314,6 +317,11 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
         if (openLedgerRef.lastSeq > 0 && !openLedgerRef.writeFailure && (await history.writable)) {
           await writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch(() => false);
         } else history.discardIfStale();
+        // One started in the background (after a turn) may still be writing, or removing its temp after a full disk:
+        // the process exits right after close, and would leave the temp behind.
+        if (!(await checkpointWritesSettled(openLedgerRef, CHECKPOINT_SETTLE_MS))) {
+          sessionLog.log("warn", "a checkpoint write was still running at close; its temp file may be left behind", { attributes: { waitedMs: CHECKPOINT_SETTLE_MS } });
+        }
         await Promise.all([...traces.values()].map((trace) => trace.close()));
         sessionLog.log("info", "Session closed");
         await sessionLog.close();

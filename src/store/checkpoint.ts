@@ -222,6 +222,33 @@ function checkAgainstLedger(header: CheckpointHeader, ledger: Ledger, version: s
 const writes = new Map<string, { chain: Promise<void>; newestSeq: number }>();
 
 /**
+ * Resolves true once no checkpoint write for `ledger` is in flight (each one has renamed its file or removed its
+ * temp), false when `limitMs` passed first. Close awaits it before the process may exit: an exit during a write
+ * leaves its `checkpoint.jsonl.tmp-…` behind.
+ */
+export async function checkpointWritesSettled(ledger: Pick<Ledger, "path">, limitMs: number): Promise<boolean> {
+  const file = checkpointPathFor(ledger.path);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const limit = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), limitMs);
+    timer.unref?.();
+  });
+  const settled = (async (): Promise<true> => {
+    for (let entry = writes.get(file); entry !== undefined; entry = writes.get(file)) {
+      const chain = entry.chain;
+      await chain;
+      if (writes.get(file) === entry && entry.chain === chain) break; // nothing was queued meanwhile
+    }
+    return true;
+  })();
+  try {
+    return await Promise.race([settled, limit]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
  * Persist `state` as of `position` (the position that accompanied the last folded event, or the
  * one `loadState` returned). Runs in the background: serialization yields to the event loop and
  * the file is replaced atomically. Writes for one ledger are serialized; a write older than one
