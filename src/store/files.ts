@@ -69,12 +69,12 @@ export async function writeFileAtomic(target: string, pieces: readonly string[],
       batch.push(piece);
       batchChars += piece.length;
       if (batchChars >= WRITE_BATCH_CHARS) {
-        await handle.write(batch.join(""));
+        await writeAll(handle, Buffer.from(batch.join("")));
         batch = [];
         batchChars = 0;
       }
     }
-    if (batch.length > 0) await handle.write(batch.join(""));
+    if (batch.length > 0) await writeAll(handle, Buffer.from(batch.join("")));
     await handle.close();
     handle = undefined;
     await fs.promises.rename(temp, target);
@@ -92,9 +92,26 @@ export function writeAllSync(fd: number, bytes: Uint8Array): void {
   let written = 0;
   while (written < bytes.byteLength) {
     const n = fs.writeSync(fd, bytes, written, bytes.byteLength - written);
-    if (n <= 0) throw Object.assign(new Error("ENOSPC: no space left on device, write (no progress)"), { code: "ENOSPC" });
+    if (n <= 0) throw noProgress();
     written += n;
   }
+}
+
+/**
+ * `writeAllSync` for a file handle. A full disk first answers with a short write, not an error: one unchecked
+ * `handle.write` renamed a torn checkpoint over the good one (64 KiB of 320 on a full tmpfs, no error).
+ */
+async function writeAll(handle: fs.promises.FileHandle, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.byteLength) {
+    const { bytesWritten } = await handle.write(bytes, written, bytes.byteLength - written);
+    if (bytesWritten <= 0) throw noProgress();
+    written += bytesWritten;
+  }
+}
+
+function noProgress(): NodeJS.ErrnoException {
+  return Object.assign(new Error("ENOSPC: no space left on device, write (no progress)"), { code: "ENOSPC" });
 }
 
 /** `writeFileAtomicSync` off the event loop: temp, fsync, rename, directory fsync. Throws the raw error. */
