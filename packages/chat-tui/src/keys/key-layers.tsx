@@ -1,6 +1,6 @@
-import { createContext, useContext, useEffect, useMemo, useRef, type ReactNode } from "react";
+import { createContext, useContext, useLayoutEffect, useMemo, useRef, type ReactNode } from "react";
 import type { KeyEvent } from "@opentui/core";
-import { useKeyboard } from "@opentui/react";
+import { useAppContext } from "@opentui/react";
 
 /**
  * Layered key routing (VIEW-05): one key does one thing. Every surface registers a layer with a priority;
@@ -9,6 +9,11 @@ import { useKeyboard } from "@opentui/react";
  * - "consume": the layer handled the key; nobody else sees it (not even the focused editor).
  * - "editor": stop offering the key to lower layers, but let the focused editor/input type it.
  * - "pass": not mine; offer it to the next layer. If every layer passes, the focused editor gets it.
+ *
+ * The keyboard subscription and every layer are in place when React commits, in layout effects: the first frame
+ * can be painted, and a key read, before passive effects run (`useKeyboard` and `useEffect` subscribe only then),
+ * and such a key went straight to the focused editor — a Ctrl+D on the first idle frame was ignored, an Enter
+ * typed a newline instead of sending.
  */
 export type KeyOutcome = "consume" | "editor" | "pass";
 
@@ -53,17 +58,25 @@ export function KeyLayerProvider(props: { readonly children: ReactNode }): React
     }),
     [],
   );
-  useKeyboard((key) => {
-    for (const layer of layers.current) {
-      const outcome = layer.handler.current(key);
-      if (outcome === "pass") continue;
-      if (outcome === "consume") {
-        key.preventDefault();
-        key.stopPropagation();
+  const { keyHandler } = useAppContext();
+  useLayoutEffect(() => {
+    if (keyHandler === null) return;
+    const onKey = (key: KeyEvent): void => {
+      for (const layer of layers.current) {
+        const outcome = layer.handler.current(key);
+        if (outcome === "pass") continue;
+        if (outcome === "consume") {
+          key.preventDefault();
+          key.stopPropagation();
+        }
+        return;
       }
-      return;
-    }
-  });
+    };
+    keyHandler.on("keypress", onKey);
+    return () => {
+      keyHandler.off("keypress", onKey);
+    };
+  }, [keyHandler]);
   return <KeyLayerContext.Provider value={registry}>{props.children}</KeyLayerContext.Provider>;
 }
 
@@ -73,7 +86,7 @@ export function useKeyLayer(priority: number, handler: KeyLayerHandler): void {
   if (registry === null) throw new Error("useKeyLayer needs a KeyLayerProvider");
   const ref = useRef(handler);
   ref.current = handler;
-  useEffect(() => registry.register(priority, ref), [registry, priority]);
+  useLayoutEffect(() => registry.register(priority, ref), [registry, priority]);
 }
 
 /** True for a key that types a character (no ctrl/meta, a printable sequence). */
