@@ -84,15 +84,18 @@ const RULES: Record<string, Rule> = {
   context: { may: ["event", "projection", "store", "shared"], io: false, ui: false },
   // The harness contract (src/harness/*.ts): what every adapter implements and the host calls.
   harness: { may: ["event", "shared"], io: false, ui: false },
-  // Not in style.md's table yet: the git checkpoint/restore domain (async git children, its own journal file).
+  // Not in style.md's table yet (no docs page mirrors it), the row to add there:
+  // | `rewind` | `shared`, git children, fs | every other layer |
+  // The git checkpoint/restore domain (async git children, its own journal file): shared only, does I/O.
   rewind: { may: ["shared"], io: true, ui: false },
   controller: { may: ["event", "store", "projection", "context", "input", "interaction", "harness", "shared"], io: false, ui: false },
   plugin: { may: ["event", "interaction", "projection", "store", "rpc", "shared", "packages/baton-plugin"], io: true, ui: false },
   "plugin/runner": { may: ["rpc", "shared", "packages/baton-plugin"], io: true, ui: false },
   tui: { may: ["projection", "controller", "packages/chat-tui", "shared"], io: false, ui: true },
-  // Not in style.md's table yet (#13 gave it its own room): native-session adoption inspects a harness's
-  // history through the inspector contract, writes a ledger and heals it as opening would (controller's
-  // recovery and preview). It sits above controller; only app imports it.
+  // Not in style.md's table yet (#13 gave it its own room; no docs page mirrors the table), the row to add:
+  // | `adopt` | `event`, `store`, `projection`, harness contract, `controller`, `shared`, fs | tui, concrete harnesses, plugin (only `app` imports it) |
+  // Native-session adoption inspects a harness's history through the inspector contract, writes a ledger and
+  // heals it as opening would (controller's recovery and preview): above controller, does I/O.
   adopt: { may: ["event", "store", "projection", "harness", "controller", "shared"], io: true, ui: false },
 };
 
