@@ -147,7 +147,7 @@ export class HarnessBinding {
   /** The context epoch of the current native session; minted (and stored) on first need. */
   contextEpochId(): EpochId {
     const stored = this.deps.meta.read().harnessSessions[this.target.id]?.contextEpochId;
-    if (stored) return stored as EpochId;
+    if (stored) return stored;
     const minted = this.deps.ids.mint("epoch");
     this.deps.meta.update((meta) => setHarnessSession(meta, this.target.id, { harness: this.definition.id, contextEpochId: minted }));
     return minted;

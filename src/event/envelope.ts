@@ -81,14 +81,6 @@ export type AdapterDraft = {
   };
 }[EventKind];
 
-export function draft<K extends EventKind>(
-  kind: K,
-  payload: DraftPayloadOf<K>,
-  rest: Omit<DraftOf<K>, "kind" | "payload">,
-): DraftOf<K> {
-  return { ...rest, kind, payload } as DraftOf<K>;
-}
-
 /** True when the event's kind is in the registry (the payload is then trusted as validated on append). */
 export function isKnownEvent(event: AnyEvent): event is KnownEvent {
   return isEventKind(event.kind);

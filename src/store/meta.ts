@@ -7,14 +7,15 @@ import * as path from "node:path";
 import { z } from "zod";
 import { launchSnapshotSchema, type LaunchSnapshot } from "../event/kinds.ts";
 import { BatonError } from "../shared/errors.ts";
-import type { BatonSessionId } from "../shared/ids.ts";
+import type { BatonSessionId, EpochId, TargetId } from "../shared/ids.ts";
 import { readFileIfExists, writeFileAtomicSync } from "./files.ts";
 import { writeError } from "./write-errors.ts";
 
 export const META_FILE = "meta.json";
 
+/** Ids are branded: `parseMeta` is their door (it validates the file, then types it). */
 export interface HarnessSessionMeta {
-  readonly harnessTargetId: string;
+  readonly harnessTargetId: TargetId;
   readonly harness: string;
   readonly launchSnapshot?: LaunchSnapshot;
   readonly harnessSessionId?: string;
@@ -23,7 +24,7 @@ export interface HarnessSessionMeta {
   readonly effort?: string;
   readonly mode?: string;
   readonly resumeCursor?: unknown;
-  readonly contextEpochId?: string;
+  readonly contextEpochId?: EpochId;
   readonly syncedSeq?: number;
 }
 

@@ -141,7 +141,7 @@ describe("fork keeps what the user chose (NAT-09)", () => {
       ...meta,
       harnessSessions: {
         codex: {
-          harnessTargetId: "codex",
+          harnessTargetId: brand.target("codex"),
           harness: "codex",
           model: "gpt-5.4",
           effort: "high",
@@ -149,16 +149,16 @@ describe("fork keeps what the user chose (NAT-09)", () => {
           harnessSessionId: "019a-thread",
           resumeState: { version: 1, data: { threadId: "019a-thread" } },
           launchSnapshot: { harnessTargetId: brand.target("codex"), harness: "codex", harnessSessionKey: "codex-thread", cwd: source.meta.cwd, model: "gpt-5.4" },
-          contextEpochId: "ctxe_1",
+          contextEpochId: brand.epoch("ctxe_1"),
           syncedSeq: 4,
         },
-        claude: { harnessTargetId: "claude", harness: "claude", model: "opus", harnessSessionId: "c0ffee" },
+        claude: { harnessTargetId: brand.target("claude"), harness: "claude", model: "opus", harnessSessionId: "c0ffee" },
       },
     }));
     const child = store.forkSession(source.batonSessionId, 5, { cwd: tempDir("baton-cwd-") });
     const expected = {
-      codex: { harnessTargetId: "codex", harness: "codex", model: "gpt-5.4", effort: "high", mode: "plan" },
-      claude: { harnessTargetId: "claude", harness: "claude", model: "opus" },
+      codex: { harnessTargetId: brand.target("codex"), harness: "codex", model: "gpt-5.4", effort: "high", mode: "plan" },
+      claude: { harnessTargetId: brand.target("claude"), harness: "claude", model: "opus" },
     };
     expect(child.meta.harnessSessions).toEqual(expected);
     expect(store.findSession(child.batonSessionId).meta.harnessSessions).toEqual(expected);

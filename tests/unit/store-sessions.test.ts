@@ -10,6 +10,7 @@ import { ensureProject, projectKey, sanitizeBasename } from "../../src/store/pro
 import { createSessionStore } from "../../src/store/session-store.ts";
 import type { StoreContext } from "../../src/store/sessions.ts";
 import { thrownBatonError } from "../support/errors.ts";
+import { brand } from "../support/ids.ts";
 
 const dirs: string[] = [];
 
@@ -182,7 +183,7 @@ describe("meta.json (EV-10)", () => {
 
   test("a harness session stored under another target's key throws and leaves the file intact", () => {
     const { dir, meta } = fresh();
-    const bad: SessionMeta = { ...meta, harnessSessions: { claude: { harnessTargetId: "codex", harness: "codex" } } };
+    const bad: SessionMeta = { ...meta, harnessSessions: { claude: { harnessTargetId: brand.target("codex"), harness: "codex" } } };
     const error = thrownBatonError(() => writeMeta(dir, bad));
     expect(error.code).toBe("meta_invalid");
     expect(error.message).toContain("stored under key claude");
@@ -192,7 +193,7 @@ describe("meta.json (EV-10)", () => {
   test("withHarnessSession stores the entry under its own target id; updateMeta persists it", () => {
     const { dir } = fresh();
     const next = updateMeta(dir, (meta) =>
-      withHarnessSession(meta, { harnessTargetId: "codex-work", harness: "codex", harnessSessionId: "thr_1", syncedSeq: 4 }),
+      withHarnessSession(meta, { harnessTargetId: brand.target("codex-work"), harness: "codex", harnessSessionId: "thr_1", syncedSeq: 4 }),
     );
     expect(readMeta(dir).harnessSessions["codex-work"]?.harnessSessionId).toBe("thr_1");
     expect(next).toEqual(readMeta(dir));
