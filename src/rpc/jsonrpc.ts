@@ -7,7 +7,7 @@
  */
 import { BatonError, describeError, type BatonErrorCode } from "../shared/errors.ts";
 import { systemClock, type Clock, type TimerHandle } from "../shared/clock.ts";
-import { INVALID_UTF8_FIELD, LineFramer, encodeJsonLine, markInvalidUtf8, type FramedLine } from "../shared/jsonl.ts";
+import { INVALID_UTF8_FIELD, LineFramer, encodeJsonLine, markInvalidUtf8Message, type FramedLine } from "../shared/jsonl.ts";
 import { silentLogger, type Logger } from "../shared/log.ts";
 
 export type RpcId = number | string;
@@ -312,8 +312,7 @@ export class JsonRpcPeer {
    * whatever is recorded from it says so. Logged on the first and every 100th.
    */
   private noteInvalidUtf8(record: Record<string, unknown>, bytes: Uint8Array): void {
-    const carrier = [record["params"], record["result"]].find((value) => typeof value === "object" && value !== null && !Array.isArray(value));
-    markInvalidUtf8((carrier ?? record) as Record<string, unknown>, bytes);
+    markInvalidUtf8Message(record, bytes);
     this.invalidUtf8Lines++;
     if (this.invalidUtf8Lines === 1 || this.invalidUtf8Lines % 100 === 0) {
       this.log.log("warn", `${this.name}: a line of ${bytes.byteLength} bytes is not valid UTF-8 (${this.invalidUtf8Lines} so far); read with U+FFFD, its bytes kept as base64 in ${INVALID_UTF8_FIELD}`);

@@ -38,6 +38,15 @@ export function markInvalidUtf8(target: Record<string, unknown>, bytes: Uint8Arr
   target[INVALID_UTF8_FIELD] = mark;
 }
 
+/**
+ * Mark a JSON-RPC message decoded from a line that was not valid UTF-8, on the object its handler receives:
+ * `params`, or `result`, else the message itself — so whatever is recorded from it keeps the line's bytes.
+ */
+export function markInvalidUtf8Message(message: Record<string, unknown>, bytes: Uint8Array): void {
+  const carrier = [message["params"], message["result"]].find((value) => typeof value === "object" && value !== null && !Array.isArray(value));
+  markInvalidUtf8((carrier ?? message) as Record<string, unknown>, bytes);
+}
+
 /** A line's bytes as text, with the bytes kept when they are not valid UTF-8. */
 export function decodeLineBytes(bytes: Buffer): FramedLine {
   const text = bytes.toString("utf8");

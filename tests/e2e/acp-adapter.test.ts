@@ -8,7 +8,8 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { AcpAdapter } from "../../src/harness/acp/adapter.ts";
 import type { ResumeState } from "../../src/harness/contract.ts";
-import { makeClaudeAcpWorld, makeCodexAcpWorld, spawnEditingAnswers, spawnEditingInitialize, type AcpWorld } from "../support/acp-rig.ts";
+import { makeClaudeAcpWorld, makeCodexAcpWorld, spawnEditingAnswers, spawnEditingInitialize, spawnEditingLines, type AcpWorld } from "../support/acp-rig.ts";
+import { INVALID_UTF8_FIELD } from "../../src/shared/jsonl.ts";
 import { ClaudeHost, agentText } from "../support/claude-host.ts";
 import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { reply } from "../support/mock-anthropic/script.ts";
@@ -87,6 +88,33 @@ describe.each(Object.keys(worlds))("ACP adapter with %s", (name) => {
         const config = host.events.find((e) => e.kind === "config_option_update");
         expect((config?.payload as { options: { id: string }[] }).options.map((o) => o.id)).toContain("model");
       });
+    } finally {
+      world.cleanup();
+    }
+  }, 60_000);
+
+  test("invalid UTF-8 from the agent (its é rewritten to Latin-1 on the wire): the chunk reads U+FFFD and its raw keeps the line's bytes", async () => {
+    const world = await make();
+    const latin1 = (line: Buffer) => (line.includes("agent_message_chunk") ? Buffer.from(line.toString("latin1").replaceAll("\u00c3\u00a9", "\u00e9"), "latin1") : line);
+    try {
+      const adapter = world.adapter({ spawn: spawnEditingLines(latin1) });
+      await withAgent(
+        world,
+        async ({ host, handle }) => {
+          await world.scriptText("un café au lait");
+          const turn = host.prompt("hello");
+          await adapter.sendTurn(handle, turn);
+          expect((await host.waitForIdle(turn.turnId)).payload).toMatchObject({ state: "idle", stopReason: "end_turn" });
+          expect(agentText(host, turn.turnId)).toBe("un caf\uFFFD au lait");
+          const marked = host.ofTurn(turn.turnId).filter((e) => e.kind === "agent_message_chunk" && JSON.stringify(e.payload).includes("\uFFFD"));
+          expect(marked.length).toBe(1);
+          const mark = (marked[0] as { raw?: Record<string, unknown> }).raw?.[INVALID_UTF8_FIELD] as { bytes: number; base64: string } | undefined;
+          const bytes = Buffer.from(mark?.base64 ?? "", "base64");
+          expect(mark?.bytes).toBe(bytes.byteLength);
+          expect(bytes.includes(0xe9)).toBe(true);
+        },
+        { adapter },
+      );
     } finally {
       world.cleanup();
     }

@@ -130,42 +130,46 @@ export function makeCodexAcpWorld(mock: MockResponses, targetId = "codex-acp"): 
 }
 
 /**
+ * A process port that starts the real agent but edits its stdout on the way in, a line's bytes at a time (the
+ * terminator is added back): `edit` returns the bytes to pass on.
+ */
+export function spawnEditingLines(edit: (line: Buffer) => Uint8Array): typeof spawnAgent {
+  return (argv, options) => {
+    const agent = spawnAgent(argv, options);
+    let buffered = Buffer.alloc(0);
+    const rewrite = new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        buffered = Buffer.concat([buffered, chunk]);
+        for (let newline = buffered.indexOf(0x0a); newline !== -1; newline = buffered.indexOf(0x0a)) {
+          controller.enqueue(Buffer.concat([edit(buffered.subarray(0, newline)), Buffer.from("\n")]));
+          buffered = buffered.subarray(newline + 1);
+        }
+      },
+      flush(controller) {
+        if (buffered.byteLength > 0) controller.enqueue(buffered);
+      },
+    });
+    return { ...agent, streams: { input: agent.streams.input.pipeThrough(rewrite), output: agent.streams.output } };
+  };
+}
+
+/**
  * A process port that starts the real agent but edits its answers on the way in: `edit` sees each JSON-RPC
  * message from the agent and may change it in place (e.g. hide a capability so the fallback chain has to use
  * `session/load`, or report another starting mode).
  */
 export function spawnEditingAnswers(edit: (message: Record<string, unknown>) => void): typeof spawnAgent {
-  return (argv, options) => {
-    const agent = spawnAgent(argv, options);
-    const decoder = new TextDecoder();
-    const encoder = new TextEncoder();
-    let buffered = "";
-    const rewrite = new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        buffered += decoder.decode(chunk, { stream: true });
-        const lines = buffered.split("\n");
-        buffered = lines.pop() ?? "";
-        for (const line of lines) {
-          let out = line;
-          let message: Record<string, unknown> | undefined;
-          try {
-            message = JSON.parse(line) as Record<string, unknown>;
-          } catch {
-            // not JSON: passed on as it came (the adapter reports it)
-          }
-          if (typeof message === "object" && message !== null) {
-            edit(message);
-            out = JSON.stringify(message);
-          }
-          controller.enqueue(encoder.encode(`${out}\n`));
-        }
-      },
-      flush(controller) {
-        if (buffered !== "") controller.enqueue(encoder.encode(buffered));
-      },
-    });
-    return { ...agent, streams: { input: agent.streams.input.pipeThrough(rewrite), output: agent.streams.output } };
-  };
+  return spawnEditingLines((line) => {
+    let message: Record<string, unknown> | undefined;
+    try {
+      message = JSON.parse(line.toString("utf8")) as Record<string, unknown>;
+    } catch {
+      return line; // not JSON: passed on as it came (the adapter reports it)
+    }
+    if (typeof message !== "object" || message === null) return line;
+    edit(message);
+    return Buffer.from(JSON.stringify(message));
+  });
 }
 
 /** `initialize`'s `agentCapabilities`, edited (a capability that "lies"). */

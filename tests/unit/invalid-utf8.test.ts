@@ -1,15 +1,18 @@
 /**
  * Invalid UTF-8 from an agent is recorded as such (issue 12.14), not silently turned into U+FFFD: a real child
  * writes a line with a byte that is not UTF-8. Through the JSON-RPC peer (Codex, the plugin runner) and through
- * the guard on Claude Code's stdout (which the Agent SDK decodes itself), the message's text reads U+FFFD where the
+ * the guard on Claude Code's stdout (which the Agent SDK decodes itself), through the ACP client's framed stream
+ * (which replaced the ACP SDK's lossy `ndJsonStream`), the message's text reads U+FFFD where the
  * byte was and the object its handler receives keeps the line's bytes, verbatim, as base64; valid lines pass as they
  * were. The framer that splits the lines knows which ones were not UTF-8.
  */
 import { describe, expect, test } from "bun:test";
 import type { SpawnedProcess } from "@anthropic-ai/claude-agent-sdk";
+import { openClient, spawnAgent } from "../../src/harness/acp/connection.ts";
 import { ClaudeProcesses } from "../../src/harness/claude/process.ts";
 import { startRpcChild } from "../../src/rpc/rpc-child.ts";
 import { INVALID_UTF8_FIELD, LineFramer } from "../../src/shared/jsonl.ts";
+import { silentLogger } from "../../src/shared/log.ts";
 
 const env = { PATH: process.env["PATH"] ?? "/usr/bin:/bin" };
 const cwd = process.cwd();
@@ -19,16 +22,23 @@ const BAD_LINE = Buffer.concat([Buffer.from('{"method":"item/agentMessage/delta"
 const GOOD_LINE = Buffer.from('{"method":"item/agentMessage/delta","params":{"delta":"café ☕"}}');
 
 /** A child that writes the good line, the bad one (split across two writes), the good one again, then exits. */
-function writerArgs(): string[] {
+function writerArgs(good = GOOD_LINE, bad = BAD_LINE): string[] {
   const hex = (bytes: Buffer) => bytes.toString("hex");
   const script = [
     `const out = (h) => process.stdout.write(Buffer.from(h, "hex"));`,
-    `out("${hex(GOOD_LINE)}0a");`,
-    `out("${hex(BAD_LINE.subarray(0, 40))}");`,
-    `setTimeout(() => { out("${hex(BAD_LINE.subarray(40))}0a${hex(GOOD_LINE)}0a"); }, 20);`,
+    `out("${hex(good)}0a");`,
+    `out("${hex(bad.subarray(0, 40))}");`,
+    `setTimeout(() => { out("${hex(bad.subarray(40))}0a${hex(good)}0a"); }, 20);`,
   ].join("\n");
   return ["-e", script];
 }
+
+/** The same lines as an ACP agent's `session/update` notifications (é in Latin-1 in the bad one). */
+const acpUpdate = (text: Buffer) =>
+  Buffer.concat([Buffer.from('{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"'), text, Buffer.from('"}}}}')]);
+const ACP_GOOD = acpUpdate(Buffer.from("café ☕"));
+const ACP_BAD = acpUpdate(Buffer.concat([Buffer.from("caf"), Buffer.from([0xe9]), Buffer.from(" au lait")]));
+const chunk = (text: string) => ({ sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
 
 const expectedMark = { bytes: BAD_LINE.byteLength, base64: BAD_LINE.toString("base64") };
 
@@ -79,5 +89,29 @@ describe("invalid UTF-8 from an agent", () => {
     expect(JSON.parse(lines[1]!)).toEqual({ method: "item/agentMessage/delta", params: { delta: "caf\uFFFD au lait" }, [INVALID_UTF8_FIELD]: expectedMark });
     expect(lines[2]).toBe(GOOD_LINE.toString("utf8"));
     expect(lines[3]).toBe("");
+  });
+
+  test("an ACP agent (a real child, through the ACP SDK's client): the update's params keep the bytes; its text has U+FFFD; the trace sees the mark", async () => {
+    const updates: unknown[] = [];
+    const diagnostics: string[] = [];
+    const traced: unknown[] = [];
+    const agent = spawnAgent([process.execPath, ...writerArgs(ACP_GOOD, ACP_BAD)], { cwd, env, log: silentLogger });
+    const connection = await openClient(
+      agent.streams,
+      {
+        onUpdate: (params) => updates.push(params),
+        onPermission: () => Promise.reject(new Error("no permission expected")),
+        onOtherNotification: () => undefined,
+        onDiagnostic: (key) => diagnostics.push(key),
+      },
+      (direction, message) => direction === "in" && traced.push(message),
+    );
+    await agent.exited;
+    for (let i = 0; i < 100 && updates.length < 3; i++) await Bun.sleep(10);
+    await connection.close();
+    const mark = { bytes: ACP_BAD.byteLength, base64: ACP_BAD.toString("base64") };
+    expect(updates).toEqual([chunk("café ☕"), { ...chunk("caf\uFFFD au lait"), [INVALID_UTF8_FIELD]: mark }, chunk("café ☕")]);
+    expect(diagnostics).toEqual(["wire:invalid UTF-8"]);
+    expect(JSON.stringify(traced[1])).toContain(mark.base64);
   });
 });

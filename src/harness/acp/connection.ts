@@ -1,6 +1,7 @@
 /**
- * The wire to one ACP agent: newline-delimited JSON-RPC over a readable/writable byte pair, spoken through the
- * official SDK (`@agentclientprotocol/sdk/unstable`, so `usage` on prompt results survives parsing). Transports
+ * The wire to one ACP agent: newline-delimited JSON-RPC over a readable/writable byte pair, framed by Baton's byte
+ * framer (`wire-stream.ts`: a line that is not UTF-8 is recorded as such) and spoken through the official SDK
+ * (`@agentclientprotocol/sdk/unstable`, so `usage` on prompt results survives parsing). Transports
  * are values: `openClient` takes the two streams (tests can pass in-memory ones); `spawnAgent` starts the agent
  * (own process group and parent-death watchdog, rpc/child-process) and hands its stdio over.
  *
@@ -16,6 +17,7 @@ import { spawnChild, type ChildExit, type StopOptions } from "../../rpc/child-pr
 import { BatonError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import { terminalSafe } from "../../shared/terminal-text.ts";
+import { framedStream } from "./wire-stream.ts";
 
 export type WireTrace = (direction: "in" | "out", message: unknown) => void;
 
@@ -163,7 +165,11 @@ const raw = (params: unknown): unknown => params;
 /** Connect the ACP client app to an agent over `streams`. */
 export async function openClient(streams: ByteStreams, handlers: ClientHandlers, trace?: WireTrace): Promise<ClientConnection> {
   const acp = await loadSdk();
-  const stream = traced(acp.ndJsonStream(streams.output, streams.input), trace, handlers);
+  const stream = traced(
+    framedStream(streams.output, streams.input, (key, detail) => handlers.onDiagnostic(key, detail)),
+    trace,
+    handlers,
+  );
   const app = acp
     .client({ name: "baton" })
     .onNotification(acp.methods.client.session.update, raw, ({ params }) => {
