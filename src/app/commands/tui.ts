@@ -178,6 +178,7 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
   termination.exit = () => host.exit();
   if (termination.requested) host.exit();
   const firstFrameFile = io.env["BATON_FIRST_FRAME_FILE"];
+  let closeWaited = false;
   try {
     screen = await startTui(host, {
       onRendererGone: () => host.exit(),
@@ -199,13 +200,15 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
     // outlives the session (the controller does not cancel it on shutdown yet).
     const titling = last.controller.titleGeneration;
     if (titling !== undefined) await withLimit(titling.catch(() => undefined), TITLE_WAIT_MS);
+    closeWaited = true;
     await withLimit(last.opened.close(), SHUTDOWN_LIMIT_MS).catch((error: unknown) => {
       io.stderr.write(`baton: closing the session: ${describeError(error)}\n`);
     });
     return last.sessionId;
   } finally {
-    // Idempotent: after a normal exit the session is already closed; after a failure this releases it.
-    await (host.session as OpenTuiSession).opened.close().catch(() => undefined);
+    // After a failure this releases the session, bounded like the normal exit; after a normal exit close was
+    // waited for already (up to the limit): a close still running then is not waited for a second time.
+    if (!closeWaited) await withLimit((host.session as OpenTuiSession).opened.close().catch(() => undefined), SHUTDOWN_LIMIT_MS);
     screen?.destroy();
     stopInterrupt();
     termination.exit = undefined;
