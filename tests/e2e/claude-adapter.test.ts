@@ -2,28 +2,17 @@
  * The real Claude Code (through the Agent SDK) against the project's mock Anthropic API, driving ClaudeAdapter
  * directly through a recording host. Temp HOME/CLAUDE_CONFIG_DIR per test; only 127.0.0.1 traffic.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { ClaudeAdapter } from "../../src/harness/claude/adapter.ts";
 import { DECLINED_MESSAGE } from "../../src/harness/claude/permissions.ts";
 import { makeClaudeEnv } from "../support/claude-env.ts";
 import { agentText, claudeChildren } from "../support/claude-host.ts";
-import { withClaudeRig, type ClaudeRig, type ClaudeRigOptions } from "../support/claude-rig.ts";
-import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
+import { useMockAnthropic, withClaudeRig, type ClaudeRig, type ClaudeRigOptions } from "../support/claude-rig.ts";
 import { allMessageText, lastUserText, reply, toolResultsOf } from "../support/mock-anthropic/script.ts";
 
-let mock: MockAnthropic;
-
-beforeAll(async () => {
-  mock = await startMockAnthropic();
-});
-afterAll(async () => {
-  await mock.stop();
-});
-beforeEach(async () => {
-  await mock.reset();
-});
+const mock = useMockAnthropic();
 
 const withRig = (body: (rig: ClaudeRig) => Promise<void>, options: ClaudeRigOptions = {}): Promise<void> => withClaudeRig(mock.url, body, options);
 

@@ -4,27 +4,16 @@
  * a prompt that makes the API fail — before the fix Claude Code merged the failed prompt into the next user message,
  * so every later turn failed too.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { ResumeState } from "../../src/harness/contract.ts";
 import { DROPPED_PROMPT_NOTICE } from "../../src/harness/claude/rewind.ts";
 import { makeClaudeEnv } from "../support/claude-env.ts";
 import type { ClaudeHost } from "../support/claude-host.ts";
-import { withClaudeRig, type ClaudeRig } from "../support/claude-rig.ts";
-import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
+import { useMockAnthropic, withClaudeRig, type ClaudeRig } from "../support/claude-rig.ts";
 import { allMessageText, lastUserText, reply, type ScriptedReply } from "../support/mock-anthropic/script.ts";
 
 setDefaultTimeout(60_000);
-let mock: MockAnthropic;
-
-beforeAll(async () => {
-  mock = await startMockAnthropic();
-});
-afterAll(async () => {
-  await mock.stop();
-});
-beforeEach(async () => {
-  await mock.reset();
-});
+const mock = useMockAnthropic();
 
 /** A 500 for every request whose newest user text carries POISON (one queued reply per possible request). */
 const poisoned = (count: number): ScriptedReply[] => Array.from({ length: count }, () => ({ ...reply.error(500, "the API chokes on this prompt"), match: { lastUserIncludes: "POISON" } }));

@@ -2,7 +2,7 @@
  * More flows of ClaudeAdapter against the real Claude Code and the mock API: plan mode and ExitPlanMode, config
  * between turns, /compact, observed turns, a vanished session, cancel while a permission is pending, close.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { ClaudeAdapter } from "../../src/harness/claude/adapter.ts";
@@ -11,21 +11,10 @@ import type { HarnessHandle } from "../../src/harness/contract.ts";
 import { isBatonError } from "../../src/shared/errors.ts";
 import { makeClaudeEnv } from "../support/claude-env.ts";
 import { agentText, ClaudeHost, claudeChildren } from "../support/claude-host.ts";
-import { withClaudeRig, type ClaudeRig, type ClaudeRigOptions } from "../support/claude-rig.ts";
-import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
+import { useMockAnthropic, withClaudeRig, type ClaudeRig, type ClaudeRigOptions } from "../support/claude-rig.ts";
 import { allMessageText, lastUserText, reply, toolResultsOf } from "../support/mock-anthropic/script.ts";
 
-let mock: MockAnthropic;
-
-beforeAll(async () => {
-  mock = await startMockAnthropic();
-});
-afterAll(async () => {
-  await mock.stop();
-});
-beforeEach(async () => {
-  await mock.reset();
-});
+const mock = useMockAnthropic();
 
 const withRig = (body: (rig: ClaudeRig) => Promise<void>, options: ClaudeRigOptions = {}): Promise<void> => withClaudeRig(mock.url, body, options);
 

@@ -4,29 +4,15 @@
  * that runs too long (exit 124), out-of-range durations and a YAML bomb are config errors naming the file, and
  * a relative BATON_HOME is resolved once.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { reply } from "../support/mock-anthropic/script.ts";
-import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
+import { useClaudeEnvEach, useMockAnthropic } from "../support/claude-rig.ts";
 import { runBaton } from "../support/baton-process.ts";
 
-let mock: MockAnthropic;
-let env: ClaudeTestEnv;
-
-beforeAll(async () => {
-  mock = await startMockAnthropic();
-});
-afterAll(async () => {
-  await mock.stop();
-  env?.cleanup();
-});
-beforeEach(async () => {
-  await mock.reset();
-  env?.cleanup();
-  env = makeClaudeEnv({ baseUrl: mock.url, extra: { BATON_DEFAULT_AGENT: "claude" } });
-});
+const mock = useMockAnthropic();
+const env = useClaudeEnvEach(mock);
 
 const config = (text: string) => writeFileSync(path.join(env.batonHome, "config.yaml"), text);
 const exec = (args: string[], extra: Record<string, string> = {}) => runBaton(["exec", ...args], { env: { ...env.env, ...extra }, cwd: env.cwd, stdin: "" });

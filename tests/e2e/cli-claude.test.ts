@@ -2,28 +2,15 @@
  * Issue 5 end to end through the CLI: the real `baton` process driving the real Claude Code (Agent SDK)
  * against the project's mock Anthropic API. Asserts on what the mock received and on the ledger.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { allMessageText, reply, toolResultsOf } from "../support/mock-anthropic/script.ts";
-import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
+import { useClaudeEnvEach, useMockAnthropic } from "../support/claude-rig.ts";
 import { runBaton, spawnBaton, waitUntil } from "../support/baton-process.ts";
 
-let mock: MockAnthropic;
-let env: ClaudeTestEnv;
-
-beforeAll(async () => {
-  mock = await startMockAnthropic();
-});
-afterAll(async () => {
-  await mock.stop();
-});
-beforeEach(async () => {
-  await mock.reset();
-  env?.cleanup();
-  env = makeClaudeEnv({ baseUrl: mock.url, extra: { BATON_DEFAULT_AGENT: "claude" } });
-});
+const mock = useMockAnthropic();
+const env = useClaudeEnvEach(mock);
 
 const exec = (args: string[], stdin?: string) => runBaton(["exec", ...args], { env: env.env, cwd: env.cwd, ...(stdin === undefined ? {} : { stdin }) });
 

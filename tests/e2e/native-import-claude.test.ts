@@ -3,32 +3,18 @@
  * (through the Agent SDK, against the mock Anthropic API), then `baton resume <id>` / `baton fork <id>` run as
  * real processes. The transcript must stay byte-identical; the next Baton turn must resume the same session.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { query } from "@anthropic-ai/claude-agent-sdk";
-import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { allMessageText, reply } from "../support/mock-anthropic/script.ts";
-import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
+import { useClaudeEnvEach, useMockAnthropic } from "../support/claude-rig.ts";
 import { runBaton } from "../support/baton-process.ts";
 import { readSummaries } from "../support/summaries.ts";
 
-let mock: MockAnthropic;
-let env: ClaudeTestEnv;
-
-beforeAll(async () => {
-  mock = await startMockAnthropic();
-});
-afterAll(async () => {
-  await mock.stop();
-  env?.cleanup();
-});
-beforeEach(async () => {
-  await mock.reset();
-  env?.cleanup();
-  env = makeClaudeEnv({ baseUrl: mock.url, extra: { BATON_DEFAULT_AGENT: "claude" } });
-});
+const mock = useMockAnthropic();
+const env = useClaudeEnvEach(mock);
 
 /** One turn in Claude Code itself (not through Baton); returns the session id. */
 async function nativeTurn(prompt: string, resume?: string): Promise<string> {
