@@ -3,14 +3,17 @@
  * `pr view` and `api graphql` from fixture files the test rewrites and logs every argv: two threads → one
  * proposal; one resolved + one new → a proposal for the new one only; all resolved → the batches go
  * (withdrawing what is pending); no gh → a Board warning, nothing fails; a gh that hangs is killed at the
- * deadline; the log shows no subcommand that writes.
+ * deadline; the log shows no subcommand that writes. And from a real turn (a session with the fake adapter): a
+ * turn that ran `git push` is a Turn resource that makes the watch poll at once, and the proposal is in the ledger.
  */
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { isReadOnly } from "../../bundled-plugins/gh-review/src/gh.ts";
 import { POLL_EVERY_MS, pollDue, presentWatch, type WatchStatus } from "../../bundled-plugins/gh-review/src/review-threads.ts";
 import { createPluginRig, tempDir, type PluginRig } from "../support/plugin-rig.ts";
+import { bundledLoop, fakeLoopSession, type BundledLoop, type FakeLoopSession } from "../support/bundled-loops.ts";
+import { fakeGh, thread, type FakeGh } from "../support/fake-gh.ts";
 import { isRunning } from "../support/processes.ts";
 
 setDefaultTimeout(60_000);
@@ -20,48 +23,24 @@ const BATCH = { apiVersion: "ghreview.baton.dev/v1alpha1", kind: "ThreadBatch" }
 
 let rigs: PluginRig[] = [];
 let dirs: string[] = [];
+let loops: BundledLoop[] = [];
+let sessions: FakeLoopSession[] = [];
 afterEach(async () => {
+  for (const loop of loops) await loop.rig.close();
+  for (const s of sessions) await s.close();
+  loops = [];
+  sessions = [];
   for (const rig of rigs) await rig.close();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   rigs = [];
   dirs = [];
 });
 
-/** A fake gh: answers from files in `dir`, appends "<argv1> <argv2>" (and the query's first word) to dir/argv.log. */
-function fakeGh(): { bin: string; dir: string } {
-  const dir = tempDir("baton-fake-gh-");
-  dirs.push(dir);
-  const bin = path.join(dir, "bin");
-  mkdirSync(bin);
-  const script = `#!/bin/sh
-d=${JSON.stringify(dir)}
-q=""
-for a in "$@"; do case "$a" in query=*) q=" $(printf '%s' "$a" | sed -n '1s/^query=\\([a-z]*\\).*/\\1/p')";; esac; done
-printf '%s %s%s\\n' "$1" "$2" "$q" >> "$d/argv.log"
-if [ -f "$d/sleep" ]; then echo $$ > "$d/gh.pid"; sleep 300; fi
-case "$1 $2" in
-  "auth status") if [ -f "$d/logged-out" ]; then echo "You are not logged into any GitHub hosts. To log in, run: gh auth login" >&2; exit 1; fi; echo "Logged in to github.com" >&2 ;;
-  "pr view") if [ -f "$d/no-pr" ]; then echo 'no pull requests found for branch "topic"' >&2; exit 1; fi; cat "$d/pr.json" ;;
-  "api graphql") cat "$d/threads.json" ;;
-  *) echo "fake gh: unexpected $*" >&2; exit 99 ;;
-esac
-`;
-  writeFileSync(path.join(bin, "gh"), script);
-  chmodSync(path.join(bin, "gh"), 0o755);
-  writeFileSync(path.join(dir, "pr.json"), JSON.stringify({ number: 12, url: "https://github.com/acme/app/pull/12", title: "Faster parser", headRefName: "topic", state: "OPEN" }));
-  return { bin, dir };
+function newGh(): FakeGh {
+  const gh = fakeGh();
+  dirs.push(gh.dir);
+  return gh;
 }
-
-const thread = (id: string, file: string, line: number, author: string, body: string, resolved = false) => ({
-  id,
-  isResolved: resolved,
-  isOutdated: false,
-  path: file,
-  line,
-  comments: { nodes: [{ author: { login: author }, body, createdAt: "2026-11-30T10:00:00Z", url: `https://github.com/acme/app/pull/12#${id}` }] },
-});
-const threads = (dir: string, ...nodes: ReturnType<typeof thread>[]) =>
-  writeFileSync(path.join(dir, "threads.json"), JSON.stringify({ data: { repository: { pullRequest: { reviewThreads: { nodes } } } } }));
 
 async function ghReview(env: Record<string, string>, config?: unknown) {
   const rig = createPluginRig({ env });
@@ -94,8 +73,8 @@ async function ghReview(env: Record<string, string>, config?: unknown) {
 
 describe("baton/gh-review", () => {
   test("open threads become one proposal; only new ones later; all resolved withdraws; never a write", async () => {
-    const gh = fakeGh();
-    threads(gh.dir, thread("T1", "src/parse.ts", 42, "alice", "This drops the last token."), thread("T2", "src/lex.ts", 7, "bob", "Name this better?"));
+    const gh = newGh();
+    gh.threads(thread("T1", "src/parse.ts", 42, "alice", "This drops the last token."), thread("T2", "src/lex.ts", 7, "bob", "Name this better?"));
     const r = await ghReview({ PATH: `${gh.bin}:${process.env["PATH"] ?? "/usr/bin:/bin"}` });
     await r.idle();
     expect(r.proposals()).toHaveLength(1);
@@ -111,7 +90,7 @@ describe("baton/gh-review", () => {
     expect(r.proposals()).toHaveLength(1);
 
     // T1 resolved, T3 new: a proposal for T3 only; the first batch stays (T2 is still open).
-    threads(gh.dir, thread("T1", "src/parse.ts", 42, "alice", "This drops the last token.", true), thread("T2", "src/lex.ts", 7, "bob", "Name this better?"), thread("T3", "README.md", 3, "carol", "Typo."));
+    gh.threads(thread("T1", "src/parse.ts", 42, "alice", "This drops the last token.", true), thread("T2", "src/lex.ts", 7, "bob", "Name this better?"), thread("T3", "README.md", 3, "carol", "Typo."));
     await r.poll();
     expect(r.proposals()).toHaveLength(2);
     expect(r.proposals()[1]?.title).toBe("Address 1 review thread on PR #12");
@@ -120,13 +99,37 @@ describe("baton/gh-review", () => {
     expect(await r.live()).toHaveLength(2);
 
     // All resolved: every batch goes (a pending proposal is withdrawn with its resource).
-    threads(gh.dir, thread("T1", "src/parse.ts", 42, "alice", "x", true), thread("T2", "src/lex.ts", 7, "bob", "y", true), thread("T3", "README.md", 3, "carol", "z", true));
+    gh.threads(thread("T1", "src/parse.ts", 42, "alice", "x", true), thread("T2", "src/lex.ts", 7, "bob", "y", true), thread("T3", "README.md", 3, "carol", "z", true));
     await r.poll();
     expect(await r.live()).toEqual([]);
     expect(presentWatch(await r.status())).toMatchObject({ status: "no open review threads", tone: "success" });
 
     const calls = readFileSync(path.join(gh.dir, "argv.log"), "utf8").trim().split("\n");
     expect(new Set(calls)).toEqual(new Set(["auth status", "pr view", "api graphql query"]));
+  });
+
+  test("from a real turn: a turn that ran `git push` polls at once; the new open threads become one proposal in the ledger; gh is only read", async () => {
+    const gh = newGh();
+    const f = await fakeLoopSession({
+      fake: [[{ type: "tool", id: "push", title: "git push origin topic", output: "To github.com:acme/app.git" }, { type: "text", text: "Pushed." }]],
+    });
+    sessions.push(f);
+    const loop = await bundledLoop(f.session, "gh-review", undefined, { PATH: gh.path });
+    loops.push(loop);
+    const lastPoll = async () => (await loop.binding.resources?.get(WATCH))?.status["lastPollAt"] as number | undefined;
+    const first = await loop.until(lastPoll, "the first poll");
+    await loop.settle();
+    expect(loop.opened()).toEqual([]);
+    expect(loop.board()).toEqual(["PR #12: no open review threads"]);
+
+    gh.threads(thread("T1", "src/parse.ts", 42, "alice", "This drops the last token."), thread("T2", "src/lex.ts", 7, "bob", "Name this better?"));
+    expect(await f.say("fake", "push the branch")).toBe("completed");
+    const [card] = await loop.until(() => (loop.pending().length > 0 ? loop.pending() : undefined), "the review-threads proposal after the push");
+    expect((await lastPoll()) ?? 0).toBeGreaterThan(first);
+    expect(card?.draft).toMatchObject({ type: "proposed_input", title: "Address 2 review threads on PR #12" });
+    expect(card?.draft.text).toContain('1. src/parse.ts:42 — alice: "This drops the last token."');
+    expect(loop.board()).toEqual(["PR #12: 2 open review threads"]);
+    expect(new Set(gh.calls())).toEqual(new Set(["auth status", "pr view", "api graphql query"]));
   });
 
   test("no gh on PATH, or logged out: a warning on the Board, the binding stays active", async () => {
@@ -137,7 +140,7 @@ describe("baton/gh-review", () => {
     expect(presentWatch(await r.status())).toEqual({ title: "Review threads", status: "unavailable", detail: "gh is not installed or not on PATH: install GitHub CLI (https://cli.github.com) to see review threads here", tone: "warning" });
     expect(r.rig.manager.activeBindings()).toHaveLength(1);
 
-    const gh = fakeGh();
+    const gh = newGh();
     writeFileSync(path.join(gh.dir, "logged-out"), "");
     const l = await ghReview({ PATH: `${gh.bin}:${process.env["PATH"] ?? "/usr/bin:/bin"}` });
     await l.idle();
@@ -146,8 +149,8 @@ describe("baton/gh-review", () => {
   });
 
   test("a gh that hangs is stopped at the deadline with its children; the next poll works again", async () => {
-    const gh = fakeGh();
-    threads(gh.dir, thread("T1", "a.ts", 1, "alice", "?"));
+    const gh = newGh();
+    gh.threads(thread("T1", "a.ts", 1, "alice", "?"));
     writeFileSync(path.join(gh.dir, "sleep"), "");
     const r = await ghReview({ PATH: `${gh.bin}:${process.env["PATH"] ?? "/usr/bin:/bin"}` }, { ghTimeoutMs: 1000 });
     await r.idle();

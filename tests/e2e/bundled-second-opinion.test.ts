@@ -1,119 +1,101 @@
 /**
- * baton/second-opinion as shipped, in a real runner over a real git repository: an editing turn of one
- * target → a proposal that another target reviews exactly that turn's diff (new files included, the
- * user's index untouched) → the reviewer's turn (it carries the review's marker) → a proposal that sends
- * its findings back to the first target. The loop's own turns never start another review.
+ * baton/second-opinion as shipped, from real turns: a real session with two scripted fake targets, the plugin
+ * in a real runner over a real git repository. An editing turn of one target is a Turn resource whose watch
+ * wakes the Tracker → a `proposed_input` interaction that another target reviews exactly that turn's diff (new
+ * files included, uncommitted work from before excluded, the user's index untouched) → submitted, the
+ * reviewer's turn (it carries the review's marker) → a proposal that sends its findings back → submitted, the
+ * first target's turn is the loop's own step and starts no new review. Nothing wakes a controller by hand.
  */
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { createPluginRig, type PluginRig } from "../support/plugin-rig.ts";
+import { bundledLoop, fakeLoopSession, type BundledLoop, type FakeLoopSession } from "../support/bundled-loops.ts";
+import { git, initRepo } from "../support/git-repo.ts";
+import { makeTestHome } from "../support/session-host.ts";
 
 setDefaultTimeout(60_000);
-const DIR = path.resolve(import.meta.dir, "../../bundled-plugins/second-opinion");
 const TRACKER = { apiVersion: "secondopinion.baton.dev/v1alpha1", kind: "Tracker", name: "session" };
+const REVIEW = { apiVersion: "secondopinion.baton.dev/v1alpha1", kind: "Review" };
 
-let rigs: PluginRig[] = [];
+let loops: BundledLoop[] = [];
+let sessions: FakeLoopSession[] = [];
 afterEach(async () => {
-  for (const rig of rigs) await rig.close();
-  rigs = [];
+  for (const loop of loops) await loop.rig.close();
+  for (const s of sessions) await s.close();
+  loops = [];
+  sessions = [];
 });
 
-function git(cwd: string, ...args: string[]): string {
-  const result = spawnSync("git", args, { cwd, encoding: "utf8", env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", HOME: cwd, GIT_CONFIG_NOSYSTEM: "1" } });
-  if (result.status !== 0) throw new Error(`git ${args.join(" ")}: ${result.stderr}`);
-  return result.stdout;
+async function secondOpinion(f: FakeLoopSession, config?: unknown): Promise<BundledLoop> {
+  sessions.push(f);
+  const loop = await bundledLoop(f.session, "second-opinion", config);
+  loops.push(loop);
+  await loop.until(async () => ((await loop.binding.resources?.get(TRACKER))?.status["seenRevision"] !== undefined ? true : undefined), "the first look");
+  return loop;
 }
 
-async function poll<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-describe("baton/second-opinion", () => {
-  test("edit on codex → review by claude with the turn's diff → findings back to codex; each a proposal", async () => {
-    const rig = createPluginRig();
-    rigs.push(rig);
-    git(rig.cwd, "init", "-q");
-    git(rig.cwd, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "start");
-    writeFileSync(path.join(rig.cwd, "a.txt"), "one\n");
-    git(rig.cwd, "add", "a.txt");
-    git(rig.cwd, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "a");
+describe("baton/second-opinion from real turns", () => {
+  test("edit on fake → review by other with the turn's diff → findings back to fake; each a proposal the user submits", async () => {
+    const home = makeTestHome();
+    initRepo(home.cwd, { "a.txt": "one\n" });
     // Uncommitted work from before the turn is not the turn's diff.
-    writeFileSync(path.join(rig.cwd, "before.txt"), "already here\n");
+    writeFileSync(path.join(home.cwd, "before.txt"), "already here\n");
+    const f = await fakeLoopSession(
+      {
+        fake: [
+          [{ type: "write", path: "a.txt", content: "one\ntwo\n" }, { type: "write", path: "new.txt", content: "fresh\n" }, { type: "text", text: "Added two." }],
+          [{ type: "write", path: "a.txt", content: "one\ntwo\nthree\n" }, { type: "text", text: "Added a test for two." }],
+        ],
+        other: [[{ type: "text", text: "Finding 1: two is not tested." }]],
+      },
+      home,
+    );
+    // The snapshot lists only targets the session has used; name the reviewer (Codex and Claude pick each other).
+    const loop = await secondOpinion(f, { reviewer: "other" });
+    const indexBefore = readFileSync(path.join(home.cwd, ".git", "index"));
 
-    const key = await rig.installAndEnable(DIR);
-    const binding = rig.manager.binding(key);
-    expect(binding?.state).toBe("active");
-    const store = binding?.resources;
-    let pokes = 0;
-    const wake = async () => {
-      await store?.patchStatus(TRACKER, { poke: ++pokes });
-      for (let i = 0; i < 4; i++) await binding?.controllerHost?.idle();
-    };
-    await poll(async () => ((await store?.get(TRACKER))?.status["seenRevision"] !== undefined ? true : undefined), "the first look");
-    const indexBefore = readFileSync(path.join(rig.cwd, ".git", "index"));
-
-    writeFileSync(path.join(rig.cwd, "a.txt"), "one\ntwo\n");
-    writeFileSync(path.join(rig.cwd, "new.txt"), "fresh\n");
-    rig.injectEvent("_baton_turn_summary", { turnId: "t_1", userText: "add two", toolCalls: [{ toolCallId: "c1", title: "edit a.txt, new.txt", kind: "edit", status: "completed" }] }, "codex");
-    await wake();
-    const proposals = () => rig.outputs.flatMap((o) => (o.output.kind === "proposed-input" ? [o.output] : []));
-    expect(proposals()).toHaveLength(1);
-    const review = proposals()[0];
-    expect(review).toMatchObject({ title: "Ask claude to review codex's change", targetId: "claude" });
-    expect(review?.text).toContain("+two");
-    expect(review?.text).toContain("+++ b/new.txt");
-    expect(review?.text).not.toContain("before.txt");
-    const marker = /\[second-opinion review (r-[0-9a-f]{12})\]/.exec(review?.text ?? "");
+    expect(await f.say("fake", "add two")).toBe("completed");
+    const [review] = await loop.until(() => (loop.pending().length > 0 ? loop.pending() : undefined), "the review proposal");
+    expect(review?.draft).toMatchObject({ type: "proposed_input", title: "Ask other to review fake's change", targetId: "other" });
+    expect(review?.draft.text).toContain("+two");
+    expect(review?.draft.text).toContain("+++ b/new.txt");
+    expect(review?.draft.text).not.toContain("before.txt");
+    const marker = /\[second-opinion review (r-[0-9a-f]{12})\]/.exec(review?.draft.text ?? "");
     expect(marker).not.toBeNull();
     // The user's index and branch are as they were.
-    expect(readFileSync(path.join(rig.cwd, ".git", "index"))).toEqual(indexBefore);
-    expect(git(rig.cwd, "status", "--porcelain")).toBe(" M a.txt\n?? before.txt\n?? new.txt\n");
+    expect(readFileSync(path.join(home.cwd, ".git", "index"))).toEqual(indexBefore);
+    expect(git(home.cwd, "status", "--porcelain")).toBe(" M a.txt\n?? before.txt\n?? new.txt\n");
 
-    rig.injectEvent("_baton_turn_summary", { turnId: "t_2", userText: review?.text, agentText: "Finding 1: two is not tested.", toolCalls: [] }, "claude");
-    await wake();
-    expect(proposals()).toHaveLength(2);
-    expect(proposals()[1]).toMatchObject({ title: "Send claude's findings to codex", targetId: "codex" });
-    expect(proposals()[1]?.text).toContain("Finding 1: two is not tested.");
-    expect(proposals()[1]?.text).toContain(`[second-opinion findings ${marker?.[1]}]`);
+    expect(await f.session.controller.proposals.submit(review?.interactionId ?? "")).toBe("completed");
+    expect(JSON.stringify(f.other.adapters[0]?.record.prompts.at(-1))).toContain("+two");
+    const [back] = await loop.until(() => (loop.pending().length > 0 ? loop.pending() : undefined), "the findings proposal");
+    expect(back?.draft).toMatchObject({ title: "Send other's findings to fake", targetId: "fake" });
+    expect(back?.draft.text).toContain("Finding 1: two is not tested.");
+    expect(back?.draft.text).toContain(`[second-opinion findings ${marker?.[1]}]`);
 
-    // Codex acts on the findings (an edit): that turn is the loop's own step, not a new review.
-    writeFileSync(path.join(rig.cwd, "a.txt"), "one\ntwo\nthree\n");
-    rig.injectEvent("_baton_turn_summary", { turnId: "t_3", userText: proposals()[1]?.text, agentText: "done", toolCalls: [{ toolCallId: "c3", title: "edit a.txt", kind: "edit", status: "completed" }] }, "codex");
-    await wake();
-    expect(proposals()).toHaveLength(2);
-    const reviews = await store?.list({ apiVersion: "secondopinion.baton.dev/v1alpha1", kind: "Review" });
-    expect(reviews?.map((r) => r.status["phase"])).toEqual(["done"]);
+    // The first target acts on the findings (an edit): that turn is the loop's own step, not a new review.
+    expect(await f.session.controller.proposals.submit(back?.interactionId ?? "")).toBe("completed");
+    expect(JSON.stringify(f.fake.adapters[0]?.record.prompts.at(-1))).toContain("Finding 1: two is not tested.");
+    await loop.until(async () => ((await loop.binding.resources?.list(REVIEW))?.map((r) => r.status["phase"]).join() === "done" ? true : undefined), "the review to be done");
+    expect(loop.opened()).toHaveLength(2);
+    expect(loop.pending()).toEqual([]);
   });
 
-  test("a newer edit of the same agent replaces a review nobody started; outside git the files are named without a diff", async () => {
-    const rig = createPluginRig();
-    rigs.push(rig);
-    const key = await rig.installAndEnable(DIR, { reviewer: "codex-2" });
-    const binding = rig.manager.binding(key);
-    const store = binding?.resources;
-    let pokes = 0;
-    const wake = async () => {
-      await store?.patchStatus(TRACKER, { poke: ++pokes });
-      for (let i = 0; i < 4; i++) await binding?.controllerHost?.idle();
-    };
-    await poll(async () => ((await store?.get(TRACKER))?.status["seenRevision"] !== undefined ? true : undefined), "the first look");
-    expect((await store?.get(TRACKER))?.status["problem"]).toBe("not a git repository: reviews name the edited files without a diff");
-    rig.injectEvent("_baton_turn_summary", { turnId: "t_1", toolCalls: [{ toolCallId: "c1", title: "Edit src/x.ts", kind: "edit", status: "completed" }] }, "codex");
-    await wake();
-    rig.injectEvent("_baton_turn_summary", { turnId: "t_2", toolCalls: [{ toolCallId: "c2", title: "Write src/y.ts", kind: "edit", status: "completed" }] }, "codex");
-    await wake();
-    const reviews = (await store?.list({ apiVersion: "secondopinion.baton.dev/v1alpha1", kind: "Review" })) ?? [];
+  test("a newer edit of the same agent replaces a review nobody started (its proposal withdrawn); outside git the files are named without a diff", async () => {
+    const f = await fakeLoopSession({
+      fake: [[{ type: "write", path: "src/x.ts", content: "x\n" }], [{ type: "write", path: "src/y.ts", content: "y\n" }]],
+    });
+    const loop = await secondOpinion(f, { reviewer: "other" });
+    expect((await loop.binding.resources?.get(TRACKER))?.status["problem"]).toBe("not a git repository: reviews name the edited files without a diff");
+    expect(await f.say("fake", "write x")).toBe("completed");
+    const [first] = await loop.until(() => (loop.pending().length > 0 ? loop.pending() : undefined), "the first review proposal");
+    expect(await f.say("fake", "write y")).toBe("completed");
+    const [second] = await loop.until(() => (loop.pending()[0]?.interactionId !== first?.interactionId && loop.pending().length > 0 ? loop.pending() : undefined), "the second review proposal");
+    expect(loop.pending()).toHaveLength(1);
+    expect(second?.draft).toMatchObject({ targetId: "other" });
+    expect(second?.draft.text).toContain("src/y.ts");
+    const reviews = (await loop.binding.resources?.list(REVIEW)) ?? [];
     expect(reviews.filter((r) => r.metadata.deletionTimestamp === undefined).map((r) => (r.spec as { files: string[] }).files)).toEqual([["src/y.ts"]]);
-    const last = rig.outputs.at(-1)?.output;
-    expect(last).toMatchObject({ kind: "proposed-input", targetId: "codex-2" });
-    expect(last?.kind === "proposed-input" && last.text).toContain("src/y.ts");
+    expect(loop.opened()).toHaveLength(2);
   });
 });

@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { bundledLoop, fakeLoopSession, type BundledLoop, type FakeLoopSession } from "../support/bundled-loops.ts";
 import { createPluginRig, type PluginRig } from "../support/plugin-rig.ts";
 import { isRunning } from "../support/processes.ts";
 
@@ -14,9 +15,12 @@ const TEST_WATCH_DIR = path.resolve(import.meta.dir, "../../bundled-plugins/test
 const WATCH = { apiVersion: "testwatch.baton.dev/v1alpha1", kind: "TestWatch", name: "project" };
 
 let rigs: PluginRig[] = [];
+let sessions: FakeLoopSession[] = [];
 afterEach(async () => {
   for (const rig of rigs) await rig.close();
+  for (const s of sessions) await s.close();
   rigs = [];
+  sessions = [];
 });
 
 async function poll<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
@@ -115,59 +119,63 @@ describe("baton/test-watch in a real runner", () => {
   });
 });
 
-describe("baton/test-watch's loop (controllers)", () => {
+describe("baton/test-watch from real turns (a session with the fake adapter)", () => {
   setDefaultTimeout(60_000);
-  const FAILURE = { apiVersion: "testwatch.baton.dev/v1alpha1", kind: "TestFailure" };
-  let revision = 0;
-  const editTurn = (rig: PluginRig, target: string, kind = "edit") => {
-    revision += 1;
-    rig.injectEvent("_baton_turn_summary", { turnId: `t_${revision}`, toolCalls: [{ toolCallId: `c${revision}`, title: "edit a.txt", kind, status: "completed" }] }, target);
-  };
 
-  test("an edit that breaks the tests proposes one fix to its agent; the same failure never again; a pass withdraws; a new failure proposes", async () => {
-    const { rig, finished } = await testWatch({ command: "sh ./check.sh" });
-    writeFileSync(path.join(rig.cwd, "check.sh"), 'if grep -qx ok a.txt; then echo " 1 pass"; else echo "FAIL a.txt: expected ok, got $(cat a.txt)"; exit 1; fi\n');
-    writeFileSync(path.join(rig.cwd, "a.txt"), "ok\n");
-    const binding = rig.manager.activeBindings()[0];
-    const store = binding?.resources;
-    let pokes = 0;
-    const wake = async () => {
-      await store?.patchStatus(WATCH, { poke: ++pokes });
-      for (let i = 0; i < 3; i++) await binding?.controllerHost?.idle();
-    };
-    const settled = async () => {
-      const run = await finished();
-      await poll(async () => (((await store?.get(WATCH))?.status["run"] as Record<string, unknown>)?.["settled"] === true ? true : undefined), "the run to be settled");
-      for (let i = 0; i < 3; i++) await binding?.controllerHost?.idle();
-      return run;
-    };
-    const proposals = () => rig.outputs.flatMap((o) => (o.output.kind === "proposed-input" ? [{ output: o.output }] : []));
-    await poll(async () => ((await store?.get(WATCH))?.status["seenRevision"] !== undefined ? true : undefined), "the first look");
+  test("an editing turn that breaks the tests → one proposal with the failing line; the same failure never again; submitted, the fix turn runs and the Board goes green; a new failure proposes again", async () => {
+    const f = await fakeLoopSession({
+      fake: [
+        [{ type: "write", path: "a.txt", content: "broken\n" }, { type: "text", text: "I changed a.txt." }],
+        [{ type: "write", path: "b.txt", content: "b\n" }, { type: "text", text: "Added b.txt." }],
+        [{ type: "write", path: "a.txt", content: "ok\n" }, { type: "text", text: "Fixed a.txt." }],
+      ],
+      other: [[{ type: "write", path: "a.txt", content: "worse\n" }, { type: "text", text: "Changed a.txt again." }]],
+    });
+    sessions.push(f);
+    writeFileSync(path.join(f.home.cwd, "a.txt"), "ok\n");
+    writeFileSync(path.join(f.home.cwd, "check.sh"), 'if grep -qx ok a.txt; then echo " 1 pass"; else echo "FAIL a.txt: expected ok, got $(cat a.txt)"; exit 1; fi\n');
+    const loop: BundledLoop = await bundledLoop(f.session, "test-watch", { command: "sh ./check.sh" });
+    rigs.push(loop.rig);
+    const runs = async () => (await loop.binding.resources?.get(WATCH))?.status["run"] as { id: string; settled?: boolean } | undefined;
+    const actedOn = async (before: string | undefined) =>
+      loop.until(async () => {
+        const run = await runs();
+        return run !== undefined && run.id !== before && run.settled === true ? run : undefined;
+      }, "the turn's run to be acted on");
+    await loop.until(() => (loop.board()[0] === "Tests: waiting for an edit" ? true : undefined), "the Board's first line");
 
-    writeFileSync(path.join(rig.cwd, "a.txt"), "broken\n");
-    editTurn(rig, "codex");
-    await wake();
-    expect((await settled())["state"]).toBe("failed");
-    expect(proposals()).toHaveLength(1);
-    expect(proposals()[0]?.output).toMatchObject({ kind: "proposed-input", targetId: "codex", title: "Fix the failing tests" });
-    expect(proposals()[0]?.output.text).toContain("FAIL a.txt: expected ok, got broken");
+    expect(await f.say("fake", "change a.txt")).toBe("completed");
+    await actedOn(undefined);
+    const [card, ...more] = loop.pending();
+    expect(more).toEqual([]);
+    expect(card?.draft).toMatchObject({ type: "proposed_input", title: "Fix the failing tests", targetId: "fake" });
+    expect(card?.draft.text).toContain("FAIL a.txt: expected ok, got broken");
+    expect(card?.draft.pluginContext).toMatchObject({ pluginId: "baton/test-watch", resource: { apiVersion: "testwatch.baton.dev/v1alpha1", kind: "TestFailure" } });
+    expect(loop.board()).toEqual(["Tests: failing (exit 1)"]);
 
-    editTurn(rig, "claude");
-    await wake();
-    expect((await settled())["state"]).toBe("failed");
-    expect(proposals()).toHaveLength(1);
+    // Another edit, the same failure: it runs again, and no second card.
+    let before = (await runs())?.id;
+    expect(await f.say("fake", "add b.txt")).toBe("completed");
+    await actedOn(before);
+    expect(loop.opened()).toHaveLength(1);
+    expect(loop.pending().map((p) => p.interactionId)).toEqual([card?.interactionId ?? ""]);
 
-    writeFileSync(path.join(rig.cwd, "a.txt"), "ok\n");
-    editTurn(rig, "codex");
-    await wake();
-    expect((await settled())["state"]).toBe("passed");
-    expect(await store?.list(FAILURE)).toEqual([]);
+    // Submitted as suggested: the agent's prompt is the proposal's text, its fix makes the run pass.
+    before = (await runs())?.id;
+    expect(await f.session.controller.proposals.submit(card?.interactionId ?? "")).toBe("completed");
+    expect(JSON.stringify(f.fake.adapters[0]?.record.prompts.at(-1))).toContain("FAIL a.txt: expected ok, got broken");
+    await actedOn(before);
+    await loop.until(() => (loop.board()[0]?.startsWith("Tests: passing ✓") === true ? true : undefined), "the Board to go green");
+    expect(loop.board()[0]).toMatch(/^Tests: passing ✓ \d+\.\d s$/);
+    expect(loop.pending()).toEqual([]);
+    expect(await loop.binding.resources?.list({ apiVersion: "testwatch.baton.dev/v1alpha1", kind: "TestFailure" })).toEqual([]);
 
-    writeFileSync(path.join(rig.cwd, "a.txt"), "worse\n");
-    editTurn(rig, "claude");
-    await wake();
-    await settled();
-    expect(proposals()).toHaveLength(2);
-    expect(proposals()[1]?.output).toMatchObject({ targetId: "claude" });
+    // A new failure, by the other agent: proposed again, to that agent.
+    before = (await runs())?.id;
+    expect(await f.say("other", "change a.txt again")).toBe("completed");
+    await actedOn(before);
+    expect(loop.opened()).toHaveLength(2);
+    expect(loop.pending()[0]?.draft).toMatchObject({ targetId: "other" });
+    expect(loop.pending()[0]?.draft.text).toContain("FAIL a.txt: expected ok, got worse");
   });
 });

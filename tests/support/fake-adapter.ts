@@ -304,13 +304,15 @@ export class FakeAdapter implements HarnessAdapter {
           break;
         case "write": {
           const file = path.resolve(live.options.cwd, step.path);
-          emit({ kind: "tool_call_update", payload: { toolCallId: `write-${step.path}`, title: `Write ${step.path}`, kind: "edit", status: "in_progress" }, turnId });
+          // One id per turn and file: a tool call id is the session's (a second write of a.txt is a new call).
+          const toolCallId = `write-${turnId}-${step.path}`;
+          emit({ kind: "tool_call_update", payload: { toolCallId, title: `Write ${step.path}`, kind: "edit", status: "in_progress" }, turnId });
           if (step.content === null) rmSync(file, { force: true });
           else {
             mkdirSync(path.dirname(file), { recursive: true });
             writeFileSync(file, step.content);
           }
-          emit({ kind: "tool_call_update", payload: { toolCallId: `write-${step.path}`, status: "completed" }, turnId });
+          emit({ kind: "tool_call_update", payload: { toolCallId, status: "completed" }, turnId });
           break;
         }
         case "end":
