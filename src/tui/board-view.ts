@@ -4,7 +4,7 @@
  * inline on wide terminals when it has items; `open` also as an overlay on narrow ones (Esc closes it);
  * `hidden` never. Nothing here does I/O: the Board is a value the plugins published earlier.
  */
-import { sidecarPlacement, type SidecarItem, type SidecarState, type Tone } from "chat-tui";
+import { sidecarPlacement, SIDECAR_WIDTH, type SidecarItem, type SidecarState, type Tone } from "chat-tui";
 import type { BoardView, TuiPlugins } from "./session-port.ts";
 
 /** What `/board` needs of the host (a port: the host is not imported here). */
@@ -46,6 +46,11 @@ export function boardSidecar(board: BoardView | undefined, mode: BoardMode): Sid
   }));
   if (sections.length === 0 && mode !== "open") return undefined;
   return { title: "Board", sections: sections.length === 0 ? [{ id: "board-empty", items: [EMPTY_ITEM] }] : sections, mode };
+}
+
+/** The columns left to the transcript, composer and footer: the terminal's, less the Board when it sits beside them. */
+export function mainColumns(sidecar: SidecarState | undefined, columns: number): number {
+  return sidecarPlacement(sidecar, columns) === "inline" ? columns - SIDECAR_WIDTH : columns;
 }
 
 /** `/board` with no argument: hide it when it is showing, open it when it is not. */

@@ -6,7 +6,7 @@
 import type { Controller } from "../controller/controller.ts";
 import { selectActivity, selectApprovalRoute, selectFooter, selectPendingInteractions, selectPendingProposals, selectTargetPlan, type InteractionItem, type ProjectionState } from "../projection/index.ts";
 import type { ActivityItem, ChatCommand, ChatStatePatch, DraftInjection, InteractionCard, PickerState, QueuedInput, SidecarState, Toast } from "chat-tui";
-import { boardSidecar, type BoardMode } from "./board-view.ts";
+import { boardSidecar, mainColumns, type BoardMode } from "./board-view.ts";
 import type { BoardView } from "./session-port.ts";
 import { terminalSafeDeep } from "../shared/terminal-text.ts";
 import type { ConfigControl } from "./config-control.ts";
@@ -143,7 +143,8 @@ export class ViewComposer {
           author: look.author,
           cwd: view.cwd,
           ...(this.deps.home === undefined ? {} : { home: this.deps.home }),
-          width: view.columns,
+          // The footer is as wide as the column it sits in (the Board inline takes its share).
+          width: mainColumns(this.sidecar.value, view.columns),
         }),
         ...(view.toast === undefined ? {} : { toast: view.toast }),
       }),

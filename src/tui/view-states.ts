@@ -54,9 +54,16 @@ export function shortCwd(cwd: string, home?: string, max = MAX_CWD): string {
   return `…/${tail}`;
 }
 
-function leftText(input: FooterInput, sessionId: string): string {
-  const { tokens, turns } = input.footer;
-  const parts = [`session: ${sessionId}`, `in:${compactNumber(tokens.input)} out:${compactNumber(tokens.output)}`, `turns:${turns}`, `queue:${input.queue}`];
+/** The left text; without a session id the `session:` part is left out, and with `tokens: false` the token counts. */
+function leftText(input: FooterInput, sessionId: string | undefined, tokens = true): string {
+  const { turns } = input.footer;
+  const counts = input.footer.tokens;
+  const parts = [
+    ...(sessionId === undefined ? [] : [`session: ${sessionId}`]),
+    ...(tokens ? [`in:${compactNumber(counts.input)} out:${compactNumber(counts.output)}`] : []),
+    `turns:${turns}`,
+    `queue:${input.queue}`,
+  ];
   if (input.plan !== undefined) parts.push(`plan:${input.plan.done}/${input.plan.total}`);
   const n = input.suggestions ?? 0;
   if (n > 0) parts.push(`${n} suggestion${n === 1 ? "" : "s"}`);
@@ -64,7 +71,10 @@ function leftText(input: FooterInput, sessionId: string): string {
   return parts.join("  ");
 }
 
-/** TUI-10: `session: <id>  in:<n> out:<n>  turns:<n>  queue:<n>[  plan:x/y][  N suggestions][  board:N]` and `<target> · cwd:<cwd>`. */
+/**
+ * TUI-10: `session: <id>  in:<n> out:<n>  turns:<n>  queue:<n>[  plan:x/y][  N suggestions][  board:N]` and
+ * `<target> · cwd:<cwd>`, shortened in steps until both fit `width` (the footer's own column).
+ */
 export function footerTexts(input: FooterInput): { readonly left: string; readonly right: string } {
   const full = leftText(input, input.sessionId);
   const cwd = shortCwd(input.cwd, input.home);
@@ -73,6 +83,9 @@ export function footerTexts(input: FooterInput): { readonly left: string; readon
     { left: full, right: `cwd:${cwd}` },
     { left: full, right: `cwd:${shortCwd(input.cwd, input.home, 16)}` },
     { left: leftText(input, `${input.sessionId.slice(0, 12)}…`), right: `cwd:${shortCwd(input.cwd, input.home, 16)}` },
+    // Narrower still (the Board beside a 130-column terminal leaves 88): the session id goes, then the tokens.
+    { left: leftText(input, undefined), right: `cwd:${shortCwd(input.cwd, input.home, 16)}` },
+    { left: leftText(input, undefined, false), right: `cwd:${shortCwd(input.cwd, input.home, 16)}` },
   ];
   const room = (input.width ?? Number.POSITIVE_INFINITY) - 4;
   return candidates.find((c) => c.left.length + c.right.length <= room) ?? (candidates[candidates.length - 1] as { left: string; right: string });

@@ -73,6 +73,9 @@ test("test-watch: a Codex edit breaks the tests → the suggestion card and a fa
   expect(card).toContain("Enter send");
   screen = await t.waitFor("failing (exit 1)", 10_000);
   expect(screen).toContain("TestWatch · baton/test-watch");
+  // The footer fits the column beside the Board: its texts whole, not cut into each other.
+  const footer = screen.split("\n").find((line) => line.includes("queue:")) ?? "";
+  expect(footer).toMatch(/^ (session: bs_\w+…?  )?in:\d+ out:\d+  turns:1  queue:0  1 suggestion  board:1 +cwd:\S+ ╰─+╯$/);
   expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("broken\n");
   await until(async () => (await mock.requests()).length === 3, "the title's request");
 

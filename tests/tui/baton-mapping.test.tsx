@@ -315,6 +315,16 @@ describe("activity, footer, composer", () => {
     expect(narrow.right).toStartWith("cwd:");
   });
 
+  test("beside the Board (88 of 130 columns) the footer still fits: the session id goes first, then the tokens; queue and cwd stay", () => {
+    const footer = selectFooter(initialState("bs"));
+    const base = { sessionId: "bs_01M8NM8YJJ4Y6KPW9G77TN7FBY", footer, queue: 0, suggestions: 1, board: 1, author: "codex", cwd: "/tmp/baton-codex-W23xSp/work" };
+    const beside = footerTexts({ ...base, width: 88 });
+    expect(beside.left.length + beside.right.length).toBeLessThanOrEqual(84);
+    expect(beside).toEqual({ left: "in:0 out:0  turns:0  queue:0  1 suggestion  board:1", right: "cwd:…/work" });
+    const tight = footerTexts({ ...base, width: 64 });
+    expect(tight).toEqual({ left: "turns:0  queue:0  1 suggestion  board:1", right: "cwd:…/work" });
+  });
+
   test("placeholder tail: recall queued > sends or queues > newline", () => {
     expect(placeholderFor("Fake", false, 0)).toBe("Message Fake (/ commands, @ mentions, Shift+Tab mode, Ctrl+J newline)");
     expect(placeholderFor("Fake", true, 0)).toEndWith("Enter sends or queues)");
