@@ -41,6 +41,8 @@ describe("baton/second-opinion between the real Codex and the real Claude Code",
       const [ask] = await loop.until(() => (loop.pending().length > 0 ? loop.pending() : undefined), "the proposal to ask Claude");
       expect(ask?.draft).toMatchObject({ type: "proposed_input", title: "Ask claude to review codex's change", targetId: "claude" });
       expect(ask?.draft.text).toContain(`+  ${FIX}`);
+      // Codex names the file by its absolute path, git by its relative one: one file, named once.
+      expect(ask?.draft.text).toContain("this change that codex just made (parser.ts).");
       const marker = /\[second-opinion review r-[0-9a-f]{12}\]/.exec(ask?.draft.text ?? "")?.[0] ?? "no marker";
 
       const findings = 'Finding 1: parse("") returns [""]; an empty input should give [].';

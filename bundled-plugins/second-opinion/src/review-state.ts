@@ -73,13 +73,22 @@ export function reviewIdFor(turnId: string): string {
   return `r-${createHash("sha256").update(turnId).digest("hex").slice(0, 12)}`;
 }
 
-export function editedFiles(turn: TurnSummary): string[] {
+/**
+ * The files a turn's edit calls name, as git names them: relative to `cwd` when under it (Codex titles carry
+ * absolute paths, git's diff relative ones: one file, one name).
+ */
+export function editedFiles(turn: TurnSummary, cwd: string): string[] {
   const files: string[] = [];
+  const root = cwd.endsWith("/") ? cwd : `${cwd}/`;
   for (const call of turn.toolCalls) {
     if (!EDIT_KINDS.has(call.kind) || UNDONE.has(call.status)) continue;
     // Codex: "edit a.ts, b.ts"; Claude Code: "Edit a.ts", "Write b.ts".
     const rest = call.title.replace(/^(edit|write|delete|move|multiedit)\s+/i, "");
-    for (const file of rest.split(/,\s*/)) if (file.trim() !== "" && !files.includes(file.trim())) files.push(file.trim());
+    for (const named of rest.split(/,\s*/)) {
+      const trimmed = named.trim();
+      const file = trimmed.startsWith(root) ? trimmed.slice(root.length) : trimmed;
+      if (file !== "" && !files.includes(file)) files.push(file);
+    }
   }
   return files;
 }

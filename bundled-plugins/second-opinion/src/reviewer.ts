@@ -134,7 +134,7 @@ export class SecondOpinion {
         await this.ctx.resources.delete({ ...REVIEW_TYPE, name: old.metadata.name });
       }
     }
-    const files = [...new Set([...editedFiles(turn), ...diff.files])];
+    const files = [...new Set([...editedFiles(turn, this.ctx.session.cwd), ...diff.files])];
     const review: ReviewSpec = { reviewId, sourceTurnId: turn.turnId, sourceTarget: source, reviewerTarget: reviewer, files, stat: diff.stat, patch: diff.patch, truncated: diff.truncated };
     try {
       await this.ctx.resources.create({ ...REVIEW_TYPE, metadata: { name: reviewId }, spec: review as unknown as JsonValue, status: { phase: "review" } });
