@@ -158,7 +158,7 @@ describe("baton/test-watch from real turns (a session with the fake adapter)", (
     expect(await f.say("fake", "add b.txt")).toBe("completed");
     await actedOn(before);
     expect(loop.opened()).toHaveLength(1);
-    expect(loop.pending().map((p) => p.interactionId)).toEqual([card?.interactionId ?? ""]);
+    expect(loop.pending().map((p) => String(p.interactionId))).toEqual([String(card?.interactionId)]);
 
     // Submitted as suggested: the agent's prompt is the proposal's text, its fix makes the run pass.
     before = (await runs())?.id;

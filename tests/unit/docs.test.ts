@@ -53,3 +53,24 @@ describe("docs cite what is in the repository", () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe("pictures in the READMEs", () => {
+  const readmes = ["README.md", ...readdirSync(path.join(root, "bundled-plugins"))
+    .filter((name) => existsSync(path.join(root, "bundled-plugins", name, "package.json")))
+    .map((name) => `bundled-plugins/${name}/README.md`)];
+  test.each(readmes)("%s: every image it shows is a PNG in the repository", (file) => {
+    const text = readFileSync(path.join(root, file), "utf8");
+    const images = [...text.matchAll(/!\[[^\]]*\]\(([^)]+)\)/g)].map((m) => m[1] as string);
+    expect(images.length).toBeGreaterThan(0);
+    const broken = images.filter((image) => {
+      const resolved = path.resolve(root, path.dirname(file), image);
+      return !image.endsWith(".png") || !existsSync(resolved) || !readFileSync(resolved).subarray(1, 4).equals(Buffer.from("PNG"));
+    });
+    expect(broken).toEqual([]);
+  });
+
+  test("the README's Loops section shows the test-watch card and the Board", () => {
+    const loops = readme.slice(readme.indexOf("### Loops"), readme.indexOf("## Configure"));
+    expect(loops).toContain("](docs/images/loops-test-watch.png)");
+  });
+});
