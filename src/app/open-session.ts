@@ -18,7 +18,7 @@ import { initialState, storedProjectionFold, type ProjectionState } from "../pro
 import { createMetaCache, createNativeTrace, faultingLedgerIo, checkpointWritesSettled, loadState, touched, nodeLedgerIo, noteLedgerWrite, noteLedgerWritten, removeSessionDir, setDiskFaults, writeCheckpoint, type NativeTrace, type LedgerIo, type Ledger, type ListQuery, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
 import { BatonError } from "../shared/errors.ts";
 import path from "node:path";
-import { resolveCwd } from "../store/index.ts";
+import { ApprovalsFileStore, approvalsFile, resolveCwd } from "../store/index.ts";
 import { attentionSnapshot } from "./attention-snapshot.ts";
 import type { Clock } from "../shared/clock.ts";
 import type { IdSource } from "../shared/ids.ts";
@@ -239,6 +239,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       contextProviders,
       nativeTrace,
       stateDir: path.join(store.home, "state"),
+      approvalRules: new ApprovalsFileStore(approvalsFile(store.home)),
       ...(recorder ? { fileCheckpoints: recorder } : {}),
       ...(options.preferences ? { preferences: options.preferences } : {}),
     });

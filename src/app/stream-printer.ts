@@ -54,7 +54,7 @@ export class StreamPrinter {
         return;
       }
       case "approval_review_update":
-        this.errLine(`[review] ${String(payload["decision"])}${payload["riskLevel"] ? ` (risk: ${String(payload["riskLevel"])})` : ""}`);
+        this.errLine(`[review] ${String(payload["decision"])}${payload["riskLevel"] ? ` (risk: ${String(payload["riskLevel"])})` : ""}${payload["rationale"] ? ` — ${terminalSafe(oneLine(String(payload["rationale"])))}` : ""}`);
         return;
       case "plan_update": {
         const entries = payload["entries"] as { content: string; status: string }[];

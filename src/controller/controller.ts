@@ -41,6 +41,7 @@ import { targetLabel } from "./context-delivery.ts";
 import { Proposals } from "./proposals.ts";
 import { Failover } from "./failover.ts";
 import { TargetDirectory } from "./targets.ts";
+import { ApprovalMemory } from "./approval-memory.ts";
 
 export type { SubmitOptions } from "./submit-options.ts";
 
@@ -60,6 +61,8 @@ export class Controller {
   readonly config: TargetConfigurator;
   /** Suggested inputs (`proposed_input`) from Baton or plugins: open, submit, dismiss, withdraw. */
   readonly proposals: Proposals;
+  /** Baton's approval rules: answers by rule, remembers persistent choices; lists and revokes for `/approvals`. */
+  readonly approvals: ApprovalMemory;
   private readonly bindings: BindingPool;
   private readonly queue = new InputQueue();
   private readonly desk: InputDesk;
@@ -86,11 +89,14 @@ export class Controller {
     this.bindings = new BindingPool(
       { ...options, meta: this.meta, onStorageFailure: (error) => this.storage.note(error), unchanged: (draft) => repeatsSnapshot(this.pipeline.state, draft) },
       this.pipeline.append,
-      (target, draft, context) => this.broker.request(target, draft, context),
+      // Every harness's interactions pass Baton's approval rules on their way to a card (#20.4).
+      (target, draft, context) => this.approvals.request(target, draft, context),
       (draft, error) => this.onAppendFailure(draft, error),
     );
     this.broker = new InteractionBroker({ append: this.pipeline.append, ledger: this.pipeline, ids: options.ids,
       onOpened: (pending) => pending.turnId !== undefined && this.stall.pause(pending.turnId) });
+    this.approvals = new ApprovalMemory({ rules: options.approvalRules, project: options.cwd, sessionId: options.sessionId, ids: options.ids, clock: options.clock,
+      log: options.log, append: this.pipeline.append, sync: () => this.pipeline.sync(), open: (target, draft, context) => this.broker.request(target, draft, context) });
     this.finalizer = new TurnFinalizer({
       append: this.pipeline.append,
       state: () => this.pipeline.state,

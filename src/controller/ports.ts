@@ -6,6 +6,7 @@ import type { BatonSessionId, IdSource, TargetId } from "../shared/ids.ts";
 import type { Logger } from "../shared/log.ts";
 import type { BatonError } from "../shared/errors.ts";
 import type { TurnRecord } from "./turn-record.ts";
+import type { ApprovalRulesPort } from "./approval-memory.ts";
 
 export interface LedgerPort {
   /** Stamps and writes the line (survives a process crash), then broadcasts. Throws on I/O failure. */
@@ -94,6 +95,8 @@ export interface ControllerDeps {
   readonly stateDir?: string;
   /** File checkpoints around driven turns (the app wires a FileCheckpointRecorder; none: the feature is off). */
   readonly fileCheckpoints?: TurnCheckpoints;
+  /** Baton's approval rules (`$BATON_HOME/state/approvals.json`, #20.4); none: every approval asks. */
+  readonly approvalRules?: ApprovalRulesPort;
 }
 
 export function setHarnessSession(meta: SessionMeta, targetId: TargetId, patch: Partial<HarnessSessionMeta> & Pick<HarnessSessionMeta, "harness">): SessionMeta {

@@ -14,6 +14,17 @@ export const permissionOptionSchema = z.looseObject({
 });
 export type PermissionOption = z.infer<typeof permissionOptionSchema>;
 
+/**
+ * What a permission would let the agent do, read by its adapter from the harness's request, so Baton's approval
+ * rules can judge it (#20.4): a shell command line as the harness would run it, or the paths an edit touches
+ * (absolute, or relative to the session's directory). Absent: the request cannot be judged (it always asks).
+ */
+export const permissionSubjectSchema = z.discriminatedUnion("kind", [
+  z.looseObject({ kind: z.literal("command"), command: z.string() }),
+  z.looseObject({ kind: z.literal("edit"), paths: z.array(z.string()) }),
+]);
+export type PermissionSubject = z.infer<typeof permissionSubjectSchema>;
+
 export const permissionDraftSchema = z.looseObject({
   type: z.literal("permission"),
   title: z.string(),
@@ -22,6 +33,7 @@ export const permissionDraftSchema = z.looseObject({
   /** The file changes the request would make, shown on the card before the decision. */
   diffs: z.array(diffBlockSchema).optional(),
   options: z.array(permissionOptionSchema),
+  subject: permissionSubjectSchema.optional(),
 });
 
 export const questionOptionSchema = z.looseObject({

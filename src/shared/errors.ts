@@ -33,6 +33,8 @@ export type BatonErrorCode =
   | "plugin_conflict"
   | "git_failed"
   | "rewind_refused"
+  | "approvals_invalid"
+  | "rule_not_found"
   | "internal";
 
 export class BatonError extends Error {

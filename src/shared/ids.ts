@@ -21,6 +21,7 @@ export const ID_PREFIXES = {
   handle: "hs",
   picker: "pk",
   pluginInstance: "pi",
+  approvalRule: "apr",
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
@@ -70,6 +71,7 @@ export interface IdTypes {
   handle: HandleId;
   picker: PickerId;
   pluginInstance: PluginInstanceId;
+  approvalRule: string;
 }
 
 /** The id port: production mints ULIDs; tests pass a seeded source. */

@@ -15,3 +15,4 @@ export * from "./sessions.ts";
 export * from "./display.ts";
 export * from "./native-trace.ts";
 export { faultingLedgerIo, noteLedgerWrite, noteLedgerWritten, setDiskFaults, WRITE_SITES, type DiskFaultPlan, type WriteSite } from "./disk-faults.ts";
+export * from "./approvals-file.ts";

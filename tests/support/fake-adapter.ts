@@ -29,7 +29,8 @@ export type FakeAction =
   | { readonly type: "text"; readonly text: string; readonly chunks?: number }
   | { readonly type: "thought"; readonly text: string }
   | { readonly type: "tool"; readonly id: string; readonly title: string; readonly status?: "completed" | "failed" | "declined"; readonly output?: string }
-  | { readonly type: "permission"; readonly title: string; readonly toolCallId?: string; readonly runOnAllow?: FakeAction }
+  /** `command`: the shell line it asks to run (Baton's approval rules judge it); `always`: it offers an "always" option. */
+  | { readonly type: "permission"; readonly title: string; readonly toolCallId?: string; readonly runOnAllow?: FakeAction; readonly command?: string; readonly always?: boolean }
   | { readonly type: "question"; readonly question: string }
   | { readonly type: "wait"; readonly ms: number }
   /** Wait until `cancel` is called (a harness that honours interrupt). */
@@ -262,13 +263,15 @@ export class FakeAdapter implements HarnessAdapter {
               toolCallId,
               options: [
                 { optionId: "allow", name: "Allow once", polarity: "allow", lifetime: "once" },
+                ...(step.always === true ? [{ optionId: "allow_always", name: "Always allow", polarity: "allow" as const, lifetime: "persistent" as const }] : []),
                 { optionId: "deny", name: "Deny", polarity: "reject", lifetime: "once" },
               ],
+              ...(step.command === undefined ? {} : { subject: { kind: "command" as const, command: step.command } }),
             },
             { turnId },
           );
           this.record.answers.push(answer);
-          const allowed = answer.outcome === "selected" && answer.optionId === "allow";
+          const allowed = answer.outcome === "selected" && (answer.optionId === "allow" || answer.optionId === "allow_always");
           emit({ kind: "tool_call_update", payload: { toolCallId, status: allowed ? "completed" : "declined" }, turnId });
           if (answer.outcome === "cancelled" && live.cancelled.has(turnId)) return this.terminal(live, turnId, "cancelled");
           break;

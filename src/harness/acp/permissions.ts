@@ -4,7 +4,7 @@
  * versions (`allow` in claude-agent-acp 0.49, `allow-once` in 0.101, `proceed_once`, `once`, …). An option of a
  * kind Baton does not know is left off the card (its meaning cannot be told), never guessed.
  */
-import type { PermissionDraft, PermissionOption as BatonOption, InteractionResolution } from "../../event/interaction-types.ts";
+import type { PermissionDraft, PermissionOption as BatonOption, PermissionSubject, InteractionResolution } from "../../event/interaction-types.ts";
 import type { PermissionOption, PermissionOptionKind, RequestPermissionResponse } from "@agentclientprotocol/sdk/unstable";
 
 export const OPTION_KINDS: Readonly<Record<PermissionOptionKind, Pick<BatonOption, "polarity" | "lifetime">>> = {
@@ -22,6 +22,23 @@ export interface PermissionRequestView {
   readonly toolCallId?: string;
   readonly title?: string | null;
   readonly options: readonly Partial<PermissionOption>[];
+  /** The tool call's kind, raw input and locations as sent (what Baton's approval rules judge). */
+  readonly kind?: unknown;
+  readonly rawInput?: unknown;
+  readonly locations?: unknown;
+}
+
+/** A shell command (`execute` with a string `rawInput.command`) or the paths an `edit` touches; else nothing to judge. */
+export function permissionSubject(request: Pick<PermissionRequestView, "kind" | "rawInput" | "locations">): PermissionSubject | undefined {
+  if (request.kind === "execute") {
+    const command = typeof request.rawInput === "object" && request.rawInput !== null ? (request.rawInput as Record<string, unknown>)["command"] : undefined;
+    return typeof command === "string" && command !== "" ? { kind: "command", command } : undefined;
+  }
+  if (request.kind === "edit" && Array.isArray(request.locations)) {
+    const paths = request.locations.map((l: unknown) => (typeof l === "object" && l !== null ? (l as Record<string, unknown>)["path"] : undefined));
+    return paths.length > 0 && paths.every((p): p is string => typeof p === "string" && p !== "") ? { kind: "edit", paths } : undefined;
+  }
+  return undefined;
 }
 
 export interface MappedPermission {
@@ -44,8 +61,9 @@ export function permissionDraft(request: PermissionRequestView): MappedPermissio
     options.push({ optionId: option.optionId, name, ...OPTION_KINDS[option.kind] });
   }
   const title = typeof request.title === "string" && request.title.trim() !== "" ? request.title : "Permission requested";
+  const subject = permissionSubject(request);
   return {
-    draft: { type: "permission", title, ...(request.toolCallId !== undefined ? { toolCallId: request.toolCallId } : {}), options },
+    draft: { type: "permission", title, ...(request.toolCallId !== undefined ? { toolCallId: request.toolCallId } : {}), options, ...(subject === undefined ? {} : { subject }) },
     unknownKinds,
   };
 }

@@ -171,6 +171,9 @@ export class AcpSession {
       ...(typeof toolCall["toolCallId"] === "string" ? { toolCallId: toolCall["toolCallId"] } : {}),
       title: typeof toolCall["title"] === "string" ? toolCall["title"] : null,
       options: Array.isArray(request["options"]) ? request["options"].filter(isObject) : [],
+      kind: toolCall["kind"],
+      rawInput: toolCall["rawInput"],
+      locations: toolCall["locations"],
     });
     if (mapped.unknownKinds.length > 0) this.diagnostics.record("permission:unknown option kind", mapped.unknownKinds.join(", "));
     if (mapped.draft.options.length === 0) {

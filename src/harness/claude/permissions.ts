@@ -7,7 +7,7 @@ import type { CanUseTool, PermissionResult, PermissionUpdate } from "@anthropic-
 import type { AskUserQuestionInput } from "@anthropic-ai/claude-agent-sdk/sdk-tools";
 import type { InteractionContext, InteractionHandler } from "../contract.ts";
 import type { DiffBlock } from "../../event/content.ts";
-import type { InteractionResolution, PermissionOption, Question } from "../../event/interaction-types.ts";
+import type { InteractionResolution, PermissionOption, PermissionSubject, Question } from "../../event/interaction-types.ts";
 import type { TurnId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/log.ts";
 import { describeTool, WRITE_TOOLS } from "./tools.ts";
@@ -102,6 +102,13 @@ function rawOf(toolName: string, input: Input, options: CanUseToolOptions): unkn
   return { toolName, input, options: rest };
 }
 
+/** What Baton's approval rules judge: Bash's command line, or the file a write tool changes. */
+export function subjectOf(toolName: string, input: Input): { subject?: PermissionSubject } {
+  if (toolName === "Bash") return typeof input["command"] === "string" && input["command"] !== "" ? { subject: { kind: "command", command: input["command"] } } : {};
+  const file = input["file_path"] ?? input["notebook_path"];
+  return WRITE_TOOLS.has(toolName) && typeof file === "string" && file !== "" ? { subject: { kind: "edit", paths: [file] } } : {};
+}
+
 export function createCanUseTool(deps: PermissionDeps): CanUseTool {
   const ask = (draft: Parameters<InteractionHandler["request"]>[0], toolName: string, input: Input, options: CanUseToolOptions): Promise<InteractionResolution> => {
     const sessionId = deps.sessionId();
@@ -163,6 +170,7 @@ export function createCanUseTool(deps: PermissionDeps): CanUseTool {
         // A file change shows what it would change before the decision (#11.9).
         ...(diffs.length > 0 ? { diffs } : {}),
         options: permissionOptions(options),
+        ...subjectOf(toolName, input),
       },
       toolName,
       input,

@@ -2,7 +2,7 @@
  * Codex server requests → Interaction drafts, and the chosen option → the wire reply (COD-09, IX-07).
  * Options come from `availableDecisions` when present; Baton never invents an "always" option.
  */
-import type { InteractionDraft, InteractionResolution, PermissionOption } from "../../event/interaction-types.ts";
+import type { InteractionDraft, InteractionResolution, PermissionOption, PermissionSubject } from "../../event/interaction-types.ts";
 import type { CommandExecutionRequestApprovalParams } from "./protocol/v2/CommandExecutionRequestApprovalParams";
 import type { CommandExecutionRequestApprovalResponse } from "./protocol/v2/CommandExecutionRequestApprovalResponse";
 import type { FileChangeRequestApprovalParams } from "./protocol/v2/FileChangeRequestApprovalParams";
@@ -102,6 +102,17 @@ export function commandDecisionChoices(available: unknown, onUnrecognized: (shap
   return out.length > 0 ? out : stableChoices();
 }
 
+/** The paths a file change touches (a move touches both ends), for Baton's approval rules. */
+function editSubject(changes: readonly FileUpdateChange[]): PermissionSubject {
+  const paths = changes.flatMap((c) => (c.kind.type === "update" && typeof c.kind.move_path === "string" ? [c.path, c.kind.move_path] : [c.path]));
+  return { kind: "edit", paths };
+}
+
+/** An argv as one shell line (each word single-quoted unless it is plainly safe), so the rules read the same words. */
+function shellLine(argv: readonly string[]): string {
+  return argv.map((word) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)).join(" ");
+}
+
 /** The wire decision for a resolution: the chosen option's, `decline` for an unknown option, `cancel` when cancelled. */
 export function decisionFor<D>(choices: readonly DecisionChoice<D>[], resolution: InteractionResolution, decline: D, cancel: D): D {
   if (resolution.outcome === "cancelled") return cancel;
@@ -118,7 +129,15 @@ export function commandApproval(
   if (params.cwd) lines.push(`in ${params.cwd}`);
   if (params.reason) lines.push(`Reason: ${params.reason}`);
   return {
-    draft: { type: "permission", title: "Run command?", description: lines.join("\n"), toolCallId: params.itemId, options: choices.map((c) => c.option) },
+    draft: {
+      type: "permission",
+      title: "Run command?",
+      description: lines.join("\n"),
+      toolCallId: params.itemId,
+      options: choices.map((c) => c.option),
+      // What Baton's approval rules judge: the line Codex would run (often `/bin/bash -lc '<script>'`).
+      ...(typeof params.command === "string" && params.command !== "" ? { subject: { kind: "command" as const, command: params.command } } : {}),
+    },
     reply: (resolution) => ({ decision: decisionFor(choices, resolution, "decline", "cancel") as CommandExecutionRequestApprovalResponse["decision"] }),
   };
 }
@@ -136,7 +155,7 @@ export function fileChangeApproval(params: FileChangeRequestApprovalParams, chan
       title: "Apply file changes?",
       ...(lines.length > 0 ? { description: lines.join("\n") } : {}),
       toolCallId: params.itemId,
-      ...(changes.length > 0 ? { diffs: fileChangeBlocks(changes) } : {}),
+      ...(changes.length > 0 ? { diffs: fileChangeBlocks(changes), subject: editSubject(changes) } : {}),
       options: choices.map((c) => c.option),
     },
     reply: (resolution) => ({ decision: decisionFor<StableDecision>(choices, resolution, "decline", "cancel") }),
@@ -199,7 +218,7 @@ export function legacyExecApproval(params: ExecCommandApprovalParams): PreparedI
   const lines = [params.command.join(" "), `in ${params.cwd}`];
   if (params.reason) lines.push(`Reason: ${params.reason}`);
   return {
-    draft: { type: "permission", title: "Run command?", description: lines.join("\n"), toolCallId: params.callId, options: LEGACY.map((c) => c.option) },
+    draft: { type: "permission", title: "Run command?", description: lines.join("\n"), toolCallId: params.callId, options: LEGACY.map((c) => c.option), subject: { kind: "command", command: shellLine(params.command) } },
     reply: (resolution) => ({ decision: decisionFor(LEGACY, resolution, { denied: { rejection: "denied by the user" } }, "abort") }),
   };
 }
@@ -225,7 +244,7 @@ export function legacyPatchApproval(params: ApplyPatchApprovalParams): PreparedI
       title: "Apply file changes?",
       description: lines.join("\n"),
       toolCallId: params.callId,
-      ...(changes.length > 0 ? { diffs: fileChangeBlocks(changes) } : {}),
+      ...(changes.length > 0 ? { diffs: fileChangeBlocks(changes), subject: editSubject(changes) } : {}),
       options: LEGACY.map((c) => c.option),
     },
     reply: (resolution) => ({ decision: decisionFor(LEGACY, resolution, { denied: { rejection: "denied by the user" } }, "abort") }),
