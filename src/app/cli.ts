@@ -11,6 +11,7 @@ import { runTuiCommand } from "./commands/tui.ts";
 import { runFork, runResume } from "./commands/fork-resume.ts";
 import { runLogs } from "./commands/logs.ts";
 import { runInbox } from "./commands/inbox.ts";
+import { runApprovals } from "./commands/approvals.ts";
 import { withResolvedHome } from "./app-context.ts";
 import { runPlugins } from "./commands/plugins.ts";
 import { runRewind } from "./commands/rewind.ts";
@@ -23,6 +24,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   repl: runRepl,
   sessions: runSessions,
   inbox: runInbox,
+  approvals: runApprovals,
   export: runExport,
   doctor: runDoctor,
   fork: runFork,

@@ -22,7 +22,7 @@ import { describeError } from "../shared/errors.ts";
 import type { IdSource, TurnId } from "../shared/ids.ts";
 import type { Logger } from "../shared/log.ts";
 
-export type { ApprovalRule } from "../event/approval-rule.ts";
+export { describeRule, type ApprovalRule } from "../event/approval-rule.ts";
 export type { RulesRead } from "../store/approvals-file.ts";
 
 /** The rules file (the app wires `ApprovalsFileStore`). */
@@ -85,6 +85,11 @@ export class ApprovalMemory {
   private readonly warned = new Set<string>();
 
   constructor(private readonly deps: ApprovalMemoryDeps) {}
+
+  /** The project this session's rules are keyed by (its directory). */
+  get project(): string {
+    return this.deps.project;
+  }
 
   /** The rules file's path, for surfaces that name it. */
   get file(): string | undefined {

@@ -38,6 +38,6 @@ export const approvalsFileSchema = z.strictObject({
 export type ApprovalsFile = z.infer<typeof approvalsFileSchema>;
 
 /** What the rule covers, for a person: `npm test`, `edits to src/**`. */
-export function describeRule(rule: { readonly toolKind: RuleToolKind; readonly commandPrefix?: readonly string[]; readonly pathGlob?: string }): string {
+export function describeRule(rule: { readonly toolKind: RuleToolKind; readonly commandPrefix?: readonly string[] | undefined; readonly pathGlob?: string | undefined }): string {
   return rule.toolKind === "command" ? (rule.commandPrefix ?? []).join(" ") : `edits to ${rule.pathGlob ?? ""}`;
 }

@@ -11,6 +11,7 @@ export const BATON_COMMANDS: readonly ChatCommand[] = [
   { name: "compact", description: "Compact the current agent's context (idle only)" },
   { name: "sessions", description: "Switch to another session of this project (idle only)" },
   { name: "inbox", description: "Sessions of every project that wait for you; Enter opens one (idle only)" },
+  { name: "approvals", description: "Baton's approval rules for this project; Enter revokes one (/approvals revoke <id>)" },
   { name: "new", description: "Start a new session in this directory (idle only)" },
   { name: "rewind", description: "Put the files back to before a turn and continue from there (idle only)" },
   { name: "status", description: "Show session, agent, model, cwd and tokens" },

@@ -4,6 +4,7 @@
  */
 import { selectFooter, tableValues, type ProjectionState, type ProposedPlanItem } from "../projection/index.ts";
 import { describeError } from "../shared/errors.ts";
+import { runApprovalsCommand } from "./approvals-view.ts";
 import { runBoardCommand } from "./board-view.ts";
 import { helpLines } from "./help.ts";
 import { modelLabel } from "./map-activity.ts";
@@ -58,6 +59,9 @@ export async function runCommand(host: TuiHost, name: string, args: string): Pro
       return;
     case "inbox":
       openInbox(host);
+      return;
+    case "approvals":
+      runApprovalsCommand(host, args);
       return;
     case "new":
       await host.switchSession({ kind: "new" });

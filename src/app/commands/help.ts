@@ -37,6 +37,11 @@ Commands:
       Every session of every project that waits for you (an approval, a question, suggestions,
       or the card it waited on when Baton exited), newest first. /inbox in the UI opens one.
         baton inbox --json
+  baton approvals [list] [--cwd DIR] [--all] [--json] | baton approvals revoke <id>
+      Baton's approval rules: what an agent may run or edit in this project without asking
+      ("Always allow" on a card makes one; a matching request is answered with a visible
+      "baton rule <id>" receipt). revoke takes a rule back; /approvals in the UI does both.
+        baton approvals revoke apr_01J…
   baton resume [bs_id | native-id]
       Open a session in the terminal UI (no id: pick one of this directory's sessions).
       A Codex thread or Claude Code session id (cx:<id> / cc:<id> to say which) is imported

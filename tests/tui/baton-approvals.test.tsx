@@ -1,0 +1,51 @@
+/**
+ * #20.4 on the Baton screen: the card's "always" is Baton's rule; the next matching request shows the rule's receipt
+ * in the transcript and no card; `/approvals` lists the rule and Enter revokes it; the request after that asks again.
+ * Every key press and render runs under the sync-I/O guard: the rules file is read and written off the key path.
+ */
+import { afterEach, expect, test } from "bun:test";
+import { makeTestHome, type TestHome } from "../support/session-host.ts";
+import type { FakeAction } from "../support/fake-adapter.ts";
+import { mountBaton, type BatonMounted } from "./baton-setup.tsx";
+import { installSyncIoGuard, type SyncIoGuard } from "./sync-io-guard.ts";
+
+let mounted: BatonMounted | undefined;
+let guard: SyncIoGuard | undefined;
+let home: TestHome | undefined;
+afterEach(async () => {
+  guard?.restore();
+  guard = undefined;
+  await mounted?.destroy();
+  mounted = undefined;
+  home?.cleanup();
+  home = undefined;
+});
+
+const npmTest = (said: string): FakeAction[] => [{ type: "permission", title: "Run npm test?", command: "npm test", always: true }, { type: "text", text: said }];
+
+test("always → a Baton rule: the next npm test shows a receipt and no card; /approvals revokes it; then it asks again", async () => {
+  home = makeTestHome();
+  guard = installSyncIoGuard();
+  mounted = await mountBaton({ home, guard, script: { turns: [npmTest("first run"), npmTest("second run"), npmTest("third run")] } });
+
+  await mounted.submit("run the tests");
+  await mounted.waitFor("Always allow in this project (Baton rule): `npm test`");
+  await mounted.keys((k) => k.pressKey("2"));
+  await mounted.waitFor("first run");
+  await mounted.waitFor(/baton rule apr_\w+ saved: always allow `npm test` in this project/);
+
+  await mounted.submit("again");
+  const receipt = await mounted.waitFor("second run");
+  expect(receipt).toMatch(/Approval review · command[\s\S]*baton rule apr_\w+/);
+  expect(mounted.host.controller.pendingInteractions()).toEqual([]);
+
+  await mounted.submit("/approvals");
+  await mounted.waitFor(/Approval rules for this project — Enter revokes[\s\S]*always allow  npm test/);
+  await mounted.keys((k) => k.pressEnter());
+  await mounted.waitFor(/Revoked apr_\w+ \(allow npm test\): the next such request asks again/);
+
+  await mounted.submit("once more");
+  await mounted.waitFor("Always allow in this project (Baton rule): `npm test`");
+  await mounted.keys((k) => k.pressKey("1"));
+  await mounted.waitFor("third run");
+});
