@@ -3,11 +3,18 @@
  * (`/approvals revoke <id>` does it directly). Reading and writing the rules file is the controller's (async): the
  * key handler only starts it and fills the picker when it answers.
  */
-import type { PickerItem } from "chat-tui";
-import { describeRule, type ApprovalRule } from "../controller/approval-memory.ts";
+import type { PickerItem, Tone } from "chat-tui";
+import { describeRule, type ApprovalMemory, type ApprovalRule } from "../controller/approval-memory.ts";
 import { describeError } from "../shared/errors.ts";
+import type { PickerFill } from "./picker-slot.ts";
 import { shortTime } from "./session-rows.ts";
-import type { TuiHost } from "./tui-host.ts";
+
+/** What `/approvals` needs of the host (a port: the host is not imported here). */
+export interface ApprovalsHost {
+  readonly controller: { readonly approvals: Pick<ApprovalMemory, "list" | "revoke" | "project"> };
+  toast(text: string, tone?: Tone): void;
+  openPicker(title: string, select: (itemId: string) => void): PickerFill;
+}
 
 /** `allow  npm test`, detail `apr_… · made with codex · 2026-12-01 18:20`. */
 export function rulePickerItem(rule: ApprovalRule): PickerItem {
@@ -15,7 +22,7 @@ export function rulePickerItem(rule: ApprovalRule): PickerItem {
   return { id: rule.id, label: `${rule.decision === "allow" ? "always allow" : "always deny"}  ${describeRule(rule)}`, detail };
 }
 
-export function runApprovalsCommand(host: TuiHost, args: string): void {
+export function runApprovalsCommand(host: ApprovalsHost, args: string): void {
   const approvals = host.controller.approvals;
   const [verb, id, ...rest] = args.trim().split(/\s+/).filter((word) => word !== "");
   if (verb === "revoke" && id !== undefined && rest.length === 0) {
@@ -49,7 +56,7 @@ export function runApprovalsCommand(host: TuiHost, args: string): void {
   );
 }
 
-function revoke(host: TuiHost, id: string): void {
+function revoke(host: ApprovalsHost, id: string): void {
   host.controller.approvals.revoke(id).then(
     (rule) => host.toast(`Revoked ${rule.id} (${rule.decision} ${describeRule(rule)}): the next such request asks again`, "info"),
     (error: unknown) => host.toast(describeError(error), "error"),

@@ -4,7 +4,7 @@
  * Every key press and render runs under the sync-I/O guard: the rules file is read and written off the key path.
  */
 import { afterEach, expect, test } from "bun:test";
-import { makeTestHome, type TestHome } from "../support/session-host.ts";
+import { makeTestHome, waitFor, type TestHome } from "../support/session-host.ts";
 import type { FakeAction } from "../support/fake-adapter.ts";
 import { mountBaton, type BatonMounted } from "./baton-setup.tsx";
 import { installSyncIoGuard, type SyncIoGuard } from "./sync-io-guard.ts";
@@ -45,7 +45,9 @@ test("always → a Baton rule: the next npm test shows a receipt and no card; /a
   await mounted.waitFor(/Revoked apr_\w+ \(allow npm test\): the next such request asks again/);
 
   await mounted.submit("once more");
-  await mounted.waitFor("Always allow in this project (Baton rule): `npm test`");
+  // The first card's receipt still reads "Always allow …": wait for the new card itself.
+  await waitFor(() => mounted!.host.controller.pendingInteractions().length === 1, 5000, "the card again");
+  await mounted.waitFor(/Always allow in this project \(Baton rule\): `npm test`[\s\S]*Always allow in this project \(Baton rule\): `npm test`/);
   await mounted.keys((k) => k.pressKey("1"));
   await mounted.waitFor("third run");
 });
