@@ -19,7 +19,7 @@ import { judge, requestOf, scopesForChoice, type RuleScope } from "../interactio
 import type { RulesRead } from "../store/approvals-file.ts";
 import type { Clock } from "../shared/clock.ts";
 import { describeError } from "../shared/errors.ts";
-import type { IdSource, TurnId } from "../shared/ids.ts";
+import type { IdSource, TargetId, TurnId } from "../shared/ids.ts";
 import type { Logger } from "../shared/log.ts";
 
 export { describeRule, type ApprovalRule } from "../event/approval-rule.ts";
@@ -33,7 +33,7 @@ export interface ApprovalRulesPort {
   revoke(idOrPrefix: string): Promise<ApprovalRule>;
 }
 
-type Target = { readonly id: string; readonly harness: string };
+type Target = { readonly id: TargetId; readonly harness: string };
 type Open = (target: Target, draft: InteractionDraft, context: InteractionContext) => Promise<InteractionResolution>;
 
 export interface ApprovalMemoryDeps {

@@ -17,6 +17,7 @@ import type { PermissionOption } from "../../src/event/interaction-types.ts";
 import type { HarnessDefinition } from "../../src/harness/definition.ts";
 import type { TargetConfigInput } from "../../src/harness/registry.ts";
 import { approvalsFile } from "../../src/store/index.ts";
+import { targetIdOf } from "../../src/shared/ids.ts";
 import { makeClaudeAcpWorld } from "../support/acp-rig.ts";
 import { makeClaudeEnv } from "../support/claude-env.ts";
 import { makeCodexHome } from "../support/codex-home.ts";
@@ -133,7 +134,7 @@ async function scenario(world: World): Promise<void> {
     const receipts = ledgerOf(session).filter((e) => e.kind === "approval_review_update");
     expect(receipts.map((e) => e.payload)).toMatchObject([{ decision: "approved", rationale: `baton rule ${ruleId}`, actionType: "command" }]);
     expect(receipts[0]!.source).toEqual({ type: "baton" });
-    expect(receipts[0]!.harnessTargetId).toBe(world.targetId);
+    expect(receipts[0]!.harnessTargetId).toBe(targetIdOf(world.targetId));
 
     // 3. A compound command with a segment no rule allows still asks (declined here: nothing is pushed).
     await world.scriptAsk("npm test && git push");

@@ -13,6 +13,7 @@ import { ApprovalsFileStore, approvalsFile } from "../../src/store/index.ts";
 import type { ApprovalRule } from "../../src/event/approval-rule.ts";
 import type { OpenedSession } from "../../src/app/open-session.ts";
 import { tableGet } from "../../src/projection/index.ts";
+import { targetIdOf } from "../../src/shared/ids.ts";
 
 const text = (value: string) => [{ type: "text" as const, text: value }];
 const sessions = testSessions();
@@ -72,7 +73,7 @@ describe("approval memory (fake adapter, real rules file)", () => {
     const [receipt] = receipts(s);
     expect(receipt?.payload).toMatchObject({ decision: "approved", rationale: `baton rule ${ruleId}`, toolCallId: "tool-1", actionType: "command" });
     expect(receipt?.source).toEqual({ type: "baton" });
-    expect(receipt?.harnessTargetId).toBe("fake");
+    expect(receipt?.harnessTargetId).toBe(targetIdOf("fake"));
     expect(fake.adapters[0]!.record.answers[1]).toMatchObject({ outcome: "selected", optionId: "allow" });
     expect(tableGet(s.controller.state.approvalReviews, (receipt!.payload as { reviewId: string }).reviewId)?.rationale).toBe(`baton rule ${ruleId}`);
 
