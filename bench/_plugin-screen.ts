@@ -40,6 +40,7 @@ export async function measureOnScreen(rounds: number): Promise<ScreenFigures> {
   ]);
   const { BatonApp, TuiHost } = await import("../src/tui/index.ts");
   const { systemClock } = await import("../src/shared/clock.ts");
+  const { targetIdOf } = await import("../src/shared/ids.ts");
   const { displayTitle } = await import("../src/store/index.ts");
   const { createCatalog, sessionPlugins } = await import("../src/app/plugins.ts");
   const { selectBoard } = await import("../src/plugin/board.ts");
@@ -64,7 +65,7 @@ export async function measureOnScreen(rounds: number): Promise<ScreenFigures> {
   const host = new TuiHost({
     session: { sessionId: session.ref.batonSessionId, cwd: home.cwd, controller: session.controller, recovered: false, title: () => displayTitle(session.meta()), plugins },
     sessions: { list: async () => [], open: () => Promise.reject(new Error("not in the bench")), close: async () => undefined },
-    initialTarget: "fake",
+    initialTarget: targetIdOf("fake"),
     showThoughts: true,
     clock: systemClock,
   });
@@ -107,7 +108,7 @@ export async function measureOnScreen(rounds: number): Promise<ScreenFigures> {
         if (event.kind === "interaction.opened" && endedAt > 0 && openedAt === 0) openedAt = performance.now();
       });
       const drawn = frameShowing(`Follow up on "${prompt}" (end_turn)`);
-      host.send("fake", prompt);
+      host.send(targetIdOf("fake"), prompt);
       const at = await drawn;
       stop();
       if (endedAt === 0 || openedAt === 0) throw new Error("the turn summary or the suggestion was not seen");
