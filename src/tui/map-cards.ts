@@ -61,16 +61,23 @@ export function requesterLabel(state: ProjectionState, item: InteractionItem): s
 
 /**
  * The dock's cards: what blocks a turn first (approvals, questions), suggestions after them, each group in
- * the order it opened; a suggestion names the target it goes to when it names one.
+ * the order it opened; a suggestion names the target it goes to when it names one (or the user picked one:
+ * `chosen`, interaction id → target id).
  */
-export function mapCards(state: ProjectionState, pending: readonly InteractionItem[], lookOf: (targetId: string | null) => TargetLook): InteractionCard[] {
+export function mapCards(
+  state: ProjectionState,
+  pending: readonly InteractionItem[],
+  lookOf: (targetId: string | null) => TargetLook,
+  chosen: ReadonlyMap<string, string> = new Map(),
+): InteractionCard[] {
   const blocking = pending.filter((item) => item.draft.type !== "proposed_input");
   const suggestions = pending.filter((item) => item.draft.type === "proposed_input");
   return [...blocking, ...suggestions].map((item) => {
     const requester = requesterLabel(state, item);
     const card = mapInteraction(item, lookOf(item.requester.type === "harness" ? item.harnessTargetId : requester), requester);
-    if (card.kind !== "suggestion" || item.draft.type !== "proposed_input" || item.draft.targetId === undefined) return card;
-    return { ...card, target: lookOf(item.draft.targetId).label };
+    if (card.kind !== "suggestion" || item.draft.type !== "proposed_input") return card;
+    const targetId = chosen.get(item.interactionId) ?? item.draft.targetId;
+    return targetId === undefined ? card : { ...card, target: lookOf(targetId).label };
   });
 }
 

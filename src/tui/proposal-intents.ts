@@ -1,14 +1,15 @@
 /**
  * What the keys do to a suggestion card (TUI-09, plugins.md §4): Enter sends it as it is, `e` loads it into an
  * empty composer (the card hides while the user edits; the next message sent — to whichever target the user
- * picked — is the suggestion), Esc dismisses it for good. Whenever a send fails, its text goes back into the
- * composer: nothing is lost.
+ * picked — is the suggestion), `t` opens a picker of the configured targets (the choice shows on the card and
+ * is where Enter, or `e`'s composer, sends it), Esc dismisses it for good. Whenever a send fails, its text goes
+ * back into the composer: nothing is lost.
  */
 import type { Controller } from "../controller/controller.ts";
 import { pendingProposal, type ProposalItem } from "../projection/index.ts";
 import { describeError } from "../shared/errors.ts";
-import { SUGGESTION_EDIT, SUGGESTION_SEND, type InteractionResponse } from "chat-tui";
-import type { TargetId } from "../shared/ids.ts";
+import { SUGGESTION_EDIT, SUGGESTION_SEND, SUGGESTION_TARGET, type InteractionResponse, type PickerItem } from "chat-tui";
+import { targetIdOf, type TargetId } from "../shared/ids.ts";
 
 export const CLEAR_COMPOSER_FIRST = "Clear the composer before using this suggestion";
 
@@ -20,10 +21,15 @@ export interface ProposalHost {
   editDraft(text: string, targetId: TargetId, mode?: "ifEmpty"): string;
   toast(text: string, tone: "info" | "warning" | "error"): void;
   publish(): void;
+  /** Open the host's picker; `select` runs with the chosen item's id. */
+  openPicker(title: string, select: (itemId: string) => void, items?: readonly PickerItem[]): unknown;
 }
+
+export const PICK_TARGET_TITLE = "Send the suggestion to";
 
 export class ProposalEditor {
   private editing: { readonly interactionId: string; readonly draftId: string } | undefined;
+  private chosen: ReadonlyMap<string, TargetId> = new Map();
 
   constructor(private readonly host: ProposalHost) {}
 
@@ -32,13 +38,20 @@ export class ProposalEditor {
     return this.editing?.interactionId;
   }
 
+  /** Targets the user picked with `t`, by interaction id (a new map on every change). */
+  get targets(): ReadonlyMap<string, TargetId> {
+    return this.chosen;
+  }
+
   async respond(item: ProposalItem, response: InteractionResponse): Promise<void> {
     const { controller } = this.host;
+    const wanted = this.chosen.get(item.interactionId) ?? item.draft.targetId;
     if (response.outcome === "selected" && response.optionId === SUGGESTION_SEND) {
-      return this.send(item.interactionId, item.draft.text, item.draft.targetId ?? this.host.target, item.draft.text);
+      return this.send(item.interactionId, item.draft.text, wanted ?? this.host.target, item.draft.text);
     }
+    if (response.outcome === "selected" && response.optionId === SUGGESTION_TARGET) return this.pickTarget(item.interactionId, wanted ?? this.host.target);
     if (response.outcome === "selected" && response.optionId === SUGGESTION_EDIT) {
-      const targetId = item.draft.targetId !== undefined && controller.targets().has(item.draft.targetId) ? item.draft.targetId : this.host.target;
+      const targetId = wanted !== undefined && controller.targets().has(wanted) ? wanted : this.host.target;
       this.editing = { interactionId: item.interactionId, draftId: this.host.editDraft(item.draft.text, targetId, "ifEmpty") };
       this.host.publish();
       return;
@@ -78,10 +91,25 @@ export class ProposalEditor {
 
   reset(): void {
     this.editing = undefined;
+    this.chosen = new Map();
+  }
+
+  /** The configured targets, the current one marked; the choice is kept for this card only. */
+  private pickTarget(interactionId: string, current: string): void {
+    const items: PickerItem[] = this.host.controller
+      .targets()
+      .list()
+      .map((t) => ({ id: t.id, label: t.label, ...(t.label === t.id ? {} : { detail: `/${t.id}` }), ...(t.id === current ? { current: true } : {}) }));
+    this.host.openPicker(PICK_TARGET_TITLE, (targetId) => {
+      if (pendingProposal(this.host.controller.state, interactionId) === undefined) return;
+      this.chosen = new Map([...this.chosen, [interactionId, targetIdOf(targetId)]]);
+      this.host.publish();
+    }, items);
   }
 
   private async send(interactionId: string, text: string, targetId: string, restore: string): Promise<void> {
     const { controller } = this.host;
+    if (this.chosen.has(interactionId)) this.chosen = new Map([...this.chosen].filter(([id]) => id !== interactionId));
     const submitted = controller.proposals.submit(interactionId, { text, targetId });
     this.host.publish();
     try {

@@ -288,6 +288,7 @@ export class TuiHost {
         picker: this.picker.state,
         draft: this.draft,
         hiddenCard: this.proposalEdits.hidden,
+        cardTargets: this.proposalEdits.targets,
         toast: this.toasts.current,
         columns: this.columns,
         board: this.current.plugins?.board(),

@@ -31,6 +31,8 @@ export interface HostView {
   readonly draft: DraftInjection | undefined;
   /** A card not shown (a suggestion whose text is being edited in the composer). */
   readonly hiddenCard?: string | undefined;
+  /** Targets the user picked for suggestions (`t`), by interaction id; a new map whenever one changes. */
+  readonly cardTargets?: ReadonlyMap<string, TargetId>;
   readonly toast: Toast | undefined;
   readonly columns: number;
   /** The plugins' Board as last published (undefined where plugins do not run), and how it is shown. */
@@ -53,6 +55,7 @@ export class ViewComposer {
   private timelineOut: TimelineOutput | undefined;
   private cards: readonly InteractionCard[] = [];
   private cardsFrom: readonly InteractionItem[] | undefined;
+  private cardTargets: ReadonlyMap<string, TargetId> | undefined;
   private queued: readonly QueuedInput[] = [];
   private activity: readonly ActivityItem[] = [];
   private pluginCommands: readonly ChatCommand[] = [];
@@ -83,9 +86,10 @@ export class ViewComposer {
     const timeline = this.mapTimeline(state, view.target, view.local, view.dirty);
     this.timelineOut = timeline;
     const pending = selectPendingInteractions(state);
-    if (pending !== this.cardsFrom) {
+    if (pending !== this.cardsFrom || view.cardTargets !== this.cardTargets) {
       this.cardsFrom = pending;
-      this.cards = mapCards(state, pending, lookOf);
+      this.cardTargets = view.cardTargets;
+      this.cards = mapCards(state, pending, lookOf, view.cardTargets);
     }
     const queued = view.controller.queued();
     this.queued = keepArray(this.queued, mapQueued(queued, lookOf), shallowSame);

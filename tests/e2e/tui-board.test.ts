@@ -5,56 +5,27 @@
  * with pickers whose chosen item runs the command again (CMD-01).
  */
 import { afterEach, expect, test } from "bun:test";
-import { mkdirSync, rmSync } from "node:fs";
-import path from "node:path";
-import { PluginCatalog } from "../../src/plugin/catalog.ts";
-import { EXIT_MARKER, processesIn, Tmux } from "../support/tmux.ts";
-import { BATON_VERSION, BOARD_DIR, npmEnv, tempDir } from "../support/plugin-rig.ts";
+import { EXIT_MARKER, processesIn } from "../support/tmux.ts";
+import { BOARD_DIR } from "../support/plugin-rig.ts";
+import { startPluginTui, typeCommand as command, type PluginTui } from "../support/plugin-tui.ts";
 
-const LAUNCHER = path.resolve(import.meta.dir, "../../bin/baton.cjs");
-let tmux: Tmux | undefined;
-let base: string | undefined;
+let tui: PluginTui | undefined;
 
 afterEach(() => {
-  tmux?.kill();
-  tmux = undefined;
-  if (base) rmSync(base, { recursive: true, force: true });
+  tui?.cleanup();
+  tui = undefined;
 });
 
-/** Type a command name, wait for completion to offer it (the composer caught up), then the rest and Enter. */
-async function command(t: Tmux, name: string, offered: string, argument = ""): Promise<void> {
-  t.type(name);
-  await t.waitFor(offered, 15_000);
-  if (argument !== "") {
-    t.type(` ${argument}`);
-    await t.waitFor(`${name} ${argument}`);
-  }
-  t.keys("Enter");
-}
-
-async function waitGone(t: Tmux, text: string, timeoutMs = 10_000): Promise<string> {
-  const start = Date.now();
-  let screen = t.capture();
-  while (screen.includes(text) && Date.now() - start < timeoutMs) {
-    await Bun.sleep(25);
-    screen = t.capture();
-  }
-  if (screen.includes(text)) throw new Error(`'${text}' still on screen:\n${screen}`);
-  return screen;
-}
-
 test("/board shows the plugin Board (overlay when narrow, inline when wide), kept current as cards arrive", async () => {
-  base = tempDir("baton-tui-board-");
-  const cwd = path.join(base, "project");
-  const home = path.join(base, "baton");
-  mkdirSync(cwd, { recursive: true });
-  const catalog = new PluginCatalog({ home, batonVersion: BATON_VERSION, npm: { env: npmEnv(base) } });
-  await catalog.install(BOARD_DIR);
-  await catalog.enable({ pluginId: "baton-test/board" }, async () => true);
-
-  const env = { PATH: process.env["PATH"] ?? "", HOME: base, BATON_HOME: home, TERM: "screen-256color", LANG: "C.UTF-8" };
-  const t = (tmux = Tmux.start({ command: ["node", LAUNCHER], env, cwd, width: 100, height: 40 }));
-  await t.waitFor(/baton · session bs_\w+/, 15_000);
+  tui = await startPluginTui({
+    prefix: "baton-tui-board-",
+    width: 100,
+    prepare: async (catalog) => {
+      await catalog.install(BOARD_DIR);
+      await catalog.enable({ pluginId: "baton-test/board" }, async () => true);
+    },
+  });
+  const { t, cwd } = tui;
 
   await command(t, "/card", "Put a card on the Board", "first Deploy the docs");
   let screen = await t.waitFor("card first created", 15_000);
@@ -67,7 +38,7 @@ test("/board shows the plugin Board (overlay when narrow, inline when wide), kep
   expect(screen).toContain("Card · baton-test/board");
   expect(screen).toContain("Esc close");
   t.keys("Escape");
-  await waitGone(t, "Deploy the docs");
+  await t.waitGone("Deploy the docs");
 
   // Wide: hidden stays hidden until `/board auto`, then it is inline (no overlay footer).
   t.resize(150, 40);

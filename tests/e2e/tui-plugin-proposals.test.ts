@@ -1,7 +1,8 @@
 /**
  * The loop end to end (issue #16) in the real terminal UI (tmux) with the real Codex against the mock model:
  * the loops fixture's Turn controller proposes after a turn, the card says who suggests it, `e` loads it into
- * the composer, the user edits it and sends it, and the edited text is what the model receives.
+ * the composer, the user edits it and sends it, and the edited text is what the model receives; `t` on the
+ * next card offers the configured targets.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import path from "node:path";
@@ -23,14 +24,6 @@ async function until(check: () => boolean | Promise<boolean>, what: string, time
     if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await Bun.sleep(25);
   }
-}
-
-async function waitGone(t: Tmux, text: string, timeoutMs = 10_000): Promise<string> {
-  let screen = t.capture();
-  await until(() => !(screen = t.capture()).includes(text), `'${text}' to go`, timeoutMs).catch(() => {
-    throw new Error(`'${text}' still on screen:\n${screen}`);
-  });
-  return screen;
 }
 
 beforeAll(async () => {
@@ -70,7 +63,7 @@ test("a plugin proposes after a Codex turn; the user edits the suggestion and se
 
   // e: the card hides and its text is in the composer; the user adds to it and sends it.
   t.keys("e");
-  screen = await waitGone(t, "Suggested by baton-test/loops");
+  screen = await t.waitGone("Suggested by baton-test/loops");
   expect(screen).toMatch(/│ › Follow up on "say hi" \(end_turn\)/);
   t.type(" and keep it short");
   await t.waitFor('› Follow up on "say hi" (end_turn) and keep it short');
@@ -79,6 +72,14 @@ test("a plugin proposes after a Codex turn; the user edits the suggestion and se
   // The card of the second turn's suggestion: the first one is resolved, never shown again.
   screen = await t.waitFor('Follow up on "Follow up on "say hi" (end_turn) and keep it short" (end_turn)', 30_000);
   expect(screen.match(/Suggested by baton-test\/loops/g)).toHaveLength(1);
+  // t: the configured targets to choose from, the card's own marked; Esc leaves the card as it was.
+  t.keys("t");
+  screen = await t.waitFor("Send the suggestion to");
+  expect(screen).toMatch(/❯ Codex ✓/);
+  expect(screen).toContain("Claude Code");
+  t.keys("Escape");
+  await t.waitGone("Send the suggestion to");
+  await t.waitFor("Enter send · e edit · t target");
 
   const requests = await mock.requests();
   expect(requests).toHaveLength(3);

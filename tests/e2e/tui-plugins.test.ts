@@ -4,49 +4,31 @@
  * and no runner left after /exit.
  */
 import { afterEach, expect, test } from "bun:test";
-import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
-import { PluginCatalog } from "../../src/plugin/catalog.ts";
-import { EXIT_MARKER, processesIn, Tmux } from "../support/tmux.ts";
-import { BATON_VERSION, FIXTURE_DIR, npmEnv, tempDir } from "../support/plugin-rig.ts";
+import { EXIT_MARKER, processesIn } from "../support/tmux.ts";
+import { FIXTURE_DIR } from "../support/plugin-rig.ts";
+import { startPluginTui, typeCommand as command, type PluginTui } from "../support/plugin-tui.ts";
 
-const LAUNCHER = path.resolve(import.meta.dir, "../../bin/baton.cjs");
 const HELLO = path.resolve(import.meta.dir, "../../examples/marketplace");
-let tmux: Tmux | undefined;
-let base: string | undefined;
+let tui: PluginTui | undefined;
 
 afterEach(() => {
-  tmux?.kill();
-  tmux = undefined;
-  if (base) rmSync(base, { recursive: true, force: true });
+  tui?.cleanup();
+  tui = undefined;
 });
 
-/**
- * Type a whole command name, wait until completion offers it (the composer has caught up with the keys),
- * then its argument and Enter — so a space never accepts a candidate for a half-typed name.
- */
-async function command(t: Tmux, name: string, offered: string, argument: string): Promise<void> {
-  t.type(name);
-  await t.waitFor(offered, 15_000);
-  t.type(` ${argument}`);
-  await t.waitFor(`${name} ${argument}`);
-  t.keys("Enter");
-}
-
 test("/plugins lists states, enables with consent, runs a plugin command, toasts a failure, restarts it; /exit leaves no runner", async () => {
-  base = tempDir("baton-tui-plugins-");
-  const cwd = path.join(base, "project");
-  const home = path.join(base, "baton");
-  mkdirSync(cwd, { recursive: true });
-  const catalog = new PluginCatalog({ home, batonVersion: BATON_VERSION, npm: { env: npmEnv(base) } });
-  await catalog.marketplaces.add(HELLO);
-  await catalog.install("example/hello");
-  await catalog.install(FIXTURE_DIR);
-  await catalog.enable({ pluginId: "baton-test/fixture" }, async () => true);
-
-  const env = { PATH: process.env["PATH"] ?? "", HOME: base, BATON_HOME: home, TERM: "screen-256color", LANG: "C.UTF-8" };
-  const t = (tmux = Tmux.start({ command: ["node", LAUNCHER], env, cwd, width: 130, height: 40 }));
-  await t.waitFor(/baton · session bs_\w+/, 15_000);
+  tui = await startPluginTui({
+    prefix: "baton-tui-plugins-",
+    width: 130,
+    prepare: async (catalog) => {
+      await catalog.marketplaces.add(HELLO);
+      await catalog.install("example/hello");
+      await catalog.install(FIXTURE_DIR);
+      await catalog.enable({ pluginId: "baton-test/fixture" }, async () => true);
+    },
+  });
+  const { t, cwd } = tui;
 
   // The fixture was enabled before: it starts with the session, then its commands complete.
   await command(t, "/echo", "echo (baton-test/fixture)", "first");

@@ -98,6 +98,18 @@ export class Tmux {
     throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(pattern)}; screen:\n${screen}`);
   }
 
+  /** Polls the screen (every 25 ms) until `text` is gone; returns the screen without it. */
+  async waitGone(text: string, timeoutMs = 10_000): Promise<string> {
+    const start = Date.now();
+    let screen = this.capture();
+    while (screen.includes(text) && Date.now() - start < timeoutMs) {
+      await Bun.sleep(25);
+      screen = this.capture();
+    }
+    if (screen.includes(text)) throw new Error(`'${text}' still on screen after ${timeoutMs} ms:\n${screen}`);
+    return screen;
+  }
+
   /** Kills the session, then the server by its PID, and removes its socket. */
   kill(): void {
     if (this.closed) return;

@@ -33,7 +33,7 @@ describe("suggestion card", () => {
     const frame = await mounted.waitFor("Suggested by baton");
     expect(frame).toContain("Codex hit its usage limit");
     expect(frame).toContain("continue the refactor");
-    expect(frame).toContain("Enter send · to Fake other · e edit · Esc dismiss");
+    expect(frame).toContain("Enter send · to Fake other · e edit · t target · Esc dismiss");
     expect(frame).toContain("1 suggestion");
     expect(frame).toContain("fake · idle");
     expect(mounted.host.controller.state.runState).toBe("idle");
@@ -69,6 +69,59 @@ describe("suggestion card", () => {
     expect(mounted.adapters("fake")[0]!.record.prompts[0]!.blocks).toEqual([{ type: "text", text: "continue the refactor now" }]);
     expect(mounted.adapters("other").flatMap((a) => a.record.prompts)).toEqual([]);
     expect(resolutions(mounted)).toEqual([expect.objectContaining({ outcome: "submitted", targetId: "fake", edited: true })]);
+  });
+
+  test("t picks the target from the configured ones; the card names it; Enter sends there with the relay's history", async () => {
+    mounted = await mountBaton({ script: { turns: [[{ type: "text", text: "fake did it" }]] }, second: { turns: [[{ type: "text", text: "other carried on" }]] } });
+    await mounted.submit("start the refactor");
+    await mounted.waitFor("fake did it");
+    await propose(mounted);
+    let frame = await mounted.waitFor("Suggested by baton");
+    expect(frame).toContain("Enter send · e edit · t target · Esc dismiss");
+    await mounted.keys((k) => k.pressKey("t"));
+    frame = await mounted.waitFor("Send the suggestion to");
+    expect(frame).toMatch(/❯ Fake fake ✓  \/fake/);
+    expect(frame).toContain("Fake other  /other");
+    await mounted.keys((k) => k.pressArrow("down"));
+    await mounted.keys((k) => k.pressEnter());
+    frame = await mounted.waitFor("Enter send · to Fake other · e edit");
+    expect(frame).not.toContain("Send the suggestion to");
+    expect(resolutions(mounted)).toEqual([]);
+    await mounted.keys((k) => k.pressEnter());
+    await mounted.waitFor("other carried on");
+    const other = mounted.adapters("other")[0]!.record;
+    expect(other.prompts.map((p) => p.blocks)).toEqual([[{ type: "text", text: "continue the refactor" }]]);
+    // The relay gave the other target the history it had not seen, as for a typed `/other …`.
+    expect(other.synced.join("\n")).toContain("start the refactor");
+    expect(other.synced.join("\n")).toContain("fake did it");
+    expect(mounted.adapters("fake")[0]!.record.prompts).toHaveLength(1);
+    expect(resolutions(mounted)).toEqual([expect.objectContaining({ outcome: "submitted", targetId: "other" })]);
+  });
+
+  test("t then e: the composer talks to the picked target; Esc in the picker keeps the card's target", async () => {
+    mounted = await mountBaton({ script: { turns: [] }, second: { turns: [[{ type: "text", text: "other did it" }]] } });
+    await propose(mounted);
+    await mounted.waitFor("Suggested by baton");
+    await mounted.keys((k) => k.pressKey("t"));
+    await mounted.waitFor("Send the suggestion to");
+    await mounted.escape();
+    await mounted.until(() => !mounted!.frame().includes("Send the suggestion to"));
+    expect(mounted.frame()).toContain("Enter send · e edit");
+    await mounted.keys((k) => k.pressKey("t"));
+    await mounted.waitFor("Send the suggestion to");
+    await mounted.type("other");
+    await mounted.waitFor(/❯ Fake other/);
+    await mounted.keys((k) => k.pressEnter());
+    await mounted.waitFor("Enter send · to Fake other");
+    await mounted.keys((k) => k.pressKey("e"));
+    await mounted.until(() => !mounted!.frame().includes("Suggested by baton"));
+    expect(mounted.frame()).toMatch(/· other · idle[\s\S]*› continue the refactor/);
+    await mounted.type(" please");
+    await mounted.keys((k) => k.pressEnter());
+    await mounted.waitFor("other did it");
+    expect(mounted.adapters("other")[0]!.record.prompts[0]!.blocks).toEqual([{ type: "text", text: "continue the refactor please" }]);
+    expect(mounted.adapters("fake").flatMap((a) => a.record.prompts)).toEqual([]);
+    expect(resolutions(mounted)).toEqual([expect.objectContaining({ outcome: "submitted", targetId: "other", edited: true })]);
   });
 
   test("e with a draft in the composer refuses and changes nothing", async () => {

@@ -286,18 +286,21 @@ test("suggestion card: who suggests it, its text, and its keys", async () => {
   const frame = tidy(mounted.frame());
   expect(frame).toContain("Suggested by baton");
   expect(frame).toContain("on the other agent");
-  expect(frame).toContain("Enter send · to Claude Code · e edit · Esc dismiss");
+  expect(frame).toContain("Enter send · to Claude Code · e edit · t target · Esc");
 });
 
-test("suggestion card: Enter sends, e edits, Esc dismisses; other letters do nothing", async () => {
+test("suggestion card: Enter sends, e edits, t asks for the target, Esc dismisses; other letters do nothing", async () => {
   mounted = await withCards([SUGGESTION]);
   await mounted.type("x");
   await mounted.keys((k) => k.pressEnter());
   await mounted.keys((k) => k.pressKey("e"));
+  await mounted.keys((k) => k.pressKey("t"));
+  await mounted.keys((k) => k.pressKey("T", { shift: true }));
   await mounted.escape();
   expect(mounted.intents).toEqual([
     { type: "resolveInteraction", id: "ix_s", response: { outcome: "selected", optionId: "send" } },
     { type: "resolveInteraction", id: "ix_s", response: { outcome: "selected", optionId: "edit" } },
+    { type: "resolveInteraction", id: "ix_s", response: { outcome: "selected", optionId: "target" } },
     { type: "resolveInteraction", id: "ix_s", response: { outcome: "cancelled" } },
   ]);
 });

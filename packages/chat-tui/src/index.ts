@@ -75,4 +75,4 @@ export type {
   ToolStatus,
   UserMessageItem,
 } from "./types.ts";
-export { SUGGESTION_EDIT, SUGGESTION_SEND } from "./types.ts";
+export { SUGGESTION_EDIT, SUGGESTION_SEND, SUGGESTION_TARGET } from "./types.ts";

@@ -220,7 +220,8 @@ export interface QuestionCard extends CardBase {
 
 /**
  * A suggested next input (non-blocking): Enter sends it (`selected` SUGGESTION_SEND), `e` edits it in the
- * composer (`selected` SUGGESTION_EDIT), Esc dismisses it (`cancelled`).
+ * composer (`selected` SUGGESTION_EDIT), `t` asks to pick the target it goes to (`selected` SUGGESTION_TARGET;
+ * the host opens a picker and names the choice in `target`), Esc dismisses it (`cancelled`).
  */
 export interface SuggestionCard extends CardBase {
   readonly kind: "suggestion";
@@ -233,6 +234,7 @@ export interface SuggestionCard extends CardBase {
 
 export const SUGGESTION_SEND = "send";
 export const SUGGESTION_EDIT = "edit";
+export const SUGGESTION_TARGET = "target";
 
 export type InteractionCard = PermissionCard | QuestionCard | SuggestionCard;
 

@@ -2,13 +2,13 @@ import type { ReactNode } from "react";
 import { TextAttributes } from "@opentui/core";
 import { useChat } from "../context.ts";
 import { isPlainKey, isPrintable, KeyLayer, useKeyLayer } from "../keys/key-layers.tsx";
-import { SUGGESTION_EDIT, SUGGESTION_SEND, type SuggestionCard } from "../types.ts";
+import { SUGGESTION_EDIT, SUGGESTION_SEND, SUGGESTION_TARGET, type SuggestionCard } from "../types.ts";
 import { CardFrame, escResponseOf } from "./card-frame.tsx";
 
 /** Lines of the suggested text shown on the card (the rest is one "…" line; `e` shows it all in the editor). */
 const MAX_TEXT_LINES = 6;
 
-/** A suggested next input (TUI-09): Enter sends it, `e` edits it in the composer, Esc dismisses it. */
+/** A suggested next input (TUI-09): Enter sends it, `e` edits it in the composer, `t` picks its target, Esc dismisses it. */
 export function SuggestionCardView(props: {
   readonly card: SuggestionCard;
   readonly active: boolean;
@@ -29,6 +29,10 @@ export function SuggestionCardView(props: {
       emit({ type: "resolveInteraction", id: card.id, response: { outcome: "selected", optionId: SUGGESTION_EDIT } });
       return "consume";
     }
+    if (isPlainKey(key, "t")) {
+      emit({ type: "resolveInteraction", id: card.id, response: { outcome: "selected", optionId: SUGGESTION_TARGET } });
+      return "consume";
+    }
     if (isPlainKey(key, "escape")) {
       emit({ type: "resolveInteraction", id: card.id, response: escResponseOf(card) });
       return "consume";
@@ -38,7 +42,7 @@ export function SuggestionCardView(props: {
 
   const to = card.target === undefined ? "" : ` · to ${card.target}`;
   return (
-    <CardFrame card={{ ...card, escLabel: card.escLabel ?? "dismiss" }} hint={`Enter send${to} · e edit`} pending={props.pending}>
+    <CardFrame card={{ ...card, escLabel: card.escLabel ?? "dismiss" }} hint={`Enter send${to} · e edit · t target`} pending={props.pending}>
       <text fg={theme.muted}>{`Suggested by ${card.requester}`}</text>
       {shown.map((line, i) => (
         <text key={`line-${i}`} fg={theme.text} attributes={i >= MAX_TEXT_LINES ? TextAttributes.DIM : 0}>
