@@ -1,5 +1,6 @@
 /** The persistent containers behind the state, and the state as plain JSON (checkpoint-safe). */
 import { describe, expect, test } from "bun:test";
+import type { AnyEvent } from "../../src/event/envelope.ts";
 import { emptyList, listAt, listPush, listSlice, listToArray, PAGE_SIZE, TAIL_CHUNK } from "../../src/projection/paged-list.ts";
 import { initialState, PROJECTION_VERSION, reduce, replay } from "../../src/projection/index.ts";
 import { emptyTable, tableDelete, tableGet, tableHas, tableSet, tableToRecord, tableValues } from "../../src/projection/table.ts";
@@ -102,7 +103,7 @@ describe("paged list", () => {
 describe("a turn's item ids", () => {
   test("noting one more tool call of a long turn copies a tail chunk, not the turn's ids so far", () => {
     const f = createEventFactory();
-    const events = [f.make("state_update", { state: "running" }, { turn: "t_1", target: "codex", source: "baton" })];
+    const events: AnyEvent[] = [f.make("state_update", { state: "running" }, { turn: "t_1", target: "codex", source: "baton" })];
     for (let i = 0; i < 1000; i++) events.push(f.make("tool_call_update", { toolCallId: `c_${i}`, title: "ls", status: "in_progress" }, { turn: "t_1", target: "codex" }));
     const before = replay(events, initialState());
     const after = reduce(before, f.make("tool_call_update", { toolCallId: "c_new", title: "ls", status: "in_progress" }, { turn: "t_1", target: "codex" }));
