@@ -9,8 +9,10 @@
  * - the fold: `reduceStored` over the decoded events (what an open without a checkpoint adds);
  * - with `--against <dir>`: the same fold by the reducer of another checkout (e.g. `/work/main`), to
  *   A/B an optimisation; its output must equal this one's (a plain-JSON comparison) or the bench fails.
- * Then streams 20,000 chunks into a live turn on the 100k state and reports the per-chunk reduce
- * latency (p50/p99). Each figure: median and spread (min–max) over the rounds.
+ * Then streams 20,000 chunks (messages of 60) into a live turn on the 100k state and reports the
+ * per-chunk reduce latency (p50/p99, and the p50 of the first chunk of each message, which creates it),
+ * alternated with `--against`'s reducer on its own state. Each figure: median and spread (min–max) over
+ * the rounds.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -27,6 +29,8 @@ const SESSION = "bs_01KBENCH0000000000000000000" as BatonSessionId;
 /** The earlier implementation's figure for 100k events (issue #18), the budget. */
 const REDUCE_BUDGET_MS = 92;
 const CHUNK_P99_BUDGET_US = 4;
+/** Chunks per streamed message in the latency run (the first of each creates the message). */
+const CHUNKS_PER_MESSAGE = 60;
 
 type Fold = {
   readonly initial: (id: string) => unknown;
@@ -88,17 +92,21 @@ function timed<T>(run: () => T): { ms: number; value: T } {
 }
 
 /** Per-chunk reduce latency on `state`: 20,000 chunks into one live turn, in messages of 60 chunks. */
-function chunkLatency(fold: Fold, state: unknown, template: AnyEvent, lastSeq: number): Float64Array {
+function chunkLatency(fold: Fold, state: unknown, template: AnyEvent, lastSeq: number): { sorted: Float64Array; first: Float64Array } {
   let live = fold.fold(state, { ...template, kind: "state_update", seq: lastSeq + 1, turnId: "t_live", payload: { state: "running" } } as AnyEvent);
   const samples = new Float64Array(20_000);
+  const first = new Float64Array(Math.ceil(samples.length / CHUNKS_PER_MESSAGE));
+  // The events are made before the timed loop, so that their garbage is not charged to the reducer.
   let seq = lastSeq + 1;
+  const events = Array.from(samples, (_, i) => ({ ...template, seq: ++seq, turnId: "t_live", payload: { messageId: `live_${Math.floor(i / CHUNKS_PER_MESSAGE)}`, content: { type: "text", text: "some streamed words " } } }) as AnyEvent);
   for (let i = 0; i < samples.length; i++) {
-    const event = { ...template, seq: ++seq, turnId: "t_live", payload: { messageId: `live_${Math.floor(i / 60)}`, content: { type: "text", text: "some streamed words " } } } as AnyEvent;
+    const event = events[i] as AnyEvent;
     const started = Bun.nanoseconds();
     live = fold.fold(live, event);
     samples[i] = (Bun.nanoseconds() - started) / 1e3;
+    if (i % CHUNKS_PER_MESSAGE === 0) first[i / CHUNKS_PER_MESSAGE] = samples[i] as number;
   }
-  return samples.sort();
+  return { sorted: samples.sort(), first: first.sort() };
 }
 
 const pct = (sorted: Float64Array, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
@@ -175,13 +183,41 @@ async function main(): Promise<void> {
   const lastSeq = events.at(-1)?.seq ?? 0;
   const p50s: number[] = [];
   const p99s: number[] = [];
+  const firstP50s: number[] = [];
+  const otherP50s: number[] = [];
+  const otherP99s: number[] = [];
+  const otherFirstP50s: number[] = [];
+  // The other checkout's state is folded by its own reducer (its shape may differ).
+  const otherState = other === undefined ? undefined : foldAll(other, events);
   for (let round = 0; round < rounds; round++) {
-    const samples = chunkLatency(here, state, template, lastSeq);
-    p50s.push(pct(samples, 0.5));
-    p99s.push(pct(samples, 0.99));
+    const runOurs = (): void => {
+      Bun.gc(true);
+      const { sorted, first } = chunkLatency(here, state, template, lastSeq);
+      p50s.push(pct(sorted, 0.5));
+      p99s.push(pct(sorted, 0.99));
+      firstP50s.push(pct(first, 0.5));
+    };
+    const runTheirs = (fold: Fold): void => {
+      Bun.gc(true);
+      const { sorted, first } = chunkLatency(fold, otherState, template, lastSeq);
+      otherP50s.push(pct(sorted, 0.5));
+      otherFirstP50s.push(pct(first, 0.5));
+      otherP99s.push(pct(sorted, 0.99));
+    };
+    if (other !== undefined && round % 2 === 1) runTheirs(other);
+    runOurs();
+    if (other !== undefined && round % 2 === 0) runTheirs(other);
   }
   line("reduce one chunk on the 100k state, p50", `${median(p50s).toFixed(2)} µs (${spread(p50s)})`);
+  line("  the first chunk of a message, p50", `${median(firstP50s).toFixed(2)} µs (${spread(firstP50s)})`);
   line("reduce one chunk on the 100k state, p99", `${median(p99s).toFixed(2)} µs (${spread(p99s)})`, `${CHUNK_P99_BUDGET_US} µs`, median(p99s) <= CHUNK_P99_BUDGET_US);
+  if (other !== undefined) {
+    line(`  by ${against}, p50`, `${median(otherP50s).toFixed(2)} µs (${spread(otherP50s)})`);
+    line(`  by ${against}, first chunk p50`, `${median(otherFirstP50s).toFixed(2)} µs (${spread(otherFirstP50s)})`);
+    line(`  by ${against}, p99`, `${median(otherP99s).toFixed(2)} µs (${spread(otherP99s)})`);
+    const ratios = p99s.map((us, i) => us / (otherP99s[i] ?? us));
+    line("  p99 this ÷ that, per round", `${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`);
+  }
   const over = [reduce > REDUCE_BUDGET_MS, openRatio > 1.2, median(p99s) > CHUNK_P99_BUDGET_US].filter(Boolean).length;
   console.log(`summary: reducer ${over === 0 ? "OK" : `${over} of 3 figures OVER budget`}`);
 }

@@ -1,6 +1,6 @@
 /** Content block appends for streamed chunks: adjacent text merges into one block. */
 import type { ContentBlock } from "../event/content.ts";
-import { editable } from "./draft.ts";
+import { appended, editable } from "./draft.ts";
 
 function textOfBlock(block: ContentBlock): string | undefined {
   return block.type === "text" && typeof block["text"] === "string" ? block["text"] : undefined;
@@ -30,7 +30,5 @@ export function appendBlock(content: readonly ContentBlock[], block: ContentBloc
       return next;
     }
   }
-  const next = editable(content) as ContentBlock[];
-  next.push(block);
-  return next;
+  return appended(content, block);
 }

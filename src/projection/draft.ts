@@ -73,6 +73,23 @@ export function editable<T extends object>(value: T): T {
   return copy;
 }
 
+/**
+ * `array` with `items` appended: in place when the open draft created it (counted as an edit), else one
+ * new array of the final length that the draft owns — a copy that is then pushed to would be allocated
+ * twice (the engine sizes a copy exactly, so the push grows it again).
+ */
+export function appended<T>(array: readonly T[], ...items: T[]): T[] {
+  if (draft !== null && draft.has(array)) {
+    count++;
+    const own = array as T[];
+    for (const item of items) own.push(item);
+    return own;
+  }
+  const copy = [...array, ...items];
+  if (draft !== null) draft.add(copy);
+  return copy;
+}
+
 /** Monotonic count of in-place edits (compare before/after a fold step). */
 export function edits(): number {
   return count;

@@ -8,7 +8,7 @@ export { checkAttemptTransition, type AttemptTransitionVerdict } from "./attempt
 export { displayUserText, stripInjectedContext } from "./display-text.ts";
 export { errorIdOf, noticeIdOf } from "./notices.ts";
 export { changedOutsideTurnsAfter, fileCheckpointIndexThrough, lastFileCheckpoint, selectRewindPoints, UNDO_POINT_ID, type RewindPoint } from "./file-checkpoints.ts";
-export { emptyList, listAt, listSlice, listToArray, PAGE_SIZE, type PagedList } from "./paged-list.ts";
+export { emptyList, listAt, listChunks, listSlice, listToArray, PAGE_SIZE, type PagedList } from "./paged-list.ts";
 export { checkStoredState, reduce, reduceStored, replay, storedProjectionFold } from "./reduce.ts";
 export { selectPluginBinding, selectPluginCommands } from "./plugins.ts";
 export { ownGet } from "./record.ts";

@@ -1,46 +1,75 @@
 /**
- * A persistent append-only list of plain JSON data, stored in fixed-size pages so that appending copies
- * the page index (n/256 pointers) and the last page (≤ 256), not the whole list. Full pages keep their
- * identity, so a windowed view over old items does no work when new items arrive. Inside a draft
- * (`draft.ts`) the pages the draft created are appended to in place.
+ * A persistent append-only list of plain JSON data. Full pages of `PAGE_SIZE` items are never changed
+ * again (a windowed view over old items does no work when new items arrive); the items after the last
+ * full page sit in a tail of small chunks (`TAIL_CHUNK`), so that an append copies at most one chunk and
+ * the tail's index (≤ 16 pointers each) — not a 256-item page, which made the first chunk of every
+ * streamed message the slowest event of a live fold. When the tail holds a page's worth it becomes a
+ * page (one copy per `PAGE_SIZE` appends). Inside a draft (`draft.ts`) the nodes the draft created are
+ * appended to in place.
  */
-import { editable, fresh } from "./draft.ts";
+import { appended, editable, fresh } from "./draft.ts";
 
 export const PAGE_SIZE = 256;
+export const TAIL_CHUNK = 16;
+const CHUNKS_PER_PAGE = PAGE_SIZE / TAIL_CHUNK;
 
 export interface PagedList<T> {
   readonly length: number;
+  /** Full pages of `PAGE_SIZE` items. */
   readonly pages: readonly (readonly T[])[];
+  /** The items after the last full page, in chunks of `TAIL_CHUNK` (the last one may be partial). */
+  readonly tail: readonly (readonly T[])[];
 }
 
 export function emptyList<T>(): PagedList<T> {
-  return { length: 0, pages: [] };
+  return { length: 0, pages: [], tail: [] };
 }
 
+type MutableList<T> = { length: number; pages: (readonly T[])[]; tail: (readonly T[])[] };
+
 export function listPush<T>(list: PagedList<T>, item: T): PagedList<T> {
-  const lastIndex = list.pages.length - 1;
-  const last = list.pages[lastIndex];
-  const next = editable(list) as { length: number; pages: (readonly T[])[] };
-  if (next !== list) next.pages = fresh(list.pages.slice());
-  if (last === undefined || last.length >= PAGE_SIZE) {
-    next.pages.push(fresh([item]));
-  } else {
-    const page = editable(last) as T[];
-    page.push(item);
-    next.pages[lastIndex] = page;
-  }
+  const tail = list.tail;
+  const lastIndex = tail.length - 1;
+  const last = tail[lastIndex];
+  const next = editable(list) as MutableList<T>;
   next.length = list.length + 1;
+  if (last !== undefined && last.length < TAIL_CHUNK) {
+    const chunk = appended(last, item);
+    if (chunk !== last) {
+      const nextTail = editable(tail) as (readonly T[])[];
+      nextTail[lastIndex] = chunk;
+      next.tail = nextTail;
+    }
+    return next;
+  }
+  if (tail.length < CHUNKS_PER_PAGE) {
+    next.tail = appended<readonly T[]>(tail, fresh([item]));
+    return next;
+  }
+  // The tail holds a full page: it becomes one, and a new tail starts with `item`.
+  const page: T[] = [];
+  for (const chunk of tail) for (const value of chunk) page.push(value);
+  next.pages = appended<readonly T[]>(list.pages, page);
+  next.tail = fresh([fresh([item])]);
   return next;
 }
 
 export function listAt<T>(list: PagedList<T>, index: number): T | undefined {
   if (index < 0 || index >= list.length) return undefined;
-  return list.pages[Math.floor(index / PAGE_SIZE)]?.[index % PAGE_SIZE];
+  const full = list.pages.length * PAGE_SIZE;
+  if (index < full) return list.pages[Math.floor(index / PAGE_SIZE)]?.[index % PAGE_SIZE];
+  const rest = index - full;
+  return list.tail[Math.floor(rest / TAIL_CHUNK)]?.[rest % TAIL_CHUNK];
+}
+
+/** The list's items as consecutive arrays (full pages, then the tail's chunks), for a walk over all of them. */
+export function listChunks<T>(list: PagedList<T>): readonly (readonly T[])[] {
+  return list.tail.length === 0 ? list.pages : [...list.pages, ...list.tail];
 }
 
 export function listToArray<T>(list: PagedList<T>): T[] {
   const out: T[] = [];
-  for (const page of list.pages) for (const item of page) out.push(item);
+  for (const page of listChunks(list)) for (const item of page) out.push(item);
   return out;
 }
 

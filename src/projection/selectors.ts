@@ -17,6 +17,7 @@ import type {
   TurnStreaming,
 } from "./state.ts";
 import { ownGet } from "./record.ts";
+import { listAt, listToArray } from "./paged-list.ts";
 import { tableGet, type Table } from "./table.ts";
 
 const LIVE_TOOL_STATUSES: ReadonlySet<string> = new Set(["pending", "in_progress"]);
@@ -70,7 +71,8 @@ export interface Activity {
 /** The turn's tool calls that never reached a terminal status (pending or in progress), oldest first. */
 export function selectOpenToolCalls(state: ProjectionState, turnId: string): readonly ToolCallItem[] {
   const out: ToolCallItem[] = [];
-  for (const id of tableGet(state.turnData, turnId)?.toolCallIds ?? []) {
+  const ids = tableGet(state.turnData, turnId)?.toolCallIds;
+  for (const id of ids === undefined ? [] : listToArray(ids)) {
     const tool = tableGet(state.toolCalls, id);
     if (tool !== undefined && LIVE_TOOL_STATUSES.has(tool.status)) out.push(tool);
   }
@@ -82,9 +84,9 @@ function activeToolOf(
   toolCalls: Table<ToolCallItem>,
   turnId: string,
 ): ActivityTool | null {
-  const ids = tableGet(turnData, turnId)?.toolCallIds ?? [];
-  for (let i = ids.length - 1; i >= 0; i--) {
-    const tool = tableGet(toolCalls, ids[i] ?? "");
+  const ids = tableGet(turnData, turnId)?.toolCallIds;
+  for (let i = (ids?.length ?? 0) - 1; i >= 0; i--) {
+    const tool = tableGet(toolCalls, (ids && listAt(ids, i)) ?? "");
     if (tool !== undefined && LIVE_TOOL_STATUSES.has(tool.status)) {
       return { toolCallId: tool.toolCallId, kind: tool.kind, title: tool.title, status: tool.status };
     }

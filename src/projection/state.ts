@@ -17,7 +17,7 @@ import { emptyTable, type Table } from "./table.ts";
  * Bump whenever the state shape or the meaning of a field changes: checkpoints written under another
  * version are discarded and the ledger is replayed.
  */
-export const PROJECTION_VERSION = "projection-6";
+export const PROJECTION_VERSION = "projection-7";
 
 export type SessionRunState = "idle" | "running" | "requires_action";
 import type { TurnRole } from "../event/kinds.ts";
@@ -205,9 +205,9 @@ export interface TurnData {
   readonly startedAt: string | null;
   readonly userMessageId: MessageId | null;
   /** User messages delivered into the running turn after its prompt (steers), in order. */
-  readonly steerMessageIds: readonly MessageId[];
-  readonly agentMessageIds: readonly MessageId[];
-  readonly toolCallIds: readonly string[];
+  readonly steerMessageIds: PagedList<MessageId>;
+  readonly agentMessageIds: PagedList<MessageId>;
+  readonly toolCallIds: PagedList<string>;
   readonly usage: UsageTotals;
 }
 

@@ -10,6 +10,7 @@ import type { StopReason } from "../event/stop-reasons.ts";
 import type { TargetId, TurnId } from "../shared/ids.ts";
 import { displayUserText } from "./display-text.ts";
 import type { ProjectionState, TurnSummaryEntry, UsageTotals } from "./state.ts";
+import { listToArray, type PagedList } from "./paged-list.ts";
 import { tableDelete, tableGet, tableHas, tableSet } from "./table.ts";
 
 type SummaryUsage = NonNullable<TurnSummaryPayload["usage"]>;
@@ -41,10 +42,10 @@ export function buildTurnSummary(
   const data = tableGet(state.turnData, turnId);
   const reason = stopReason ?? tableGet(state.stopReasons, turnId) ?? null;
   const userMessageId = data?.userMessageId && tableHas(state.messages, data.userMessageId) ? data.userMessageId : undefined;
-  const steerMessageIds = (data?.steerMessageIds ?? []).filter((id) => tableHas(state.messages, id));
-  const agentMessageIds = (data?.agentMessageIds ?? []).filter((id) => textOf(tableGet(state.messages, id)?.content).trim() !== "");
+  const steerMessageIds = idsOf(data?.steerMessageIds).filter((id) => tableHas(state.messages, id));
+  const agentMessageIds = idsOf(data?.agentMessageIds).filter((id) => textOf(tableGet(state.messages, id)?.content).trim() !== "");
   const toolCalls: SummaryToolCall[] = [];
-  for (const id of data?.toolCallIds ?? []) {
+  for (const id of idsOf(data?.toolCallIds)) {
     const tool = tableGet(state.toolCalls, id);
     if (tool === undefined) continue;
     toolCalls.push({ toolCallId: tool.toolCallId, title: tool.title ?? "", kind: tool.kind ?? "other", status: tool.status });
@@ -115,4 +116,8 @@ export function reduceTurnSummary(state: ProjectionState, event: EventOf<"_baton
     summaryIndex: tableSet(state.summaryIndex, turnId, state.turnSummaries.length),
     turnData: tableDelete(state.turnData, turnId),
   };
+}
+
+function idsOf<Id extends string>(ids: PagedList<Id> | undefined): Id[] {
+  return ids === undefined ? [] : listToArray(ids);
 }

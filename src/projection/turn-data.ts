@@ -3,7 +3,8 @@
  * message, the steers, the agent messages and tool calls in first-seen order, the turn's usage. Kept until that
  * turn's `_baton_turn_summary` is reduced, then dropped.
  */
-import { assign, editable } from "./draft.ts";
+import { assign } from "./draft.ts";
+import { emptyList, listAt, listPush, type PagedList } from "./paged-list.ts";
 import { ZERO_USAGE, type ProjectionState, type TurnData } from "./state.ts";
 import { tableGet, tableHas, tableSet } from "./table.ts";
 import type { MessageId, TurnId } from "../shared/ids.ts";
@@ -15,9 +16,9 @@ function blankTurnData(turnId: TurnId): TurnData {
     harnessTargetId: null,
     startedAt: null,
     userMessageId: null,
-    steerMessageIds: [],
-    agentMessageIds: [],
-    toolCallIds: [],
+    steerMessageIds: emptyList(),
+    agentMessageIds: emptyList(),
+    toolCallIds: emptyList(),
     usage: ZERO_USAGE,
   };
 }
@@ -38,13 +39,12 @@ export function withTurnData(
 /**
  * Callers note an item when it first joins the turn (first sight, or its turn set from none: an item's
  * turn never changes once set), so `id` is new to `ids` and no scan is needed (a scan made a turn with
- * thousands of tool calls quadratic); the check of the last id keeps an immediate repeat inert.
+ * thousands of tool calls quadratic); the check of the last id keeps an immediate repeat inert. The ids
+ * are a paged list, so that noting one copies a tail chunk, not every id of the turn so far.
  */
-function appendOnce<Id extends string>(ids: readonly Id[], id: Id): readonly Id[] {
-  if (ids[ids.length - 1] === id) return ids;
-  const next = editable(ids) as Id[];
-  next.push(id);
-  return next;
+function appendOnce<Id extends string>(ids: PagedList<Id>, id: Id): PagedList<Id> {
+  if (listAt(ids, ids.length - 1) === id) return ids;
+  return listPush(ids, id);
 }
 
 export function noteAgentMessage(data: TurnData, messageId: MessageId): TurnData {

@@ -4,7 +4,7 @@
  * full passes, a publication caused only by streamed chunks (TUI-12) re-maps just the items those chunks named:
  * a chunk changes exactly the message or tool call in its payload, so the rest is known to be unchanged.
  */
-import { selectTargetPlan, tableGet, type MessageItem, type ProjectionState, type Table, type TimelineItemType, type TranscriptEntry } from "../projection/index.ts";
+import { listChunks, selectTargetPlan, tableGet, type MessageItem, type ProjectionState, type Table, type TimelineItemType, type TranscriptEntry } from "../projection/index.ts";
 import { assertNever } from "../shared/assert.ts";
 import { terminalSafeDeep } from "../shared/terminal-text.ts";
 import type { PinnedPlan, TimelineItem } from "chat-tui";
@@ -104,7 +104,7 @@ export function createTimelineMapper(lookOf: LookFn): TimelineMapper {
     const out: TimelineItem[] = [];
     let entries = 0;
     let li = 0;
-    for (const page of state.timeline.pages) {
+    for (const page of listChunks(state.timeline)) {
       for (const ref of page) {
         const byId = slots.get(ref.type) as Map<string, Slot>;
         const slot = byId.get(ref.id);

@@ -1,6 +1,7 @@
 /** The persistent containers behind the state, and the state as plain JSON (checkpoint-safe). */
 import { describe, expect, test } from "bun:test";
-import { emptyList, listAt, listPush, listSlice, listToArray, PAGE_SIZE } from "../../src/projection/paged-list.ts";
+import type { AnyEvent } from "../../src/event/envelope.ts";
+import { emptyList, listAt, listPush, listSlice, listToArray, PAGE_SIZE, TAIL_CHUNK } from "../../src/projection/paged-list.ts";
 import { initialState, PROJECTION_VERSION, reduce, replay } from "../../src/projection/index.ts";
 import { emptyTable, tableDelete, tableGet, tableHas, tableSet, tableToRecord, tableValues } from "../../src/projection/table.ts";
 import { createEventFactory, textBlock } from "../support/events.ts";
@@ -24,12 +25,18 @@ describe("table", () => {
     expect(tableValues(removed).reduce((a, b) => a + b, 0)).toBe((4999 * 5000) / 2 - 7);
   });
 
-  test("an update copies one branch and one leaf; the rest keep their identity", () => {
+  test("an update copies one path (root index, two inner nodes, one leaf); the rest keep their identity", () => {
     let table = emptyTable<number>();
     for (let i = 0; i < 5000; i++) table = tableSet(table, `id_${i}`, i);
     const next = tableSet(table, "id_1", -1);
-    const changedBranches = next.buckets.filter((branch, i) => branch !== table.buckets[i]).length;
-    expect(changedBranches).toBe(1);
+    const changedOuter = next.buckets.filter((outer, i) => outer !== table.buckets[i]);
+    expect(changedOuter).toHaveLength(1);
+    const at = next.buckets.indexOf(changedOuter[0]!);
+    const changedInner = changedOuter[0]!.filter((inner, i) => inner !== table.buckets[at]![i]);
+    expect(changedInner).toHaveLength(1);
+    const b = changedOuter[0]!.indexOf(changedInner[0]!);
+    const changedLeaves = changedInner[0]!.filter((leaf, i) => leaf !== table.buckets[at]![b]![i]);
+    expect(changedLeaves).toHaveLength(1);
   });
 
   test("prototype-looking ids are ordinary keys", () => {
@@ -58,7 +65,8 @@ describe("paged list", () => {
     let list = emptyList<number>();
     for (let i = 0; i < PAGE_SIZE * 2 + 3; i++) list = listPush(list, i);
     expect(list.length).toBe(PAGE_SIZE * 2 + 3);
-    expect(list.pages).toHaveLength(3);
+    expect(list.pages).toHaveLength(2);
+    expect(list.tail).toEqual([[PAGE_SIZE * 2, PAGE_SIZE * 2 + 1, PAGE_SIZE * 2 + 2]]);
     expect(listAt(list, PAGE_SIZE + 1)).toBe(PAGE_SIZE + 1);
     expect(listAt(list, -1)).toBeUndefined();
     expect(listAt(list, list.length)).toBeUndefined();
@@ -68,6 +76,42 @@ describe("paged list", () => {
     expect(next.pages[0]).toBe(list.pages[0]!);
     expect(next.pages[1]).toBe(list.pages[1]!);
     expect(list.length).toBe(PAGE_SIZE * 2 + 3);
+  });
+
+  test("an append copies at most one tail chunk and the tail index, never a page", () => {
+    let list = emptyList<number>();
+    for (let i = 0; i < PAGE_SIZE + TAIL_CHUNK * 3 + 5; i++) list = listPush(list, i);
+    const next = listPush(list, -1);
+    expect(next.pages).toBe(list.pages);
+    expect(next.tail.slice(0, -1).every((chunk, i) => chunk === list.tail[i])).toBe(true);
+    expect(next.tail.at(-1)).toHaveLength(6);
+    expect(list.tail.at(-1)).toHaveLength(5);
+    // Every length, item by item, against a plain array (across tail chunks and page boundaries).
+    let grown = emptyList<number>();
+    const model: number[] = [];
+    for (let i = 0; i < PAGE_SIZE * 3 + 7; i++) {
+      grown = listPush(grown, i);
+      model.push(i);
+      expect(grown.length).toBe(model.length);
+      expect(listAt(grown, i)).toBe(i);
+    }
+    expect(listToArray(grown)).toEqual(model);
+    expect(grown.pages.every((page) => page.length === PAGE_SIZE)).toBe(true);
+  });
+});
+
+describe("a turn's item ids", () => {
+  test("noting one more tool call of a long turn copies a tail chunk, not the turn's ids so far", () => {
+    const f = createEventFactory();
+    const events: AnyEvent[] = [f.make("state_update", { state: "running" }, { turn: "t_1", target: "codex", source: "baton" })];
+    for (let i = 0; i < 1000; i++) events.push(f.make("tool_call_update", { toolCallId: `c_${i}`, title: "ls", status: "in_progress" }, { turn: "t_1", target: "codex" }));
+    const before = replay(events, initialState());
+    const after = reduce(before, f.make("tool_call_update", { toolCallId: "c_new", title: "ls", status: "in_progress" }, { turn: "t_1", target: "codex" }));
+    const ids = (state: typeof before) => tableGet(state.turnData, "t_1")!.toolCallIds;
+    expect(ids(after).length).toBe(1001);
+    expect(listAt(ids(after), 1000)).toBe("c_new");
+    expect(ids(after).pages).toBe(ids(before).pages);
+    expect(ids(before).length).toBe(1000);
   });
 });
 

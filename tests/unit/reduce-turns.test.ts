@@ -2,7 +2,7 @@
 import type { StopReason } from "../../src/event/stop-reasons.ts";
 import { describe, expect, test } from "bun:test";
 import type { InteractionDraft } from "../../src/event/interaction-types.ts";
-import { reduce, replay, tableGet } from "../../src/projection/index.ts";
+import { listToArray, reduce, replay, tableGet } from "../../src/projection/index.ts";
 import { createEventFactory, textBlock, type EventFactory } from "../support/events.ts";
 import { brand } from "../support/ids.ts";
 
@@ -155,6 +155,6 @@ describe("interactions and runState (IX-04)", () => {
   test("interactions are timeline items", () => {
     const f = createEventFactory();
     const state = replay([run(f, "t_1"), open(f, "ix_1", "t_1")]);
-    expect(state.timeline.pages[0]).toEqual([{ type: "interaction", id: "ix_1" }]);
+    expect(listToArray(state.timeline)).toEqual([{ type: "interaction", id: "ix_1" }]);
   });
 });
