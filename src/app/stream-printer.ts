@@ -39,17 +39,18 @@ export class StreamPrinter {
         return this.tool(payload);
       case "interaction.opened": {
         // A suggestion is shown, never taken: a person sends it (in the TUI, or by typing it).
-        const opened = payload as { requester?: { type: string; pluginInstanceId?: string }; draft?: { type: string; text?: string; pluginContext?: { pluginId?: unknown } } };
-        if (opened.draft?.type !== "proposed_input") return;
-        const pluginId = opened.draft.pluginContext?.pluginId;
+        const opened = payload as { requester?: { type: string; pluginInstanceId?: string }; draft?: { type: string; text?: string; questions?: PrintedQuestion[]; pluginContext?: { pluginId?: unknown } } };
+        const pluginId = opened.draft?.pluginContext?.pluginId;
         const from = typeof pluginId === "string" ? pluginId : opened.requester?.type === "plugin" ? (opened.requester.pluginInstanceId ?? "plugin") : "baton";
-        this.errLine(terminalSafe(`[suggestion from ${from}] ${oneLine(opened.draft.text ?? "")}`));
+        if (opened.draft?.type === "proposed_input") this.errLine(terminalSafe(`[suggestion from ${from}] ${oneLine(opened.draft.text ?? "")}`));
+        // A plugin's question waits for a person too (repl: /answer; the TUI: its card); it blocks nothing.
+        else if (opened.draft?.type === "question" && opened.requester?.type === "plugin") this.errLine(terminalSafe(pluginQuestionLine(from, opened.draft.questions?.[0])));
         return;
       }
       case "interaction.resolved": {
         const resolution = payload["resolution"] as { outcome: string; optionId?: string; reason?: string; answeredBy?: string };
         const how = resolution.outcome === "selected" ? `chose ${resolution.optionId}` : resolution.outcome === "cancelled" ? `cancelled (${resolution.reason})` : resolution.outcome;
-        const label = resolution.outcome === "submitted" || resolution.outcome === "dismissed" ? "suggestion" : "approval";
+        const label = resolution.outcome === "submitted" || resolution.outcome === "dismissed" ? "suggestion" : resolution.outcome === "answered" ? "question" : "approval";
         this.errLine(`[${label}] ${how}${resolution.answeredBy ? ` by ${resolution.answeredBy}` : ""}`);
         return;
       }
@@ -146,4 +147,17 @@ function firstLine(text: string): string {
 function oneLine(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > 500 ? `${line.slice(0, 499)}…` : line;
+}
+
+interface PrintedQuestion {
+  readonly header?: string | undefined;
+  readonly question?: string | undefined;
+  readonly options?: readonly { readonly label: string }[] | undefined;
+}
+
+/** `[question from <plugin>] Card c1: Ship card c1? (1) Ship it, 2) Hold)` — one line. */
+export function pluginQuestionLine(from: string, question: PrintedQuestion | undefined): string {
+  const options = (question?.options ?? []).map((o, i) => `${i + 1}) ${o.label}`).join(", ");
+  const header = question?.header ? `${question.header}: ` : "";
+  return `[question from ${from}] ${oneLine(`${header}${question?.question ?? ""}`)}${options === "" ? "" : ` (${oneLine(options)})`}`;
 }

@@ -39,6 +39,7 @@ import { canSteer, trySteer } from "./steer.ts";
 import type { SubmitOptions } from "./submit-options.ts";
 import { targetLabel } from "./context-delivery.ts";
 import { Proposals } from "./proposals.ts";
+import { pendingPluginQuestion, PluginQuestions } from "./plugin-questions.ts";
 import { Failover } from "./failover.ts";
 import { TargetDirectory } from "./targets.ts";
 import { ApprovalMemory } from "./approval-memory.ts";
@@ -63,6 +64,8 @@ export class Controller {
   readonly proposals: Proposals;
   /** Baton's approval rules: answers by rule, remembers persistent choices; lists and revokes for `/approvals`. */
   readonly approvals: ApprovalMemory;
+  /** Questions plugins ask outside any turn (PIX-01): answered durably, then the plugin hears of it. */
+  readonly pluginQuestions: PluginQuestions;
   private readonly bindings: BindingPool;
   private readonly queue = new InputQueue();
   private readonly desk: InputDesk;
@@ -122,6 +125,7 @@ export class Controller {
     this.proposals = new Proposals({ append: this.pipeline.append, sync: () => this.pipeline.sync(), state: () => this.pipeline.state, ids: options.ids,
       resolveTarget: (ref) => (this.storage.assertWritable("The suggestion was not sent"), this.options.registry.resolve(ref).id),
       submit: (targetId, text, provenance) => this.submit(targetId, [{ type: "text", text }], { displayText: text, provenance }) });
+    this.pluginQuestions = new PluginQuestions({ append: this.pipeline.append, sync: () => this.pipeline.sync(), state: () => this.pipeline.state, ids: options.ids });
     const failover = new Failover({ proposals: this.proposals, registry: options.registry, state: () => this.pipeline.state, policy: options.settings.failover, label: (id) => targetLabel(options.registry, id), log: options.log });
     this.unsubscribe = this.pipeline.subscribe((event) => (this.route(event), failover.onEvent(event)));
   }
@@ -247,6 +251,8 @@ export class Controller {
   /** Answer a pending interaction; throws `not_pending` (writing nothing) when it is no longer pending. */
   async resolveInteraction(interactionId: string, resolution: InteractionResolution): Promise<void> {
     const pending = this.broker.pending().find((item) => item.interactionId === interactionId);
+    // A plugin's question has no waiter (no callback is held, and it survives a restart): its own desk answers it.
+    if (pending === undefined && pendingPluginQuestion(this.pipeline.state, interactionId) !== undefined) return this.pluginQuestions.answer(interactionId, resolution);
     await this.broker.resolve(interactionId, resolution);
     // Esc on a pending permission cancels it and interrupts the turn (no dangling requires_action).
     if (pending?.turnId === undefined) return;

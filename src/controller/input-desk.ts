@@ -36,6 +36,8 @@ export class InputDesk {
           ...(submission.displayText !== textOf(submission.blocks) ? { displayText: submission.displayText } : {}),
           ...(submission.implementsPlan ? { implementsPlan: submission.implementsPlan } : {}),
           ...(record.control ? { control: record.control } : {}),
+          // The context it carries is part of what was queued: a restored paused input sends it too.
+          ...(submission.context !== undefined && submission.context.length > 0 ? { context: submission.context.map((c) => ({ token: c.token, source: { ...c.source }, text: c.text })) } : {}),
         },
         source: submission.source.type === "plugin" ? { type: "plugin", pluginInstanceId: submission.source.pluginInstanceId } : { type: "user" },
         harnessTargetId: submission.targetId,
@@ -75,6 +77,7 @@ export class InputDesk {
           blocks: input.content,
           displayText: input.displayText ?? textOf(input.content),
           ...(input.implementsPlan !== null ? { implementsPlan: input.implementsPlan } : {}),
+          ...(input.context.length > 0 ? { context: input.context } : {}),
         },
         state: "paused",
         delivery: input.control === null ? "follow_up" : "prompt",

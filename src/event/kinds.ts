@@ -281,6 +281,10 @@ export const EVENT_KINDS = {
       displayText: z.string().optional(),
       implementsPlan: z.string().optional(),
       control: z.enum(["compact"]).optional(),
+      /** Plugin Resources it references (`@` providers, a proposal's contextRefs), as attached at submit: sent with it, also after a restart. */
+      context: z
+        .array(z.looseObject({ token: z.string(), source: z.looseObject({ kind: z.literal("plugin_resource"), owner: z.string().min(1), key: z.string().min(1) }), text: z.string() }))
+        .optional(),
     }),
   },
   _baton_input_update: {

@@ -300,6 +300,11 @@ export class PluginBinding {
     }
   }
 
+  /** Reconcile a resource again (a plugin question about it was answered). */
+  wake(ref: { readonly apiVersion: string; readonly kind: string; readonly name: string }): void {
+    if (this.current === "active") this.controllers?.wake(ref);
+  }
+
   /** A turn ended: its Turn resource wakes the controllers and watches of Turns. */
   turnEnded(turn: ResourceObject): void {
     if (this.current === "active") this.store?.announce(turn);

@@ -39,5 +39,7 @@ export interface PluginHostPort {
   turns?(): readonly ResourceObject[];
   /** Called with each new Turn resource (a turn summary was appended). */
   onTurn?(listener: (turn: ResourceObject) => void): () => void;
+  /** Called once a plugin question's answer is durable, with the resource it is about (re-enqueued, PIX-01). */
+  onAnswer?(listener: (pluginInstanceId: string, resource: { readonly apiVersion: string; readonly kind: string; readonly name: string; readonly uid: string }) => void): () => void;
 }
 

@@ -85,9 +85,11 @@ export class PluginManager {
 
   constructor(private readonly options: ManagerOptions) {
     this.clock = options.clock ?? systemClock;
-    this.offTurns = options.host.onTurn?.((turn) => {
+    const offTurns = options.host.onTurn?.((turn) => {
       for (const binding of this.activeBindings()) binding.turnEnded(turn);
     });
+    const offAnswers = options.host.onAnswer?.((pluginInstanceId, resource) => this.byInstanceId(pluginInstanceId)?.wake(resource));
+    this.offTurns = () => (offTurns?.(), offAnswers?.());
   }
 
   get catalog(): PluginCatalog {

@@ -9,7 +9,7 @@ import type { ProjectionState, QueuedInputItem } from "./state.ts";
 import { tableHas } from "./table.ts";
 
 export function reduceInputQueued(state: ProjectionState, event: EventOf<"_baton_input_queued">): ProjectionState {
-  const { messageId, turnId, targetId, content, displayText, implementsPlan, control } = event.payload;
+  const { messageId, turnId, targetId, content, displayText, implementsPlan, control, context } = event.payload;
   if (state.queuedInputs.some((input) => input.messageId === messageId) || tableHas(state.messages, messageId)) return state;
   const item: QueuedInputItem = {
     messageId,
@@ -19,6 +19,7 @@ export function reduceInputQueued(state: ProjectionState, event: EventOf<"_baton
     displayText: displayText ?? null,
     implementsPlan: implementsPlan ?? null,
     control: control ?? null,
+    context: context ?? [],
     queuedSeq: event.seq,
     eventId: event.eventId ?? null,
     ts: event.ts,

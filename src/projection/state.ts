@@ -4,7 +4,7 @@
  * buckets) or `PagedList`s so that one update stays cheap and leaves unrelated sub-trees identical.
  * Absent values are `null`, never `undefined`.
  */
-import type { ContentBlock, PromptBlock } from "../event/content.ts";
+import type { ContentBlock, ContextAttachment, PromptBlock } from "../event/content.ts";
 import type { InteractionDraft, InteractionResolution, Requester } from "../event/interaction-types.ts";
 import type { AttemptOutcome, AttemptPhase, LaunchSnapshot, PayloadOf, PluginBindingState } from "../event/kinds.ts";
 import type { FileCheckpointItem } from "./file-checkpoint-item.ts";
@@ -266,6 +266,8 @@ export interface QueuedInputItem {
   readonly displayText: string | null;
   readonly implementsPlan: string | null;
   readonly control: "compact" | null;
+  /** Plugin Resources attached at submit (sent with it, also when it is restored paused). */
+  readonly context: readonly ContextAttachment[];
   readonly queuedSeq: number;
   /** The `_baton_input_queued` event (what its admission points at); null for an event without one. */
   readonly eventId: EventId | null;

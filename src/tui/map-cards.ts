@@ -98,7 +98,9 @@ export function mapInteraction(item: InteractionItem, look: TargetLook, requeste
     }
     case "question": {
       const esc = questionEsc(draft);
-      return { ...base, kind: "question", title: "Question", questions: questionsOf(draft), ...(esc === undefined ? {} : { escResponse: esc }) };
+      // A plugin's question (PIX-01) names who asks; it blocks no turn.
+      const title = item.requester.type === "plugin" ? `Question from ${requester}` : "Question";
+      return { ...base, kind: "question", title, questions: questionsOf(draft), ...(esc === undefined ? {} : { escResponse: esc }) };
     }
     case "hook_trust": {
       const n = draft.hooks.length;

@@ -98,6 +98,29 @@ describe("after Baton stopped, the queue comes back paused", () => {
     expect(kindsOf(ledgerOf(reopened)).filter((kind) => kind === "user_message").length).toBe(1);
   });
 
+  test("a paused input keeps the plugin context it was queued with: after kill -9 and send, the context is delivered with it (snapshot, then receipt), and its provenance stays", async () => {
+    const { s } = await open(hang);
+    void s.controller.submit("fake", text("the running turn"));
+    await waitFor(() => kindsOf(ledgerOf(s)).includes("agent_message_chunk") || kindsOf(ledgerOf(s)).includes("agent_message"));
+    const context = [{ token: "@board.card:alpha", source: { kind: "plugin_resource" as const, owner: "pi_0123456789abcdef", key: "board.baton.dev/v1/Card/alpha#pr_1" }, text: "ALPHA-BODY" }];
+    const parentEventId = ledgerOf(s).at(-1)?.eventId;
+    void s.controller.submit("other", text("look at @board.card:alpha"), { context, provenance: { messageId: "m_fromproposal" as never, parentEventId: parentEventId as never } }).catch(() => undefined);
+    await waitFor(() => kindsOf(ledgerOf(s)).includes("_baton_input_queued"));
+    crash(s);
+    const { s: reopened, fake } = await open({ turns: [[{ type: "text", text: "seen" }]] }, { kind: "id", id: s.ref.batonSessionId });
+    expect(reopened.controller.queued().map((q) => [q.text, q.paused])).toEqual([["look at @board.card:alpha", true]]);
+    expect(await Promise.all(reopened.controller.resumePaused())).toEqual(["completed"]);
+    const ledger = ledgerOf(reopened);
+    const snapshot = ledger.find((event) => event.kind === "_baton_context_snapshot" && (event.payload as { source: { kind: string } }).source.kind === "plugin_resource");
+    expect(snapshot?.payload).toMatchObject({ source: context[0]?.source, text: "ALPHA-BODY" });
+    expect(ledger.some((event) => event.kind === "_baton_context_delivery_receipt" && event.parentEventId === snapshot?.eventId)).toBe(true);
+    expect(fake.adapters.flatMap((adapter) => adapter.record.synced).join("\n")).toContain("ALPHA-BODY");
+    // Provenance: its user message points at its queueing, which points at where it came from.
+    const queued = ledger.find((event) => event.kind === "_baton_input_queued");
+    expect(queued?.parentEventId).toBe(parentEventId);
+    expect(ledger.filter((event) => event.kind === "user_message").at(-1)?.parentEventId).toBe(queued?.eventId);
+  });
+
   test("a clean quit with a full queue keeps it too (paused next time)", async () => {
     const { s } = await withTwoQueued();
     await s.close();

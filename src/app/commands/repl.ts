@@ -1,6 +1,7 @@
 /**
  * `baton repl`: a line-oriented loop for pipes and debugging. `you> ` prompt, streamed text, tool lines,
- * approvals and questions answered inline by number, `/exit`, `/<target> [message]` to switch.
+ * approvals and questions answered inline by number, a plugin's questions with `/answer`, `/exit`, `/<target> [message]`
+ * to switch.
  */
 import type { DiffBlock } from "../../event/content.ts";
 import type { AnyEvent } from "../../event/envelope.ts";
@@ -14,6 +15,7 @@ import { startCliPlugins } from "../cli-plugins.ts";
 import { startTarget } from "../start-target.ts";
 import { StreamPrinter } from "../stream-printer.ts";
 import { pausedCommand, pausedListing } from "../paused-inputs.ts";
+import { answerCommand, pluginQuestionListing } from "../plugin-answers.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom } from "./shared.ts";
 
 /** How long the loop waits for the plugins' reconciles after a turn (their suggestions are printed). */
@@ -51,6 +53,7 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
     io.stdout.write(pausedListing(controller));
     const printer = new StreamPrinter({ out: io.stdout, err: io.stderr, showThoughts: ctx.loaded.config.showThoughts });
     const plugins = await startCliPlugins(ctx, opened, io);
+    io.stderr.write(pluginQuestionListing(controller));
     let cards = Promise.resolve();
     controller.subscribe((event) => {
       printer.handle(event);
@@ -69,6 +72,7 @@ export async function runRepl(argv: readonly string[], io: CliIo): Promise<numbe
         const line = await Promise.race([io.stdin.next(), termination]);
         if (terminated || line === undefined || line.trim() === "/exit" || line.trim() === "/quit") break;
         const trimmed = line.trim();
+        if (await answerCommand(controller, trimmed, (text) => io.stdout.write(text))) continue;
         if (await pausedCommand(controller, trimmed, (text) => io.stdout.write(text))) {
           io.stdout.write(pausedListing(controller));
           continue;

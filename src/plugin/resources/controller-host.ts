@@ -164,6 +164,12 @@ export class ControllerHost {
     this.options.port.sourceFailed(run.sourceId, message);
   }
 
+  /** Queue one resource of a controlled type (an answered question, a Source's identical emit). */
+  wake(ref: ResourceRef): void {
+    if (this.closed) return;
+    for (const entry of this.running) if (sameType(entry.registration.resourceType, ref)) entry.queue.enqueue(ref.name);
+  }
+
   /** One tick for a controller: every current resource of its type is queued (keyed: once each). */
   private async wakeAll(controllerId: string): Promise<void> {
     const entry = this.running.find((e) => e.registration.controllerId === controllerId);
