@@ -6,6 +6,7 @@ import { isoTime } from "./files.ts";
 import { forkSession, type ForkOptions } from "./fork.ts";
 import { openLedger, type Ledger, type LedgerIo } from "./ledger.ts";
 import { acquireLock, type SessionLock } from "./lock.ts";
+import { removeStaleTemps } from "./stale-temps.ts";
 import { readMeta, recordedHistory, touchMeta, updateMeta, type SessionMeta } from "./meta.ts";
 import { ensureProject, type ProjectInfo } from "./project.ts";
 import { createSessionLog, type SessionLog } from "./session-log.ts";
@@ -89,8 +90,11 @@ export function createSessionStore(ctx: StoreContext): SessionStore {
     listSessionsAsync: (query) => listSessionsAsync(ctx, query),
     forkSession: (sourceId, throughSeq, options) => forkSession(ctx, sourceId, throughSeq, options),
     openLedger: (ref, options = {}) => openSessionLedger(ctx, ref, options),
-    acquireLock: (ref) =>
-      acquireLock(ref.paths.lock, { batonSessionId: ref.batonSessionId, now: () => ctx.clock.now() }),
+    acquireLock: (ref) => {
+      const lock = acquireLock(ref.paths.lock, { batonSessionId: ref.batonSessionId, now: () => ctx.clock.now() });
+      removeStaleTemps(ref.paths.dir);
+      return lock;
+    },
     readMeta: (ref) => readMeta(ref.paths.dir),
     updateMeta: (ref, transform) => updateMeta(ref.paths.dir, transform),
     touch: (ref, updatedAt) => touchMeta(ref.paths.dir, updatedAt ?? isoTime(ctx.clock.now())),

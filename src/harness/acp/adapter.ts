@@ -11,7 +11,7 @@ import type { HandleId, TurnId } from "../../shared/ids.ts";
 import { silentLogger, type Logger } from "../../shared/log.ts";
 import type { ConfigId } from "./config.ts";
 import { describeExit, openClient, spawnAgent, type AgentProcess, type WireTrace } from "./connection.ts";
-import { part } from "./drafts.ts";
+import { part } from "../drafts.ts";
 import { establishSession, RESUME_STATE_VERSION } from "./establish.ts";
 import { capabilitiesOf, probeFromInitialize, probePath, readProbe, sameProbe, sessionAbilities, writeProbe, type AgentProbe } from "./probe.ts";
 import { acpSettingsOf } from "./settings.ts";

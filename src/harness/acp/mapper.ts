@@ -12,7 +12,7 @@ import type { TurnId } from "../../shared/ids.ts";
 import { normalizeClosed } from "../normalize.ts";
 import type { AcpConfigState } from "./config.ts";
 import { diffBlock } from "./diff.ts";
-import { part, type DraftPart } from "./drafts.ts";
+import { part, type DraftPart } from "../drafts.ts";
 
 export interface Diagnostic {
   /** What kind of thing this is (bounded: one counter per key). */

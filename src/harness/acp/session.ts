@@ -18,7 +18,7 @@ import type { BindingSink, EventSink, InteractionHandler, PromptInput, SendTurnR
 import { AcpConfigState } from "./config.ts";
 import { describeExit, type AgentProcess, type ClientHandlers } from "./connection.ts";
 import { Diagnostics } from "./diagnostics.ts";
-import { part, toAdapterDraft, type DraftPart } from "./drafts.ts";
+import { part, toAdapterDraft, type DraftPart } from "../drafts.ts";
 import { AcpMapper } from "./mapper.ts";
 import { permissionDraft, permissionOutcome } from "./permissions.ts";
 import { toAcpBlocks } from "./prompt.ts";

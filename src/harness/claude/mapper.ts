@@ -15,7 +15,8 @@ import type { AdapterDraft } from "../../event/envelope.ts";
 import type { ContentBlock } from "../../event/content.ts";
 import type { DraftPayloadOf } from "../../event/kinds.ts";
 import type { TurnId } from "../../shared/ids.ts";
-import { adapterDraft, rawExcerpt } from "./drafts.ts";
+import { adapterDraft } from "../drafts.ts";
+import { rawExcerpt } from "./raw-excerpt.ts";
 import { describeTool, diffFromResult, PLAN_TOOL, TASK_TABLE_TOOLS, todoEntries, toolOutputContent } from "./tools.ts";
 
 type SystemMessage = Extract<SDKMessage, { type: "system" }>;

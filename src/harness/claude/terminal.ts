@@ -4,7 +4,7 @@ import type { AdapterDraft } from "../../event/envelope.ts";
 import type { LimitCode } from "../../event/limit-codes.ts";
 import type { StopReason } from "../../event/stop-reasons.ts";
 import type { TurnId } from "../../shared/ids.ts";
-import { adapterDraft } from "./drafts.ts";
+import { adapterDraft } from "../drafts.ts";
 
 export function isAborted(result: SDKResultMessage): boolean {
   return result.terminal_reason === "aborted_streaming" || result.terminal_reason === "aborted_tools";

@@ -3,18 +3,13 @@
  * native-session inspector use the same mapping, so both reduce to the same transcript.
  */
 import type { ContentBlock, DiffBlock } from "../../event/content.ts";
-import type { EventKind, DraftPayloadOf, ToolStatus } from "../../event/kinds.ts";
+import type { DraftPayloadOf, ToolStatus } from "../../event/kinds.ts";
 import { newFileHeader, oldFileHeader } from "../diff-header.ts";
+import { part, type DraftPart } from "../drafts.ts";
 import { normalizeClosed } from "../normalize.ts";
 import type { ThreadItem } from "./protocol/v2/ThreadItem";
 import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange";
 
-/** A draft without envelope coordinates: the session adds turnId, harnessSessionId and raw. */
-export type DraftPart = { [K in EventKind]: { readonly kind: K; readonly payload: DraftPayloadOf<K> } }[EventKind];
-
-export function part<K extends EventKind>(kind: K, payload: DraftPayloadOf<K>): DraftPart {
-  return { kind, payload } as DraftPart;
-}
 
 const text = (value: string): ContentBlock => ({ type: "text", text: value });
 

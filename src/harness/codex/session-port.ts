@@ -9,7 +9,7 @@ import type { IdSource } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { RpcId } from "../../rpc/jsonrpc.ts";
 import type { FailedTurns } from "./failed-turns.ts";
-import type { DraftPart } from "./items.ts";
+import type { DraftPart } from "../drafts.ts";
 import type { CodexTurn } from "./turn.ts";
 import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange";
 import type { TokenUsageBreakdown } from "./protocol/v2/TokenUsageBreakdown";

@@ -3,7 +3,6 @@
  * the active turn and its single terminal (COD-04, COD-06, COD-10). Notification mapping lives
  * in notifications.ts, server requests in requests.ts.
  */
-import type { AdapterDraft } from "../../event/envelope.ts";
 import type { PromptBlock } from "../../event/content.ts";
 import type { StopReason } from "../../event/stop-reasons.ts";
 import type { InteractionDraft, InteractionResolution } from "../../event/interaction-types.ts";
@@ -12,7 +11,7 @@ import { BatonError, describeError, isBatonError } from "../../shared/errors.ts"
 import type { IdSource, TurnId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { EventSink, InteractionHandler, PromptInput, SendTurnResult } from "../contract.ts";
-import { part, type DraftPart } from "./items.ts";
+import { part, toAdapterDraft, type DraftPart } from "../drafts.ts";
 import { contextItems, toUserInput } from "./prompt-items.ts";
 import { JsonRpcError, type JsonRpcPeer, type RpcId, type WireTrace } from "../../rpc/jsonrpc.ts";
 import { exitWithin } from "../../rpc/child-process.ts";
@@ -157,15 +156,8 @@ export class CodexSession implements CodexSessionPort {
   }
 
   emit(turn: CodexTurn | undefined, draft: DraftPart, raw?: unknown): void {
-    const out = {
-      kind: draft.kind,
-      payload: draft.payload,
-      ...(this.threadId !== "" ? { harnessSessionId: this.threadId } : {}),
-      ...(turn !== undefined ? { turnId: turn.turnId } : {}),
-      ...(raw !== undefined ? { raw } : {}),
-    } as AdapterDraft;
     try {
-      this.deps.sink.emit(out);
+      this.deps.sink.emit(toAdapterDraft(draft, { harnessSessionId: this.threadId, turnId: turn?.turnId, raw }));
     } catch (error) {
       this.deps.log.log("error", "event sink threw", { error });
     }
