@@ -47,6 +47,11 @@ export interface ContextAttachment {
   readonly source: { readonly kind: "plugin_resource"; readonly owner: string; readonly key: string };
   readonly text: string;
 }
+export const contextAttachmentSchema = z.looseObject({
+  token: z.string(),
+  source: z.looseObject({ kind: z.literal("plugin_resource"), owner: z.string().min(1), key: z.string().min(1) }),
+  text: z.string(),
+});
 export type PromptBlockType = PromptBlock["type"];
 export type TextBlock = z.infer<typeof textBlockSchema>;
 

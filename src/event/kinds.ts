@@ -3,7 +3,7 @@
  * The `EventKind` union and payload types are derived from this table; adding a kind is one row.
  */
 import { z } from "zod";
-import { contentBlockSchema, promptBlockSchema } from "./content.ts";
+import { contentBlockSchema, contextAttachmentSchema, promptBlockSchema } from "./content.ts";
 import { interactionDraftSchema, requesterSchema, resolutionSchema } from "./interaction-types.ts";
 import { STOP_REASONS } from "./stop-reasons.ts";
 import {
@@ -282,9 +282,7 @@ export const EVENT_KINDS = {
       implementsPlan: z.string().optional(),
       control: z.enum(["compact"]).optional(),
       /** Plugin Resources it references (`@` providers, a proposal's contextRefs), as attached at submit: sent with it, also after a restart. */
-      context: z
-        .array(z.looseObject({ token: z.string(), source: z.looseObject({ kind: z.literal("plugin_resource"), owner: z.string().min(1), key: z.string().min(1) }), text: z.string() }))
-        .optional(),
+      context: z.array(contextAttachmentSchema).optional(),
     }),
   },
   _baton_input_update: {
