@@ -70,6 +70,13 @@ test("/board shows the plugin Board (overlay when narrow, inline when wide), kep
   expect(screen).not.toContain("banana");
   t.keys("Enter");
   await t.waitFor(/● baton-test\/board[^\n]*\n\s+found blueberry/, 15_000);
+  // A query and Enter at once: the choice is the first row of the query's answer, not of the list before it.
+  await command(t, "/find", "Find a fruit");
+  await t.waitFor("a fruit's first letters", 15_000);
+  t.type("ch");
+  t.keys("Enter");
+  screen = await t.waitFor(/● baton-test\/board[^\n]*\n\s+found (cherry|apple)/, 15_000);
+  expect(screen).toMatch(/found cherry/);
 
   t.type("/exit");
   t.keys("Enter");

@@ -198,6 +198,35 @@ test("picker Esc clears the query first, then cancels; the composer draft is unt
   expect(mounted.draft()).toBe("my draft");
 });
 
+const FRUIT: PickerState = {
+  id: "find",
+  title: "Find a fruit",
+  filter: "remote",
+  items: ["apple", "apricot", "cherry"].map((f) => ({ id: f, label: f })),
+};
+
+test("a remote picker holds Enter typed before its answer and chooses the answer's first row", async () => {
+  mounted = await mountChat({ width: 64, height: 16, initial: { composer: { picker: FRUIT } } });
+  // Typed and Enter in one burst: the rows still answer the empty query, so nothing is chosen yet.
+  await mounted.keys((k) => {
+    k.pressKey("c");
+    k.pressKey("h");
+    k.pressEnter();
+  });
+  expect(mounted.intents).toEqual([
+    { type: "pickerQuery", id: "find", query: "c" },
+    { type: "pickerQuery", id: "find", query: "ch" },
+  ]);
+  await mounted.commit({ composer: { picker: { ...FRUIT, items: FRUIT.items, loading: true } } });
+  expect(mounted.intents).toHaveLength(2);
+  await mounted.commit({ composer: { picker: { ...FRUIT, query: "ch", items: [{ id: "cherry", label: "cherry" }] } } });
+  expect(mounted.intents.at(-1)).toEqual({ type: "pickerSelect", id: "find", itemId: "cherry" });
+  // With the answer in, Enter chooses at once.
+  await mounted.commit({ composer: { picker: { ...FRUIT, id: "find-2" } } });
+  await mounted.keys((k) => k.pressEnter());
+  expect(mounted.intents.at(-1)).toEqual({ type: "pickerSelect", id: "find-2", itemId: "apple" });
+});
+
 test("the picker sits above an open card: keys go to the picker", async () => {
   mounted = await mountChat({ width: 64, height: 20, initial: { composer: { picker: PICKER, interactions: [PERMISSION] } } });
   await mounted.keys((k) => k.pressKey("1"));

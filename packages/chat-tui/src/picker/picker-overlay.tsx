@@ -1,4 +1,4 @@
-import { memo, useRef, useState, type ReactNode } from "react";
+import { memo, useEffect, useRef, useState, type ReactNode } from "react";
 import { TextAttributes, type InputRenderable } from "@opentui/core";
 import { useTerminalDimensions } from "@opentui/react";
 import { useChat } from "../context.ts";
@@ -31,6 +31,11 @@ function PickerBody(props: { readonly picker: PickerState }): ReactNode {
     setCursorState(next);
   };
   const input = useRef<InputRenderable>(null);
+  // A remote picker's rows answer an earlier query until the app fills it again: Enter meanwhile is held and
+  // chooses the first row of the answer (never a row of the list the user typed past).
+  const remote = picker.filter === "remote";
+  const typedPast = useRef(false);
+  const heldEnter = useRef(false);
 
   const items = picker.filter === "remote" ? picker.items : filterPickerItems(picker.items, query);
   const selected = Math.min(cursor, Math.max(0, items.length - 1));
@@ -41,8 +46,20 @@ function PickerBody(props: { readonly picker: PickerState }): ReactNode {
   const onQuery = (value: string): void => {
     setQuery(value);
     setCursor(0);
+    if (remote) typedPast.current = true;
     emit({ type: "pickerQuery", id: picker.id, query: value });
   };
+
+  // Every fill is a new picker state: once one is not loading, the rows answer the query typed so far.
+  useEffect(() => {
+    if (!remote || picker.loading === true) return;
+    typedPast.current = false;
+    if (!heldEnter.current) return;
+    heldEnter.current = false;
+    const item = picker.items[Math.min(cursorRef.current, Math.max(0, picker.items.length - 1))];
+    if (item !== undefined) emit({ type: "pickerSelect", id: picker.id, itemId: item.id });
+    // Only a new fill (a new picker state) counts, not a re-render.
+  }, [picker]);
 
   useKeyLayer(KeyLayer.picker, (key) => {
     if (isPlainKey(key, "escape")) {
@@ -58,14 +75,20 @@ function PickerBody(props: { readonly picker: PickerState }): ReactNode {
     const last = Math.max(0, items.length - 1);
     const current = Math.min(cursorRef.current, last);
     if (isPlainKey(key, "up")) {
+      heldEnter.current = false;
       setCursor(Math.max(0, current - 1));
       return "consume";
     }
     if (isPlainKey(key, "down")) {
+      heldEnter.current = false;
       setCursor(Math.min(last, current + 1));
       return "consume";
     }
     if (isPlainKey(key, "return")) {
+      if (remote && (typedPast.current || picker.loading === true)) {
+        heldEnter.current = true;
+        return "consume";
+      }
       const item = items[current];
       if (item !== undefined) emit({ type: "pickerSelect", id: picker.id, itemId: item.id });
       return "consume";
