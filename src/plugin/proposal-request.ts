@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import type { ProposalItem } from "../projection/index.ts";
 import type { PluginOutput } from "./manager.ts";
 import type { ResourceObject } from "./resources/schema.ts";
+import { withdrawnBy } from "./withdrawal.ts";
 
 export interface PluginProposalRequest {
   readonly text: string;
@@ -89,12 +90,5 @@ export function sameSuggestion(proposals: Iterable<ProposalItem>, request: Plugi
 
 /** The pending proposals of `pluginInstanceId` a change of `object` withdraws: it is being deleted or gone, or its spec moved on. */
 export function proposalsToWithdraw(pending: readonly ProposalItem[], pluginInstanceId: string, object: ResourceObject, gone: boolean): string[] {
-  return pending
-    .filter((item) => {
-      if (item.requester.type !== "plugin" || item.requester.pluginInstanceId !== pluginInstanceId) return false;
-      const c = contextOf(item);
-      if (c?.resource?.uid !== object.metadata.uid) return false;
-      return gone || object.metadata.deletionTimestamp !== undefined || object.metadata.generation > (c.basedOnGeneration ?? Number.POSITIVE_INFINITY);
-    })
-    .map((item) => item.interactionId);
+  return withdrawnBy(pending, contextOf, pluginInstanceId, object, gone);
 }

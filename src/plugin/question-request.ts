@@ -9,6 +9,7 @@ import type { QuestionDraft } from "../event/interaction-types.ts";
 import type { InteractionItem } from "../projection/index.ts";
 import type { PluginOutput } from "./host-port.ts";
 import type { ResourceObject } from "./resources/schema.ts";
+import { withdrawnBy } from "./withdrawal.ts";
 
 /** The one question of a plugin question draft. */
 export const DECISION_QUESTION_ID = "decision";
@@ -95,12 +96,5 @@ export function sameQuestion(items: Iterable<InteractionItem>, request: PluginQu
 
 /** The pending questions of `pluginInstanceId` a change of `object` withdraws: it is being deleted or gone, or its spec moved on. */
 export function questionsToWithdraw(pending: readonly InteractionItem[], pluginInstanceId: string, object: ResourceObject, gone: boolean): string[] {
-  return pending
-    .filter((item) => {
-      if (item.requester.type !== "plugin" || item.requester.pluginInstanceId !== pluginInstanceId) return false;
-      const c = contextOf(item);
-      if (c?.resource?.uid !== object.metadata.uid) return false;
-      return gone || object.metadata.deletionTimestamp !== undefined || object.metadata.generation > (c.basedOnGeneration ?? Number.POSITIVE_INFINITY);
-    })
-    .map((item) => item.interactionId);
+  return withdrawnBy(pending, contextOf, pluginInstanceId, object, gone);
 }
