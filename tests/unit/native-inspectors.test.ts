@@ -12,6 +12,7 @@ import { locateTranscript, mungeProjectDir, readTranscript } from "../../src/har
 import { codexTurn } from "../../src/harness/codex/inspector.ts";
 import type { Turn } from "../../src/harness/codex/protocol/v2/Turn";
 import { silentLogger } from "../../src/shared/log.ts";
+import { brand } from "../support/ids.ts";
 
 const SID = "0f6c2a1e-5b7d-4c1a-9f3e-2d8b7a6c5e4f";
 let root: string;
@@ -103,6 +104,14 @@ describe("Claude Code transcripts", () => {
       ]),
     ).toContain("stopped at 'tool_use'");
     expect(unfinished([message("assistant", "a1", [{ type: "text", text: "done" }])])).toBeUndefined();
+  });
+
+  test("a prompt's uuid enters as the turn id the mapper stamps (a TodoWrite plan carries it); a prompt without one is unreadable", () => {
+    const todo = { type: "tool_use", id: "toolu_1", name: "TodoWrite", input: { todos: [{ content: "a", status: "pending", activeForm: "a" }] } };
+    const { turns } = buildClaudeTurns([message("user", "u1", "go"), message("assistant", "a1", [todo])], [], "/w");
+    expect(turns[0]?.turnId).toBe(brand.turn("u1"));
+    expect(turns[0]?.events.find((event) => event.kind === "plan_update")?.payload).toMatchObject({ planId: "pl_u1" });
+    expect(() => buildClaudeTurns([message("user", "", "go")], [], "/w")).toThrow(expect.objectContaining({ code: "native_unreadable", message: expect.stringContaining("no uuid") }));
   });
 
   test("an API error ends the turn failed with its text", () => {

@@ -10,6 +10,7 @@ import { getSessionInfo, getSessionMessages, type SDKAssistantMessage, type SDKU
 import type { AdapterDraft } from "../../event/envelope.ts";
 import type { PromptBlock } from "../../event/content.ts";
 import type { StopReason } from "../../event/stop-reasons.ts";
+import { turnIdField } from "../../event/id-fields.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
 import type { TurnId } from "../../shared/ids.ts";
 import { historyBoundary } from "../history-boundary.ts";
@@ -26,6 +27,8 @@ const INTERRUPT_MARKER = /^\[Request interrupted by user/;
 
 interface TurnBuilder {
   readonly nativeTurnId: string;
+  /** The same uuid as the mapper's turn id (its drafts' envelope is dropped here; a plan id carries it). */
+  readonly turnId: TurnId;
   readonly prompt: PromptBlock[];
   readonly events: NativeEvent[];
   readonly pendingTools: Set<string>;
@@ -35,6 +38,13 @@ interface TurnBuilder {
   answered: boolean;
   interrupted: boolean;
   failed: boolean;
+}
+
+/** The door for a prompt line's uuid: parsed to the branded turn id the mapper takes, or the transcript is unreadable. */
+function turnIdOf(uuid: string): TurnId {
+  const parsed = turnIdField.safeParse(uuid);
+  if (!parsed.success) throw new BatonError("native_unreadable", `a prompt of this Claude Code transcript has no uuid (${JSON.stringify(uuid)})`);
+  return parsed.data;
 }
 
 const record = (value: unknown): Record<string, unknown> => (typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {});
@@ -96,6 +106,7 @@ export function buildClaudeTurns(messages: readonly SessionMessage[], lines: rea
       if (kind === "prompt") {
         turns.push({
           nativeTurnId: message.uuid,
+          turnId: turnIdOf(message.uuid),
           prompt: promptBlocks(blocks),
           events: [],
           pendingTools: new Set(),
@@ -124,7 +135,7 @@ export function buildClaudeTurns(messages: readonly SessionMessage[], lines: rea
         if (decision === "reject") mapper.markDeclined(block["tool_use_id"]);
       }
       const sdkUser = { ...message, tool_use_result: line?.["toolUseResult"] } as unknown as SDKUserMessage;
-      current.events.push(...toEvents(mapper.user(sdkUser, current.nativeTurnId as TurnId)));
+      current.events.push(...toEvents(mapper.user(sdkUser, current.turnId)));
       continue;
     }
     if (message.type !== "assistant") continue;
@@ -143,7 +154,7 @@ export function buildClaudeTurns(messages: readonly SessionMessage[], lines: rea
       continue;
     }
     for (const block of blocksOf(api)) if (block.type === "tool_use" && typeof block["id"] === "string" && message.parent_tool_use_id === null) current.pendingTools.add(block["id"]);
-    current.events.push(...toEvents(mapper.assistant(message as unknown as SDKAssistantMessage, current.nativeTurnId as TurnId)));
+    current.events.push(...toEvents(mapper.assistant(message as unknown as SDKAssistantMessage, current.turnId)));
   }
   return { turns, preamble };
 }
