@@ -11,6 +11,7 @@
  * - withdraw: the requester takes it back (its resource went or moved on): `cancelled {requester}`.
  */
 import type { InteractionResolution, QuestionDraft } from "../event/interaction-types.ts";
+import { normaliseAnswer } from "../interaction/answers.ts";
 import { selectPendingInteractions, tableGet, type InteractionItem, type ProjectionState } from "../projection/index.ts";
 import { BatonError } from "../shared/errors.ts";
 import type { IdSource } from "../shared/ids.ts";
@@ -29,24 +30,6 @@ export type PluginAnswerListener = (item: InteractionItem, resolution: Interacti
 export function pendingPluginQuestion(state: ProjectionState, interactionId: string): InteractionItem | undefined {
   const item = tableGet(state.interactions, interactionId);
   return item !== undefined && item.status === "pending" && item.requester.type === "plugin" && item.draft.type === "question" ? item : undefined;
-}
-
-/** The answer as the plugin will read it: one value per question, option labels as their ids. Throws `usage`. */
-export function normaliseAnswer(draft: QuestionDraft, resolution: InteractionResolution): InteractionResolution {
-  if (resolution.outcome === "cancelled") return { outcome: "cancelled", reason: resolution.reason };
-  if (resolution.outcome !== "answered") throw new BatonError("usage", `a plugin question is answered or cancelled, not ${resolution.outcome}`);
-  const answers: Record<string, string[]> = {};
-  for (const question of draft.questions) {
-    const values = (resolution.answers[question.questionId] ?? []).map((v) => v.trim()).filter((v) => v !== "");
-    if (values.length !== 1) throw new BatonError("usage", `"${question.header || question.question}" takes exactly one answer`);
-    const value = values[0] as string;
-    const options = question.options ?? [];
-    const option = options.find((o) => o.optionId === value) ?? options.find((o) => o.label === value);
-    if (option !== undefined) answers[question.questionId] = [option.optionId ?? option.label];
-    else if (options.length === 0 || question.allowOther === true) answers[question.questionId] = [value];
-    else throw new BatonError("usage", `"${value}" is not one of ${options.map((o) => o.label).join(", ")}`);
-  }
-  return { outcome: "answered", answers };
 }
 
 export class PluginQuestions {
