@@ -12,10 +12,11 @@
  * Nothing here knows a harness: options are read by polarity × lifetime, the subject by its kind.
  */
 import { BATON_SOURCE, type EventDraft } from "../event/envelope.ts";
-import { describeRule, type ApprovalRule, type RuleDecision } from "../event/approval-rule.ts";
+import type { ApprovalRule, RuleDecision } from "../event/approval-rule.ts";
 import type { InteractionDraft, InteractionResolution, PermissionDraft, PermissionOption } from "../event/interaction-types.ts";
 import type { InteractionContext } from "../harness/contract.ts";
-import { judge, requestOf, scopesForChoice, type RuleScope } from "../interaction/approval-rules.ts";
+import { judge, requestOf } from "../interaction/approval-rules.ts";
+import { offerRules, onceOption, RULE_VERB, ruleRationale, scopeText, type Remembering } from "../interaction/permission-options.ts";
 import type { RulesRead } from "../store/approvals-file.ts";
 import type { Clock } from "../shared/clock.ts";
 import { describeError } from "../shared/errors.ts";
@@ -58,29 +59,6 @@ interface Coordinates {
   readonly harnessSessionId?: string;
 }
 
-/** What a renamed persistent option stands for. */
-interface Remembering {
-  readonly decision: RuleDecision;
-  readonly scopes: readonly RuleScope[];
-  /** The harness's own once option of the same polarity: what the harness is told. */
-  readonly onceOptionId: string;
-}
-
-const RULE_VERB: Readonly<Record<RuleDecision, string>> = { allow: "Always allow", deny: "Always deny" };
-
-function onceOption(options: readonly PermissionOption[], polarity: PermissionOption["polarity"]): PermissionOption | undefined {
-  return options.find((option) => option.polarity === polarity && option.lifetime === "once");
-}
-
-function scopeText(scopes: readonly RuleScope[]): string {
-  return scopes.map((scope) => `\`${describeRule(scope)}\``).join(", ");
-}
-
-/** "baton rule apr_1" (the receipt's rationale; several rules when a compound command needed several). */
-export function ruleRationale(ruleIds: readonly string[]): string {
-  return `baton rule ${ruleIds.join(", ")}`;
-}
-
 export class ApprovalMemory {
   private readonly warned = new Set<string>();
 
@@ -121,17 +99,7 @@ export class ApprovalMemory {
         if (option !== undefined) return this.answerByRule(target, draft, context, verdict.kind, verdict.ruleIds, option, request.toolKind);
       }
     }
-    const remembering = new Map<string, Remembering>();
-    const options = draft.options.map((option) => {
-      if (option.lifetime !== "persistent" || draft.subject === undefined) return option;
-      const once = onceOption(draft.options, option.polarity);
-      const decision: RuleDecision = option.polarity === "allow" ? "allow" : "deny";
-      const scopes = once === undefined ? undefined : scopesForChoice(this.deps.project, draft.subject, decision);
-      if (once === undefined || scopes === undefined) return option; // nothing certain to remember: the harness's own
-      remembering.set(option.optionId, { decision, scopes, onceOptionId: once.optionId });
-      return { ...option, name: `${RULE_VERB[decision]} in this project (Baton rule): ${scopeText(scopes)}` };
-    });
-    const shown: PermissionDraft = remembering.size === 0 ? draft : { ...draft, options };
+    const { shown, remembering } = offerRules(this.deps.project, draft);
     const resolution = await this.deps.open(target, shown, context);
     const chosen = resolution.outcome === "selected" ? remembering.get(resolution.optionId) : undefined;
     if (chosen === undefined) return resolution;
