@@ -3,8 +3,7 @@
  * depend on: exit 0 completed, 1 failed, 2 usage/config, 130 interrupted; `--json` prints every
  * appended envelope exactly as stored.
  */
-import type { InteractionPolicy } from "../../interaction/broker.ts";
-import type { InteractionResolution } from "../../event/interaction-types.ts";
+import { approvalPolicy } from "../../interaction/policy.ts";
 import { isStorageFailure } from "../../controller/storage-guard.ts";
 import { withHint } from "../../controller/turn-errors.ts";
 import { terminalJson } from "../../shared/terminal-text.ts";
@@ -45,22 +44,6 @@ function timeoutMsOf(value: string | undefined): number | undefined {
     throw new UsageError(`--timeout takes a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}, not '${value}'`);
   }
   return Math.max(1, Math.round(seconds * 1000));
-}
-
-/** The non-interactive answer policy (`--approve deny|allow`). */
-export function approvalPolicy(mode: "deny" | "allow"): InteractionPolicy {
-  return (pending) => {
-    const draft = pending.draft;
-    if (draft.type === "permission") {
-      const wanted = mode === "allow" ? "allow" : "reject";
-      const option =
-        draft.options.find((o) => o.polarity === wanted && o.lifetime === "once") ?? draft.options.find((o) => o.polarity === wanted);
-      if (option) return { outcome: "selected", optionId: option.optionId, answeredBy: `cli-policy:${mode}` } satisfies InteractionResolution;
-      return { outcome: "cancelled", reason: "non-interactive" };
-    }
-    if (draft.type === "hook_trust") return { outcome: "skipped" };
-    return { outcome: "cancelled", reason: "non-interactive" };
-  };
 }
 
 export async function runExec(argv: readonly string[], io: CliIo): Promise<number> {
