@@ -1,7 +1,14 @@
 /**
  * Interaction drafts and resolutions (inventory §3.4): the payload vocabulary of `interaction.opened` and
  * `interaction.resolved`, so it lives with the event registry that every floor may read (adapters draft it,
- * the projection folds it). The broker that opens and resolves interactions is in `src/interaction/`.
+ * the projection folds it).
+ *
+ * Why here and not in `src/interaction/` (#13 decided): the registry validates every payload on append, and a
+ * kind's attributes are defined once, in the registry (style.md rule 3). style.md's table lets `event` import
+ * only `shared`, and `interaction` imports `event`; moving these schemas there would make the cycle the table
+ * forbids. So the payload schemas stay here, and `src/interaction/` holds everything interaction-shaped that
+ * is not a payload schema: the broker and its one-resolution state machine, the approval rules and the card
+ * they offer, the non-interactive policy, a question's answer normalisation.
  */
 import { z } from "zod";
 import { diffBlockSchema } from "./content.ts";

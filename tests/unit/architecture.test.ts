@@ -78,6 +78,8 @@ const RULES: Record<string, Rule> = {
   event: { may: ["shared"], io: false, ui: false },
   projection: { may: ["event", "shared"], io: false, ui: false },
   store: { may: ["event", "shared"], io: true, ui: false },
+  // The broker, approval rules, policies, answers. Interaction payload schemas stay in event/ (the registry owns
+  // every payload schema; event may not import interaction): see src/event/interaction-types.ts.
   interaction: { may: ["event", "shared"], io: false, ui: false },
   input: { may: ["event", "shared"], io: false, ui: false },
   config: { may: ["shared"], io: true, ui: false },
