@@ -6,13 +6,14 @@
  * also words the error); a property test keeps each one equal to its schema on JSON values.
  */
 import { RUN_STATES } from "./kinds.ts";
+import { TURN_ROLES } from "./vocabulary.ts";
 import { STOP_REASONS } from "./stop-reasons.ts";
 
 type Check = (payload: unknown) => boolean;
 type Fields = Record<string, unknown>;
 
 const RUN_STATE_SET: ReadonlySet<unknown> = new Set(RUN_STATES);
-const ROLES: ReadonlySet<unknown> = new Set(["driven", "observed"]);
+const ROLES: ReadonlySet<unknown> = new Set(TURN_ROLES);
 const STOP_REASON_SET: ReadonlySet<unknown> = new Set(STOP_REASONS);
 
 function isRecord(value: unknown): value is Fields {
