@@ -4,6 +4,7 @@
  * asked interactively — a plugin that needs consent again stays disabled — and a proposal always needs a
  * person: there is no `--accept-proposals`. Toasts are stderr lines.
  */
+import { BATON_SOURCE } from "../event/envelope.ts";
 import { PluginManager } from "../plugin/manager.ts";
 import { describeError } from "../shared/errors.ts";
 import type { AppContext } from "./app-context.ts";
@@ -23,7 +24,7 @@ export async function startCliPlugins(ctx: AppContext, opened: OpenedSession, io
     catalog: createCatalog(ctx),
     session: { batonSessionId: opened.ref.batonSessionId, cwd: opened.ref.meta.cwd, projectDir: opened.ref.projectDir, sessionDir: opened.ref.paths.dir },
     host: {
-      record: (update) => void controller.pipeline.append({ kind: "_baton_plugin_binding_update", payload: update, source: { type: "baton" } }),
+      record: (update) => void controller.pipeline.append({ kind: "_baton_plugin_binding_update", payload: update, source: BATON_SOURCE }),
       projected: () => controller.state.plugins,
       toast: (text, tone, pluginId) => io.stderr.write(`[plugin ${pluginId}] ${tone === "info" ? "" : `${tone}: `}${text}\n`),
       askConsent: async () => false,

@@ -101,7 +101,7 @@ export function planAttachments(deps: DeliveryDeps, state: ProjectionState, bind
     const snapshot = deps.append({
       kind: "_baton_context_snapshot",
       payload: { snapshotId, source: attachment.source, targetId: binding.target.id, afterSeq: through, throughSeq: through, text: attachment.text },
-      source: { type: "baton" },
+      source: BATON_SOURCE,
       turnId,
       harnessTargetId: binding.target.id,
     });

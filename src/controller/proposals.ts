@@ -64,7 +64,7 @@ export interface OpenedProposal {
 }
 
 function sourceOf(requester: ProposalRequester): EventSource {
-  return requester.type === "baton" ? { type: "baton" } : { type: "plugin", pluginInstanceId: requester.pluginInstanceId };
+  return requester.type === "baton" ? BATON_SOURCE : { type: "plugin", pluginInstanceId: requester.pluginInstanceId };
 }
 
 export function openProposal(deps: ProposalDeps, requester: ProposalRequester, request: ProposalRequest): OpenedProposal {
