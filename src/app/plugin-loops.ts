@@ -21,7 +21,15 @@ export type LoopPort = Required<Pick<PluginHostPort, "snapshot" | "interactions"
 
 export function loopPort(controller: Controller, session: { readonly batonSessionId: string; readonly cwd: string }, log: Logger): LoopPort {
   return {
-    snapshot: () => batonSnapshot(controller.state, session.cwd),
+    snapshot: () =>
+      batonSnapshot(
+        controller.state,
+        session.cwd,
+        controller
+          .targets()
+          .list()
+          .map((t) => ({ harnessTargetId: t.id, harness: t.harness })),
+      ),
     interactions: (pluginInstanceId, resource) => pluginInteractionsOf(controller.state, pluginInstanceId, resource),
     publish: (out) => publishOutput(controller, session.batonSessionId, out, log),
     resourceChanged: (pluginInstanceId, object, gone) => {

@@ -50,7 +50,6 @@ describe("baton/second-opinion from real turns", () => {
       },
       home,
     );
-    // The snapshot lists only targets the session has used; name the reviewer (Codex and Claude pick each other).
     const loop = await secondOpinion(f, { reviewer: "other" });
     const indexBefore = readFileSync(path.join(home.cwd, ".git", "index"));
 
@@ -97,5 +96,15 @@ describe("baton/second-opinion from real turns", () => {
     const reviews = (await loop.binding.resources?.list(REVIEW)) ?? [];
     expect(reviews.filter((r) => r.metadata.deletionTimestamp === undefined).map((r) => (r.spec as { files: string[] }).files)).toEqual([["src/y.ts"]]);
     expect(loop.opened()).toHaveLength(2);
+  });
+
+  test("with no reviewer setting, a configured target the session has never used is proposed as the reviewer", async () => {
+    const f = await fakeLoopSession({ fake: [[{ type: "write", path: "a.txt", content: "a\n" }, { type: "text", text: "Wrote a." }]] });
+    const loop = await secondOpinion(f);
+    // Only `fake` has a turn; `other` is configured but untouched: the snapshot lists it all the same.
+    expect(await f.say("fake", "write a")).toBe("completed");
+    const [review] = await loop.until(() => (loop.pending().length > 0 ? loop.pending() : undefined), "the review proposal");
+    expect(review?.draft).toMatchObject({ type: "proposed_input", title: "Ask other to review fake's change", targetId: "other" });
+    expect(review?.draft.text).toContain("a.txt");
   });
 });

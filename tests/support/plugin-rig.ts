@@ -169,7 +169,8 @@ export function createPluginRig(options: RigOptions = {}): PluginRig {
       rig.consents.push(request);
       return rig.consentAnswer;
     },
-    snapshot: () => batonSnapshot(state, cwd),
+    // No Controller here, so no configured targets (a rig with a session uses the session's loop port).
+    snapshot: () => batonSnapshot(state, cwd, []),
     publish: (output) => void rig.outputs.push(output),
   };
   if (session !== undefined) {

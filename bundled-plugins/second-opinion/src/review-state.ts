@@ -99,7 +99,8 @@ export function isEditingTurn(turn: TurnSummary): boolean {
 
 /**
  * Who reviews `source`'s turn: the `reviewer` setting (a target id, or a map from source to reviewer),
- * else a target of another harness seen in this session, else another target, else the other bundled agent.
+ * else a configured target of another harness (the snapshot lists them all, used or not), else another target,
+ * else the other bundled agent.
  */
 export function pickReviewer(snapshot: BatonSnapshot, source: string, setting: string | Readonly<Record<string, string>> | undefined): string | undefined {
   if (typeof setting === "string") return setting === source ? undefined : setting;

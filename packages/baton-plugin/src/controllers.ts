@@ -11,6 +11,7 @@ import type { JsonValue } from "./json.ts";
 export interface BatonSnapshot {
   readonly session: { readonly batonSessionId: string; readonly cwd: string; readonly runState: string; readonly revision: number };
   readonly activeTurns: readonly { readonly turnId: string; readonly harnessTargetId: string | null; readonly state: string }[];
+  /** Every configured target, whether the session has used it yet or not. */
   readonly harnessTargets: readonly { readonly harnessTargetId: string; readonly harness: string | null }[];
   readonly pendingInteractions: readonly { readonly interactionId: string; readonly kind: string; readonly turnId: string | null }[];
   readonly latestTurn?: TurnSummary;

@@ -3,6 +3,9 @@
  * turns, queued inputs, targets, pending interactions and the latest turn summaries (the last 50: a snapshot
  * is sent on every reconcile, so it stays small), and — per resource — its plugin questions with their
  * outcomes (PIX-01, `pluginInteractions`). Pure; the controller host deep-freezes it, the runner again.
+ *
+ * `harnessTargets` is every configured target (the Controller's directory, in its order), not only those the
+ * session has used: a loop may suggest a target nobody has talked to yet (second-opinion's reviewer).
  */
 import { selectPendingInteractions } from "../../projection/selectors.ts";
 import { summaryTexts, tableValues, type ProjectionState } from "../../projection/index.ts";
@@ -10,7 +13,13 @@ import type { ResourceObject } from "./schema.ts";
 
 const TURNS_IN_SNAPSHOT = 50;
 
-export function batonSnapshot(state: ProjectionState, cwd: string): Record<string, unknown> {
+/** A configured target as the snapshot lists it. */
+export interface SnapshotTarget {
+  readonly harnessTargetId: string;
+  readonly harness: string | null;
+}
+
+export function batonSnapshot(state: ProjectionState, cwd: string, targets: readonly SnapshotTarget[]): Record<string, unknown> {
   const turns = state.turnSummaries.slice(-TURNS_IN_SNAPSHOT).map((s) => {
     const texts = summaryTexts(state, s);
     return {
@@ -30,7 +39,7 @@ export function batonSnapshot(state: ProjectionState, cwd: string): Record<strin
     session: { batonSessionId: state.batonSessionId ?? "", cwd, runState: state.runState, revision: state.lastSeq },
     activeTurns: Object.values(state.activeTurns).map((t) => ({ turnId: t.turnId, harnessTargetId: t.harnessTargetId, state: t.state })),
     inputs: state.queuedInputs.map((i) => ({ messageId: i.messageId, targetId: i.targetId, text: i.displayText ?? "", queuedSeq: i.queuedSeq })),
-    harnessTargets: Object.values(state.perTarget).map((t) => ({ harnessTargetId: t.harnessTargetId, harness: t.harness })),
+    harnessTargets: targets.map((t) => ({ harnessTargetId: t.harnessTargetId, harness: t.harness })),
     pendingInteractions: selectPendingInteractions(state).map((i) => ({ interactionId: i.interactionId, kind: i.draft.type, turnId: i.turnId })),
     ...(latest === undefined ? {} : { latestTurn: latest }),
     turns,
