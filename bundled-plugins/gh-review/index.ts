@@ -5,7 +5,7 @@
  */
 import { definePlugin } from "baton-plugin";
 import { TURN_TYPE } from "./src/loop-api.ts";
-import { BATCH_TYPE, presentWatch, WATCH_REF, WATCH_TYPE, type WatchStatus } from "./src/review-threads.ts";
+import { BATCH_TYPE, POLL_CRON, presentWatch, pushedTurn, WATCH_REF, WATCH_TYPE, type WatchStatus } from "./src/review-threads.ts";
 import { GhReview, readSettings } from "./src/watcher.ts";
 
 export default definePlugin({
@@ -17,12 +17,17 @@ export default definePlugin({
     const loop = new GhReview(ctx, settings);
     ctx.registerController({
       resourceType: WATCH_TYPE,
-      // A finished turn wakes the watch: it polls at once when the turn ran `git push`.
-      watches: [{ resourceType: TURN_TYPE, create: () => [{ name: WATCH_REF.name }] }],
+      sources: [
+        // Baton's timer: every five minutes, persisted, one catch-up tick after Baton was not running.
+        { type: "cron", sourceId: "poll", cron: POLL_CRON, timeZone: "UTC" },
+        // The one watch the ticks reconcile, created at start (an identical emit only wakes it).
+        { type: "resource", sourceId: "seed", start: (source) => source.emit({ name: WATCH_REF.name, spec: {} }) },
+      ],
+      // A turn that ran `git push` polls at once.
+      watches: [{ resourceType: TURN_TYPE, create: (turn) => (pushedTurn(turn.spec) ? [{ name: WATCH_REF.name }] : []) }],
       reconcile: (baton, watch) => loop.reconcileWatch(baton, watch),
       present: (watch) => presentWatch(watch.status as WatchStatus),
     });
     ctx.registerController({ resourceType: BATCH_TYPE, reconcile: (_baton, batch) => loop.reconcileBatch(batch) });
-    void loop.ensureWatch().catch((error: unknown) => ctx.logger.error("could not create the PullRequestWatch resource", { error }));
   },
 });

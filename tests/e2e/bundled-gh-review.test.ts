@@ -10,7 +10,9 @@ import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { isReadOnly } from "../../bundled-plugins/gh-review/src/gh.ts";
-import { POLL_EVERY_MS, pollDue, presentWatch, type WatchStatus } from "../../bundled-plugins/gh-review/src/review-threads.ts";
+import { POLL_SLACK_MS, pollDue, presentWatch, type WatchStatus } from "../../bundled-plugins/gh-review/src/review-threads.ts";
+import { ManualClock } from "../../src/shared/clock.ts";
+import { waitUntil } from "../support/baton-process.ts";
 import { createPluginRig, tempDir, type PluginRig } from "../support/plugin-rig.ts";
 import { bundledLoop, fakeLoopSession, type BundledLoop, type FakeLoopSession } from "../support/bundled-loops.ts";
 import { fakeGh, thread, type FakeGh } from "../support/fake-gh.ts";
@@ -20,6 +22,8 @@ setDefaultTimeout(60_000);
 const DIR = path.resolve(import.meta.dir, "../../bundled-plugins/gh-review");
 const WATCH = { apiVersion: "ghreview.baton.dev/v1alpha1", kind: "PullRequestWatch", name: "current" };
 const BATCH = { apiVersion: "ghreview.baton.dev/v1alpha1", kind: "ThreadBatch" };
+const WATCH_CONTROLLER = "ghreview.baton.dev/v1alpha1/PullRequestWatch";
+const at = (iso: string) => Date.parse(iso);
 
 let rigs: PluginRig[] = [];
 let dirs: string[] = [];
@@ -42,8 +46,8 @@ function newGh(): FakeGh {
   return gh;
 }
 
-async function ghReview(env: Record<string, string>, config?: unknown) {
-  const rig = createPluginRig({ env });
+async function ghReview(env: Record<string, string>, config?: unknown, clock?: ManualClock) {
+  const rig = createPluginRig({ env, ...(clock === undefined ? {} : { clock }) });
   rigs.push(rig);
   const key = await rig.installAndEnable(DIR, config);
   const binding = rig.manager.binding(key);
@@ -68,7 +72,7 @@ async function ghReview(env: Record<string, string>, config?: unknown) {
   await idle();
   const proposals = () => rig.outputs.flatMap((o) => (o.output.kind === "proposed-input" ? [o.output] : []));
   const live = async () => ((await store?.list(BATCH)) ?? []).filter((b) => b.metadata.deletionTimestamp === undefined).map((b) => b.metadata.name);
-  return { rig, store, idle, poll, status, proposals, live };
+  return { rig, key, store, idle, poll, status, proposals, live };
 }
 
 describe("baton/gh-review", () => {
@@ -163,14 +167,70 @@ describe("baton/gh-review", () => {
     expect(r.proposals()).toHaveLength(1);
   });
 
-  test("a poll is due: first look, five minutes after the last, or a turn that ran git push", () => {
+  test("on Baton's clock: the cron Source polls at each five-minute mark and not in between; after downtime one catch-up poll", async () => {
+    const gh = newGh();
+    const clock = new ManualClock(at("2026-12-01T10:02:10.000Z"));
+    const r = await ghReview({ PATH: gh.path }, undefined, clock);
+    const polls = () => gh.calls().filter((c) => c === "auth status").length;
+    const dueAt = () => r.rig.manager.binding(r.key)?.controllerHost?.cronTicker.dueAt(WATCH_CONTROLLER, "poll");
+    /** Move the manual clock to `iso` and let what fell due run. */
+    const advanceTo = async (iso: string) => {
+      clock.advance(at(iso) - clock.now());
+      await r.idle();
+    };
+    // The first look at start (the seed Source's watch), stamped with Baton's clock, not the runner's.
+    expect(polls()).toBe(1);
+    expect((await r.status()).lastPollAt).toBe(at("2026-12-01T10:02:10.000Z"));
+    expect(new Date(dueAt() ?? 0).toISOString()).toBe("2026-12-01T10:05:00.000Z");
+
+    gh.threads(thread("T1", "src/parse.ts", 42, "alice", "This drops the last token."));
+    // Well inside the window: nothing polls (the watch's own status writes found the poll done too).
+    await advanceTo("2026-12-01T10:04:00.000Z");
+    expect(polls()).toBe(1);
+    expect(r.proposals()).toEqual([]);
+
+    await advanceTo("2026-12-01T10:05:00.000Z");
+    await waitUntil(() => polls() === 2, 10_000, "the 10:05 poll");
+    await r.idle();
+    expect((await r.status()).lastPollAt).toBe(at("2026-12-01T10:05:00.000Z"));
+    expect(r.proposals().map((p) => p.title)).toEqual(["Address 1 review thread on PR #12"]);
+    expect(new Date(dueAt() ?? 0).toISOString()).toBe("2026-12-01T10:10:00.000Z");
+    await advanceTo("2026-12-01T10:09:00.000Z");
+    expect(polls()).toBe(2);
+
+    await advanceTo("2026-12-01T10:10:00.000Z");
+    await waitUntil(() => polls() === 3, 10_000, "the 10:10 poll");
+    await r.idle();
+    expect(r.proposals()).toHaveLength(1);
+
+    // Stopped while 10:15, 10:20 and 10:25 pass: one catch-up poll at start, then the schedule goes on.
+    await r.rig.manager.disable("baton/gh-review");
+    clock.advance(at("2026-12-01T10:27:30.000Z") - clock.now());
+    await r.rig.manager.enable("baton/gh-review");
+    const binding = r.rig.manager.binding(r.key);
+    await waitUntil(() => polls() === 4, 10_000, "the catch-up poll");
+    for (let i = 0; i < 4; i++) await binding?.controllerHost?.idle();
+    expect(polls()).toBe(4);
+    expect((await binding?.resources?.get(WATCH))?.status["lastPollAt"]).toBe(at("2026-12-01T10:27:30.000Z"));
+    expect(new Date(binding?.controllerHost?.cronTicker.dueAt(WATCH_CONTROLLER, "poll") ?? 0).toISOString()).toBe("2026-12-01T10:30:00.000Z");
+    expect(new Set(gh.calls())).toEqual(new Set(["auth status", "pr view", "api graphql query"]));
+  });
+
+  test("a poll is due: first look, a turn that ran git push, or a new five-minute window (30 s of slack before the mark)", () => {
     const turn = (revision: number, title: string, status = "completed") => ({ turnId: `t${revision}`, harnessTargetId: "codex", toolCalls: [{ toolCallId: "c", title, kind: "execute", status }], revision });
+    const polled = at("2026-12-01T10:05:00.200Z");
     expect(pollDue({}, [], 0)).toBe(true);
-    expect(pollDue({ lastPollAt: 1000, seenRevision: 3 }, [turn(3, "git push")], 2000)).toBe(false);
-    expect(pollDue({ lastPollAt: 1000, seenRevision: 3 }, [turn(4, "git push origin topic")], 2000)).toBe(true);
-    expect(pollDue({ lastPollAt: 1000, seenRevision: 3 }, [turn(4, "git push", "failed")], 2000)).toBe(false);
-    expect(pollDue({ lastPollAt: 1000, seenRevision: 3 }, [turn(4, "git status")], 2000)).toBe(false);
-    expect(pollDue({ lastPollAt: 1000, seenRevision: 3 }, [], 1000 + POLL_EVERY_MS)).toBe(true);
+    expect(pollDue({ lastPollAt: polled, seenRevision: 3 }, [turn(3, "git push")], polled + 1000)).toBe(false);
+    expect(pollDue({ lastPollAt: polled, seenRevision: 3 }, [turn(4, "git push origin topic")], polled + 1000)).toBe(true);
+    expect(pollDue({ lastPollAt: polled, seenRevision: 3 }, [turn(4, "git push", "failed")], polled + 1000)).toBe(false);
+    expect(pollDue({ lastPollAt: polled, seenRevision: 3 }, [turn(4, "git status")], polled + 1000)).toBe(false);
+    // The next mark is a new window; a tick a little early still counts as it.
+    expect(pollDue({ lastPollAt: polled }, [], at("2026-12-01T10:09:29.000Z"))).toBe(false);
+    expect(pollDue({ lastPollAt: polled }, [], at("2026-12-01T10:10:00.000Z") - POLL_SLACK_MS + 1000)).toBe(true);
+    expect(pollDue({ lastPollAt: polled }, [], at("2026-12-01T10:10:00.000Z"))).toBe(true);
+    // A poll just before a mark (a push at 10:09:50) is that mark's poll: the tick at 10:10 does not repeat it.
+    expect(pollDue({ lastPollAt: at("2026-12-01T10:09:50.000Z") }, [], at("2026-12-01T10:10:00.000Z"))).toBe(false);
+    expect(pollDue({ lastPollAt: at("2026-12-01T10:09:50.000Z") }, [], at("2026-12-01T10:15:00.000Z"))).toBe(true);
   });
 
   test("the allowlist: only auth status, pr view and a graphql query", () => {

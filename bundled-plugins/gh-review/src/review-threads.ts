@@ -16,7 +16,15 @@ export const GROUP = "ghreview.baton.dev/v1alpha1";
 export const WATCH_TYPE: ResourceType = { apiVersion: GROUP, kind: "PullRequestWatch" };
 export const BATCH_TYPE: ResourceType = { apiVersion: GROUP, kind: "ThreadBatch" };
 export const WATCH_REF: ResourceRef = { ...WATCH_TYPE, name: "current" };
+/** The poll's cron Source: every five minutes on the UTC clock (minutes 0, 5, 10, …). */
+export const POLL_CRON = "*/5 * * * *";
 export const POLL_EVERY_MS = 5 * 60_000;
+/**
+ * How early before a five-minute mark a reconcile already counts as that mark's poll. A tick may run a
+ * little early or late (timers, the queue), and the poll it makes is stamped when it starts; without
+ * slack a poll started just before a mark would be repeated by the tick at the mark.
+ */
+export const POLL_SLACK_MS = 30_000;
 /** Thread ids remembered as proposed. */
 export const REMEMBERED_THREADS = 500;
 const MAX_TEXT_BYTES = 28 * 1024;
@@ -41,16 +49,31 @@ export function batchName(threadIds: readonly string[]): string {
 }
 
 /** A turn that pushed (its tool calls ran `git push`) asks for a poll now. */
-export function pushed(turn: TurnSummary): boolean {
+export function pushed(turn: Pick<TurnSummary, "toolCalls">): boolean {
   return turn.toolCalls.some((t) => t.kind === "execute" && /\bgit\b[^|;&]*\bpush\b/.test(t.title) && t.status !== "failed" && t.status !== "declined");
 }
 
-/** Is a poll due: never polled, a push since the last look, or five minutes since the last poll. */
+/** A Turn resource's spec (`toolCalls` as in a turn summary) that pushed. */
+export function pushedTurn(spec: unknown): boolean {
+  const toolCalls = (spec as { toolCalls?: unknown } | null)?.toolCalls;
+  return Array.isArray(toolCalls) && pushed({ toolCalls: toolCalls as TurnSummary["toolCalls"] });
+}
+
+/** The five-minute window (of the cron Source's marks, with the slack) a time falls in. */
+export function pollWindow(ms: number): number {
+  return Math.floor((ms + POLL_SLACK_MS) / POLL_EVERY_MS);
+}
+
+/**
+ * Is a poll due: never polled, a push since the last look, or the last poll is from an earlier five-minute
+ * window than `now` (Baton's clock: a cron tick opens a window). Any other wakeup — the watch's own status
+ * write, a turn that did not push, the seed Source at start — finds the poll done and does nothing.
+ */
 export function pollDue(status: WatchStatus, turns: readonly TurnSummary[], now: number): boolean {
   if (status.lastPollAt === undefined) return true;
   const seen = status.seenRevision ?? -1;
   if (turns.some((t) => t.revision > seen && pushed(t))) return true;
-  return now - status.lastPollAt >= POLL_EVERY_MS;
+  return pollWindow(now) > pollWindow(status.lastPollAt);
 }
 
 /** What a poll decides: which batches go (all their threads resolved), which threads are new. */

@@ -1,8 +1,9 @@
 /**
- * gh-review's loop: the PullRequestWatch reconcile polls (every 5 minutes through `requeueAfterMs`,
- * persisted, and at once after a turn that ran `git push`), turns the open threads not proposed before
- * into one ThreadBatch, and deletes the batches whose threads are all resolved. Without `gh` or a login it
- * shows a warning on the Board and tries again at the next poll; nothing fails.
+ * gh-review's loop: the PullRequestWatch reconcile polls when a poll is due — Baton's cron Source ticks every
+ * five minutes (`POLL_CRON`, one catch-up tick after Baton was not running), and a turn that ran `git push`
+ * wakes it at once — turns the open threads not proposed before into one ThreadBatch, and deletes the
+ * batches whose threads are all resolved. Without `gh` or a login it shows a warning on the Board and tries
+ * again at the next tick; nothing fails.
  */
 import { ResourceError, type ActivationContext, type JsonValue, type Resource } from "baton-plugin";
 import { createGh, type Gh } from "./gh.ts";
@@ -12,7 +13,6 @@ import {
   batchName,
   batchText,
   planBatches,
-  POLL_EVERY_MS,
   pollDue,
   prOf,
   REMEMBERED_THREADS,
@@ -57,28 +57,17 @@ export class GhReview {
     this.gh = createGh(ctx.exec, ctx.session.cwd, settings.ghTimeoutMs);
   }
 
-  async ensureWatch(): Promise<void> {
-    if ((await this.ctx.resources.get(WATCH_REF)) !== undefined) return;
-    try {
-      await this.ctx.resources.create({ ...WATCH_TYPE, metadata: { name: WATCH_REF.name }, spec: {} });
-    } catch (error) {
-      if (!(error instanceof ResourceError && error.code === "exists")) throw error;
-    }
-  }
-
   async reconcileWatch(baton: ReconcileContext, watch: Resource): Promise<ReconcileResult | undefined> {
     if (watch.metadata.deletionTimestamp !== undefined) return undefined;
     const status = watch.status as WatchStatus;
-    const now = this.now();
+    // Baton's clock (the cron Source's); a Baton older than the field has only the runner's.
+    const now = typeof baton.snapshot.now === "number" ? baton.snapshot.now : this.now();
     const turns = baton.snapshot.turns;
     const latest = turns.reduce((max, t) => Math.max(max, t.revision), status.seenRevision ?? 0);
-    if (!pollDue(status, turns, now)) {
-      if (latest !== status.seenRevision) await this.ctx.resources.patchStatus(WATCH_REF, { seenRevision: latest });
-      return { requeueAfterMs: Math.max(1_000, POLL_EVERY_MS - (now - (status.lastPollAt ?? now))) };
-    }
+    if (!pollDue(status, turns, now)) return undefined;
     const patch = await this.poll(baton.signal, status);
     await this.ctx.resources.patchStatus(WATCH_REF, { ...patch, lastPollAt: now, seenRevision: latest });
-    return { requeueAfterMs: POLL_EVERY_MS };
+    return undefined;
   }
 
   private async poll(signal: AbortSignal, status: WatchStatus): Promise<Record<string, JsonValue>> {

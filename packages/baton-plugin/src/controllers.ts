@@ -16,6 +16,11 @@ export interface BatonSnapshot {
   readonly pendingInteractions: readonly { readonly interactionId: string; readonly kind: string; readonly turnId: string | null }[];
   readonly latestTurn?: TurnSummary;
   readonly turns: readonly TurnSummary[];
+  /**
+   * Baton's clock when this reconcile started (ms since the epoch): the clock cron Sources tick on. Decide
+   * whether something is due with it rather than `Date.now()`, so a tick and the decision agree.
+   */
+  readonly now: number;
 }
 
 export interface TurnSummary {

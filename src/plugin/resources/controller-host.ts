@@ -243,7 +243,8 @@ export class ControllerHost {
   private async call(entry: Running, resource: ResourceObject): Promise<{ output: ReconcileOutput | undefined; requeue: number | undefined }> {
     const { port } = this.options;
     const pluginInteractions = deepFreeze(structuredClone(port.interactions(resource)));
-    const snapshot = deepFreeze({ ...structuredClone(port.snapshot() as Record<string, unknown>), pluginInteractions });
+    // `now` is the Manager's clock, the one cron Sources tick on: a reconcile deciding whether something is due uses it.
+    const snapshot = deepFreeze({ ...structuredClone(port.snapshot() as Record<string, unknown>), now: this.options.clock.now(), pluginInteractions });
     const result = await port.reconcile({ controllerId: entry.registration.controllerId, resource, snapshot, pluginInteractions: pluginInteractions as unknown[] }, this.options.reconcileTimeoutMs);
     const output = result.output === undefined ? undefined : reconcileOutputSchema.safeParse(result.output);
     if (output !== undefined && !output.success) throw new BatonError("plugin_invalid", `reconcile returned an invalid output: ${describeIssue(output.error)}`);
