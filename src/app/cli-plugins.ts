@@ -4,14 +4,11 @@
  * asked interactively — a plugin that needs consent again stays disabled — and a proposal always needs a
  * person: there is no `--accept-proposals`. Toasts are stderr lines.
  */
-import { BATON_SOURCE } from "../event/envelope.ts";
-import { PluginManager } from "../plugin/manager.ts";
 import { describeError } from "../shared/errors.ts";
 import type { AppContext } from "./app-context.ts";
 import type { CliIo } from "./io.ts";
 import type { OpenedSession } from "./open-session.ts";
-import { loopPort } from "./plugin-loops.ts";
-import { createCatalog } from "./plugins.ts";
+import { sessionManager } from "./plugins.ts";
 
 export interface CliPlugins {
   /** Wait (at most `timeoutMs`) until no reconcile is pending or running, e.g. the one after the last turn. */
@@ -20,18 +17,9 @@ export interface CliPlugins {
 
 export async function startCliPlugins(ctx: AppContext, opened: OpenedSession, io: CliIo): Promise<CliPlugins> {
   const controller = opened.controller;
-  const manager = new PluginManager({
-    catalog: createCatalog(ctx),
-    session: { batonSessionId: opened.ref.batonSessionId, cwd: opened.ref.meta.cwd, projectDir: opened.ref.projectDir, sessionDir: opened.ref.paths.dir },
-    host: {
-      record: (update) => void controller.pipeline.append({ kind: "_baton_plugin_binding_update", payload: update, source: BATON_SOURCE }),
-      projected: () => controller.state.plugins,
-      toast: (text, tone, pluginId) => io.stderr.write(`[plugin ${pluginId}] ${tone === "info" ? "" : `${tone}: `}${text}\n`),
-      askConsent: async () => false,
-      ...loopPort(controller, { batonSessionId: opened.ref.batonSessionId, cwd: opened.ref.meta.cwd }, opened.log),
-    },
-    env: ctx.childEnv,
-    log: opened.log,
+  const manager = sessionManager(ctx, opened, {
+    toast: (text, tone, pluginId) => io.stderr.write(`[plugin ${pluginId}] ${tone === "info" ? "" : `${tone}: `}${text}\n`),
+    askConsent: async () => false,
     reservedCommands: new Set(),
   });
   opened.addCloser(() => manager.close());

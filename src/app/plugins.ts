@@ -6,7 +6,7 @@
 import path from "node:path";
 import type { InteractionDraft, InteractionResolution } from "../event/interaction-types.ts";
 import { PluginCatalog, type ConsentRequest } from "../plugin/catalog.ts";
-import { PluginManager } from "../plugin/manager.ts";
+import { PluginManager, type PluginHostPort } from "../plugin/manager.ts";
 import { pluginStoppedToast, type PluginTone, type TuiPlugins } from "../tui/index.ts";
 import type { AppContext } from "./app-context.ts";
 import { packageVersion } from "./commands/help.ts";
@@ -54,24 +54,42 @@ export function consentGiven(resolution: InteractionResolution): boolean {
   return resolution.outcome === "answered" && (resolution.answers["consent"] ?? []).includes(CONSENT_ENABLE);
 }
 
-/** The session's plugins for the TUI; `start` activates the enabled ones (in the background). */
-export function sessionPlugins(ctx: AppContext, opened: OpenedSession, reservedCommands: ReadonlySet<string>): TuiPlugins & { readonly manager: PluginManager } {
+/**
+ * The Plugin Manager of an opened session, hosted by its Controller: binding facts go through the pipeline, the
+ * projection answers what is bound, the loop port carries reconcile outputs. The surface (TUI, exec/repl) brings
+ * how toasts show, how consent is asked and which command names are taken.
+ */
+export function sessionManager(
+  ctx: Pick<AppContext, "home" | "childEnv">,
+  opened: OpenedSession,
+  surface: Pick<PluginHostPort, "toast" | "askConsent"> & { readonly reservedCommands: ReadonlySet<string> },
+): PluginManager {
   const controller = opened.controller;
-  const toastListeners = new Set<(text: string, tone: PluginTone) => void>();
-  const manager = new PluginManager({
+  return new PluginManager({
     catalog: createCatalog(ctx),
     session: { batonSessionId: opened.ref.batonSessionId, cwd: opened.ref.meta.cwd, projectDir: opened.ref.projectDir, sessionDir: opened.ref.paths.dir },
     host: {
       record: (update) => void controller.pipeline.append({ kind: "_baton_plugin_binding_update", payload: update, source: BATON_SOURCE }),
       projected: () => controller.state.plugins,
-      toast: (text, tone, pluginId) => {
-        for (const listener of [...toastListeners]) listener(`${pluginId}: ${text}`, tone);
-      },
-      askConsent: async (request) => consentGiven(await controller.askUser(consentDraft(request))),
+      toast: surface.toast,
+      askConsent: surface.askConsent,
       ...loopPort(controller, { batonSessionId: opened.ref.batonSessionId, cwd: opened.ref.meta.cwd }, opened.log),
     },
     env: ctx.childEnv,
     log: opened.log,
+    reservedCommands: surface.reservedCommands,
+  });
+}
+
+/** The session's plugins for the TUI; `start` activates the enabled ones (in the background). */
+export function sessionPlugins(ctx: AppContext, opened: OpenedSession, reservedCommands: ReadonlySet<string>): TuiPlugins & { readonly manager: PluginManager } {
+  const controller = opened.controller;
+  const toastListeners = new Set<(text: string, tone: PluginTone) => void>();
+  const manager = sessionManager(ctx, opened, {
+    toast: (text, tone, pluginId) => {
+      for (const listener of [...toastListeners]) listener(`${pluginId}: ${text}`, tone);
+    },
+    askConsent: async (request) => consentGiven(await controller.askUser(consentDraft(request))),
     reservedCommands,
   });
   const stopProviders = syncContextProviders(manager, opened.contextProviders, opened.log);
