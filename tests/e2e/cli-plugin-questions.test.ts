@@ -4,38 +4,26 @@
  * `baton` process; the Board fixture's Source emits a card that asks; a `hold` file in the plugin's data dir keeps
  * the answered reconcile from acting until Baton is dead. No prompt is sent: no model is involved.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { PluginCatalog } from "../../src/plugin/catalog.ts";
 import { pluginInstanceIdFor } from "../../src/shared/ids.ts";
 import { spawnBaton, waitUntil } from "../support/baton-process.ts";
-import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { useCodexCliRig } from "../support/codex-cli-rig.ts";
 import { BATON_VERSION, BOARD_DIR, npmEnv } from "../support/plugin-rig.ts";
 import { ledgerOf, newestSession, sessionDir } from "../support/session-files.ts";
 
-let mock: MockResponses;
-let home: CodexHome | undefined;
-
-beforeAll(async () => {
-  mock = await startMockResponses();
-});
-afterAll(async () => {
-  await mock.stop();
-  home?.cleanup();
-});
+const rig = useCodexCliRig({ codex: { approvalPolicy: "on-request", sandboxMode: "read-only" } });
 
 test("a plugin question answered in repl, Baton killed with -9 before the plugin acted, reopened: the next reconcile sees the answer", async () => {
-  home = makeCodexHome({ baseUrl: mock.baseUrl, approvalPolicy: "on-request", sandboxMode: "read-only" });
-  const batonHome = path.join(home.root, "baton");
+  const { home, batonHome, env, mock } = rig;
   const catalog = new PluginCatalog({ home: batonHome, batonVersion: BATON_VERSION, npm: { env: npmEnv(home.root) } });
   const installed = await catalog.install(BOARD_DIR);
   const key = `${installed.receipt.pluginId}@${installed.receipt.marketplace}`;
   await catalog.settings.upsert(key, { enabled: false, version: installed.receipt.version, config: { cards: [{ name: "c1", spec: { title: "One", ask: "ship-c1" } }] } });
   await catalog.enable({ pluginId: "baton-test/board" }, async () => true);
   const pi = pluginInstanceIdFor(key);
-  const env = { ...home.env, BATON_HOME: batonHome, BATON_DEFAULT_AGENT: "codex" };
 
   const first = spawnBaton(["repl"], { env, cwd: home.workdir });
   const line = "[question from baton-test/board] Card c1: Ship card c1? (1) Ship it, 2) Hold)";

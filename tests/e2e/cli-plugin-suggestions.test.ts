@@ -3,35 +3,22 @@
  * mock Responses API: the loops fixture's Turn controller proposes after the turn, and the run prints it as a
  * `[suggestion from <plugin>] …` line before it ends — shown, never sent (a proposal always needs a person).
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import path from "node:path";
+import { expect, test } from "bun:test";
 import { PluginCatalog } from "../../src/plugin/catalog.ts";
 import { runBaton } from "../support/baton-process.ts";
-import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { useCodexCliRig } from "../support/codex-cli-rig.ts";
 import { BATON_VERSION, LOOPS_DIR, npmEnv } from "../support/plugin-rig.ts";
 
-let mock: MockResponses;
-let home: CodexHome | undefined;
-
-beforeAll(async () => {
-  mock = await startMockResponses();
-});
-afterAll(async () => {
-  await mock.stop();
-  home?.cleanup();
-});
+const rig = useCodexCliRig({ codex: { approvalPolicy: "on-request", sandboxMode: "read-only" } });
 
 test("exec prints the plugin's suggestion after the turn as one line and sends nothing more", async () => {
-  home = makeCodexHome({ baseUrl: mock.baseUrl, approvalPolicy: "on-request", sandboxMode: "read-only" });
-  const batonHome = path.join(home.root, "baton");
+  const { home, batonHome, env, mock } = rig;
   const catalog = new PluginCatalog({ home: batonHome, batonVersion: BATON_VERSION, npm: { env: npmEnv(home.root) } });
   const installed = await catalog.install(LOOPS_DIR);
   await catalog.settings.upsert(`${installed.receipt.pluginId}@${installed.receipt.marketplace}`, { enabled: false, version: installed.receipt.version, config: { turns: "propose" } });
   await catalog.enable({ pluginId: "baton-test/loops" }, async () => true);
   await mock.script([{ kind: "text", text: "Hello from Codex." }]);
 
-  const env = { ...home.env, BATON_HOME: batonHome, BATON_DEFAULT_AGENT: "codex" };
   const result = await runBaton(["exec", "--agent", "codex", "say hello"], { env, cwd: home.workdir, stdin: "" });
   expect(result.code).toBe(0);
   expect(result.stdout).toBe("Hello from Codex.\n");
