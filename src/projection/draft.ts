@@ -23,39 +23,72 @@
  * and `projection-draft.test.ts` catch both.
  */
 
-let draft: Set<object> | null = null;
+/**
+ * The open draft's nodes. A live event creates a dozen, so they are first kept in a small array (a linear
+ * scan of a few pointers is cheaper than hashing into a fresh `Set` per event); a batch that outgrows it
+ * moves them to a `Set`. The array is reused from draft to draft and emptied when the draft closes.
+ */
+const SMALL_DRAFT = 32;
+let open = false;
+const small: object[] = [];
+let large: Set<object> | null = null;
 let count = 0;
+
+function begin(): void {
+  open = true;
+}
+
+function end(): void {
+  open = false;
+  small.length = 0;
+  large = null;
+}
+
+function has(value: object): boolean {
+  if (large !== null) return large.has(value);
+  for (let i = small.length - 1; i >= 0; i--) if (small[i] === value) return true;
+  return false;
+}
+
+function add(value: object): void {
+  if (large !== null) large.add(value);
+  else if (small.length < SMALL_DRAFT) small.push(value);
+  else {
+    large = new Set(small);
+    large.add(value);
+  }
+}
 
 /** Runs `run` inside a draft (joins the open one, if any). */
 export function inDraft<T>(run: () => T): T {
-  if (draft !== null) return run();
-  draft = new Set();
+  if (open) return run();
+  begin();
   try {
     return run();
   } finally {
-    draft = null;
+    end();
   }
 }
 
 /** Opens a draft unless one is open; returns whether it did (then call `closeDraft`, in a `finally`). */
 export function openDraft(): boolean {
-  if (draft !== null) return false;
-  draft = new Set();
+  if (open) return false;
+  begin();
   return true;
 }
 
 export function closeDraft(): void {
-  draft = null;
+  end();
 }
 
 /** Whether the open draft created `value` (so it may be changed in place). */
 export function owned(value: object): boolean {
-  return draft !== null && draft.has(value);
+  return open && has(value);
 }
 
 /** Registers an object just created by the fold with the open draft; returns it. */
 export function fresh<T extends object>(value: T): T {
-  if (draft !== null) draft.add(value);
+  if (open) add(value);
   return value;
 }
 
@@ -64,12 +97,12 @@ export function fresh<T extends object>(value: T): T {
  * else a shallow copy the draft owns. Call it only when about to change the result.
  */
 export function editable<T extends object>(value: T): T {
-  if (draft !== null && draft.has(value)) {
+  if (open && has(value)) {
     count++;
     return value;
   }
   const copy = (Array.isArray(value) ? value.slice() : { ...value }) as T;
-  if (draft !== null) draft.add(copy);
+  if (open) add(copy);
   return copy;
 }
 
@@ -79,14 +112,14 @@ export function editable<T extends object>(value: T): T {
  * twice (the engine sizes a copy exactly, so the push grows it again).
  */
 export function appended<T>(array: readonly T[], ...items: T[]): T[] {
-  if (draft !== null && draft.has(array)) {
+  if (open && has(array)) {
     count++;
     const own = array as T[];
     for (const item of items) own.push(item);
     return own;
   }
   const copy = [...array, ...items];
-  if (draft !== null) draft.add(copy);
+  if (open) add(copy);
   return copy;
 }
 

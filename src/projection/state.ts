@@ -17,7 +17,7 @@ import { emptyTable, type Table } from "./table.ts";
  * Bump whenever the state shape or the meaning of a field changes: checkpoints written under another
  * version are discarded and the ledger is replayed.
  */
-export const PROJECTION_VERSION = "projection-7";
+export const PROJECTION_VERSION = "projection-8";
 
 export type SessionRunState = "idle" | "running" | "requires_action";
 import type { TurnRole } from "../event/kinds.ts";

@@ -9,6 +9,13 @@
  * leaf — 48 pointers, where the earlier 64 × 64 trie copied 128 (most of a streamed chunk's fold on a 100k
  * state) — and every untouched value, leaf and node keeps its object identity. Inner nodes are created on
  * first use (`null` before). Inside a draft (`draft.ts`) nodes the draft created are updated in place.
+ *
+ * The entry written last is held at the root (`recentId`/`recent`), not in the buckets: the next write of
+ * the same id — the next chunk of the message that is streaming, the next note on the running turn —
+ * copies the 4-field root and walks nothing. A write of another new id moves it into its leaf (one path
+ * copy, what an insert cost anyway); a write of an id already in the buckets updates it there and leaves
+ * the recent entry alone. Iteration visits the recent entry at the end of its leaf, where moving it
+ * would put it, so the order is that of a table without it.
  * Readers go through `tableGet`/`tableValues`, never the buckets directly.
  */
 import { appended, editable, fresh } from "./draft.ts";
@@ -24,14 +31,21 @@ type Inner<T> = readonly Leaf<T>[];
 type Outer<T> = readonly (Inner<T> | null)[];
 
 export interface Table<T> {
+  /** Entries, the recent one included. */
   readonly size: number;
   readonly buckets: readonly (Outer<T> | null)[];
+  /** The id written last, held here and not in the buckets; null when none. */
+  readonly recentId: string | null;
+  /** Its value (null when `recentId` is). */
+  readonly recent: T | null;
 }
+
+type MutableTable<T> = { size: number; buckets: (Outer<T> | null)[]; recentId: string | null; recent: T | null };
 
 const EMPTY_LEAF: Leaf<never> = [];
 
 export function emptyTable<T>(): Table<T> {
-  return { size: 0, buckets: new Array<Outer<T> | null>(TABLE_FANOUT).fill(null) };
+  return { size: 0, buckets: new Array<Outer<T> | null>(TABLE_FANOUT).fill(null), recentId: null, recent: null };
 }
 
 /** FNV-1a over the id; the low 12 bits pick the leaf. */
@@ -68,36 +82,57 @@ function withLeaf<T>(table: Table<T>, hash: number, leaf: Leaf<T>, size: number)
   const inner = (innerNow === null || innerNow === undefined ? fresh(new Array<Leaf<T>>(TABLE_FANOUT).fill(EMPTY_LEAF)) : editable(innerNow)) as Leaf<T>[];
   inner[c] = leaf;
   outer[b] = inner;
-  const next = editable(table) as { size: number; buckets: (Outer<T> | null)[] };
-  if (next !== table) next.buckets = fresh(table.buckets.slice());
-  next.buckets[a] = outer;
+  // The root and its index are owned separately: a root copied for its recent entry shares the index.
+  const buckets = editable(table.buckets) as (Outer<T> | null)[];
+  buckets[a] = outer;
+  const next = editable(table) as MutableTable<T>;
+  next.buckets = buckets;
   next.size = size;
   return next;
 }
 
 export function tableGet<T>(table: Table<T>, id: string): T | undefined {
+  if (table.recentId === id) return table.recent as T;
   const leaf = leafOf(table, hashId(id));
   const at = find(leaf, id);
   return at === -1 ? undefined : (leaf[at + 1] as T);
 }
 
 export function tableHas<T>(table: Table<T>, id: string): boolean {
-  return find(leafOf(table, hashId(id)), id) !== -1;
+  return table.recentId === id || find(leafOf(table, hashId(id)), id) !== -1;
+}
+
+/** `table` with its recent entry moved into its leaf (the caller then replaces or clears the root's). */
+function settled<T>(table: Table<T>): Table<T> {
+  const id = table.recentId;
+  if (id === null) return table;
+  const hash = hashId(id);
+  return withLeaf(table, hash, appended<string | T>(leafOf(table, hash), id, table.recent as T), table.size);
+}
+
+function withRecent<T>(table: Table<T>, id: string | null, value: T | null, size: number): Table<T> {
+  const next = editable(table) as MutableTable<T>;
+  next.recentId = id;
+  next.recent = value;
+  next.size = size;
+  return next;
 }
 
 /** Returns the same table when `value` is already stored under `id` (identity). */
 export function tableSet<T>(table: Table<T>, id: string, value: T): Table<T> {
+  if (table.recentId === id) return table.recent === value ? table : withRecent(table, id, value, table.size);
   const hash = hashId(id);
   const leaf = leafOf(table, hash);
   const at = find(leaf, id);
-  if (at !== -1 && leaf[at + 1] === value) return table;
-  if (at === -1) return withLeaf(table, hash, appended<string | T>(leaf, id, value), table.size + 1);
+  if (at === -1) return withRecent(settled(table), id, value, table.size + 1);
+  if (leaf[at + 1] === value) return table;
   const next = editable(leaf) as (string | T)[];
   next[at + 1] = value;
   return withLeaf(table, hash, next, table.size);
 }
 
 export function tableDelete<T>(table: Table<T>, id: string): Table<T> {
+  if (table.recentId === id) return withRecent(table, null, null, table.size - 1);
   const hash = hashId(id);
   const leaf = leafOf(table, hash);
   const at = find(leaf, id);
@@ -108,12 +143,29 @@ export function tableDelete<T>(table: Table<T>, id: string): Table<T> {
 }
 
 function forEachEntry<T>(table: Table<T>, visit: (id: string, value: T) => void): void {
-  for (const outer of table.buckets) {
-    if (outer === null) continue;
-    for (const inner of outer) {
-      if (inner === null) continue;
-      for (const leaf of inner) {
+  const recentId = table.recentId;
+  const hash = recentId === null ? 0 : hashId(recentId);
+  // Where the recent entry would be: its bucket (-1 when none), inner node and leaf.
+  const ra = recentId === null ? -1 : hash & MASK;
+  const rb = (hash >>> 4) & MASK;
+  const rc = (hash >>> 8) & MASK;
+  const visitRecent = (): void => visit(recentId as string, table.recent as T);
+  for (let a = 0; a < table.buckets.length; a++) {
+    const outer = table.buckets[a];
+    if (outer === null || outer === undefined) {
+      if (a === ra) visitRecent();
+      continue;
+    }
+    for (let b = 0; b < outer.length; b++) {
+      const inner = outer[b];
+      if (inner === null || inner === undefined) {
+        if (a === ra && b === rb) visitRecent();
+        continue;
+      }
+      for (let c = 0; c < inner.length; c++) {
+        const leaf = inner[c] as Leaf<T>;
         for (let i = 0; i < leaf.length; i += 2) visit(leaf[i] as string, leaf[i + 1] as T);
+        if (a === ra && b === rb && c === rc) visitRecent();
       }
     }
   }

@@ -23,14 +23,20 @@ function blankTurnData(turnId: TurnId): TurnData {
   };
 }
 
-/** Applies `update` to the turn's data; a turn whose summary is already reduced collects nothing more. */
+/**
+ * Applies `update` to the turn's data; a turn whose summary is already reduced collects nothing more. A turn
+ * with data has no summary yet (the summary takes the data out), so only a turn without data looks the
+ * summaries up: the running turn's data is the table's recent entry, found without a walk.
+ */
 export function withTurnData(
   state: ProjectionState,
   turnId: TurnId | null,
   update: (data: TurnData) => TurnData,
 ): ProjectionState {
-  if (turnId === null || tableHas(state.summaryIndex, turnId)) return state;
-  const previous = tableGet(state.turnData, turnId) ?? blankTurnData(turnId);
+  if (turnId === null) return state;
+  const stored = tableGet(state.turnData, turnId);
+  if (stored === undefined && tableHas(state.summaryIndex, turnId)) return state;
+  const previous = stored ?? blankTurnData(turnId);
   const next = update(previous);
   if (next === previous) return state;
   return assign(state, "turnData", tableSet(state.turnData, turnId, next));

@@ -1,5 +1,7 @@
 /** The persistent containers behind the state, and the state as plain JSON (checkpoint-safe). */
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
+import { inDraft } from "../../src/projection/draft.ts";
 import type { AnyEvent } from "../../src/event/envelope.ts";
 import { emptyList, listAt, listPush, listSlice, listToArray, PAGE_SIZE, TAIL_CHUNK } from "../../src/projection/paged-list.ts";
 import { initialState, PROJECTION_VERSION, reduce, replay } from "../../src/projection/index.ts";
@@ -37,6 +39,57 @@ describe("table", () => {
     const b = changedOuter[0]!.indexOf(changedInner[0]!);
     const changedLeaves = changedInner[0]!.filter((leaf, i) => leaf !== table.buckets[at]![b]![i]);
     expect(changedLeaves).toHaveLength(1);
+  });
+
+  test("the id written last is held at the root: writing it again copies the root only and walks nothing", () => {
+    let table = emptyTable<number>();
+    for (let i = 0; i < 5000; i++) table = tableSet(table, `id_${i}`, i);
+    expect(table.recentId).toBe("id_4999");
+    const next = tableSet(table, "id_4999", -1);
+    expect(next.buckets).toBe(table.buckets);
+    expect(tableGet(next, "id_4999")).toBe(-1);
+    expect(tableGet(table, "id_4999")).toBe(4999);
+    // A new id moves the recent entry into its leaf (one path) and takes its place.
+    const added = tableSet(next, "id_new", 1);
+    expect(added.recentId).toBe("id_new");
+    expect(tableGet(added, "id_4999")).toBe(-1);
+    expect(added.buckets.filter((outer, i) => outer !== next.buckets[i])).toHaveLength(1);
+    expect(added.size).toBe(5001);
+  });
+
+  test("property: any mix of writes, deletes and draft batches ≡ a Map; old tables never change; order is that of a table without the recent slot", () => {
+    const id = fc.constantFrom(...Array.from({ length: 40 }, (_, i) => `k${i}`));
+    const op = fc.oneof(
+      fc.record({ type: fc.constant("set" as const), id, value: fc.integer({ min: 0, max: 3 }) }),
+      fc.record({ type: fc.constant("delete" as const), id }),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.array(op, { maxLength: 6 }), { maxLength: 30 }), (batches) => {
+        let table = emptyTable<number>();
+        const model = new Map<string, number>();
+        const seen: { table: typeof table; json: string }[] = [];
+        for (const batch of batches) {
+          // Each batch runs in one draft (a load folds many events in one): nodes it created change in place,
+          // nodes of the tables before it must not.
+          table = inDraft(() => {
+            let t = table;
+            for (const step of batch) t = step.type === "set" ? tableSet(t, step.id, step.value) : tableDelete(t, step.id);
+            return t;
+          });
+          for (const step of batch) step.type === "set" ? model.set(step.id, step.value) : model.delete(step.id);
+          seen.push({ table, json: JSON.stringify(table) });
+          expect(table.size).toBe(model.size);
+          for (const [key, value] of model) expect(tableGet(table, key)).toBe(value);
+          expect(tableToRecord(table)).toEqual(Object.fromEntries([...model].sort(([a], [b]) => (a < b ? -1 : 1))));
+          // The same entries in a table without a recent entry (built then settled by one more write and delete).
+          const settled = tableDelete(tableSet(table, "zz_settle", 0), "zz_settle");
+          expect(settled.recentId).toBeNull();
+          expect(tableValues(table)).toEqual(tableValues(settled));
+        }
+        for (const { table: old, json } of seen) expect(JSON.stringify(old)).toBe(json);
+      }),
+      { numRuns: 300 },
+    );
   });
 
   test("prototype-looking ids are ordinary keys", () => {
