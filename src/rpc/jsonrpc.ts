@@ -96,6 +96,9 @@ interface Pending {
 
 const MAX_LOGGED_LINE = 300;
 
+/** After every continuation already due (a macrotask follows the whole microtask queue); orders work, times nothing. */
+const afterContinuations = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 /** A handler's throw as an error response: a JsonRpcError keeps its code and data, anything else is -32603. */
 function errorPayload(error: unknown): Record<string, unknown> {
   if (error instanceof JsonRpcError) return { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) };
@@ -263,7 +266,11 @@ export class JsonRpcPeer {
     let reason = "input ended";
     try {
       for await (const chunk of this.transport.input) {
-        for (const line of this.framer.pushLines(chunk)) this.handleLine(line);
+        const lines = this.framer.pushLines(chunk);
+        for (let i = 0; i < lines.length && this.closedReason === undefined; i++) {
+          // Wire order however many lines a late read brings: what follows an answer (handleLine true) waits for its awaiter.
+          if (this.handleLine(lines[i] as FramedLine) && i < lines.length - 1) await afterContinuations();
+        }
         if (this.closedReason !== undefined) break;
       }
       const tail = this.framer.finishLine();
@@ -274,19 +281,17 @@ export class JsonRpcPeer {
     this.close(reason);
   }
 
-  private handleLine(framed: FramedLine): void {
+  private handleLine(framed: FramedLine): boolean {
     const line = framed.text;
-    if (line.trim() === "") return;
+    if (line.trim() === "") return false;
     let message: unknown;
     try {
       message = JSON.parse(line);
     } catch {
-      this.skip("non-JSON line skipped", line);
-      return;
+      return this.skip("non-JSON line skipped", line);
     }
     if (typeof message !== "object" || message === null || Array.isArray(message)) {
-      this.skip("non-object JSON line skipped", line);
-      return;
+      return this.skip("non-object JSON line skipped", line);
     }
     const record = message as Record<string, unknown>;
     if (framed.invalidUtf8 !== undefined) this.noteInvalidUtf8(record, framed.invalidUtf8);
@@ -297,13 +302,10 @@ export class JsonRpcPeer {
     if (typeof method === "string") {
       if (hasId) this.handleRequest(method, record["params"], id);
       else this.handleNotification(method, record["params"]);
-      return;
+      return false;
     }
-    if (hasId && ("result" in record || "error" in record)) {
-      this.handleResponse(id, record);
-      return;
-    }
-    this.skip("malformed JSON-RPC message skipped", line);
+    if (hasId && ("result" in record || "error" in record)) return this.handleResponse(id, record);
+    return this.skip("malformed JSON-RPC message skipped", line);
   }
 
   /**
@@ -319,10 +321,11 @@ export class JsonRpcPeer {
     }
   }
 
-  private skip(what: string, line: string): void {
+  private skip(what: string, line: string): false {
     this.skippedLines++;
     this.log.log("warn", `${this.name}: ${what}`, { attributes: { line: line.slice(0, MAX_LOGGED_LINE) } });
     this.malformed(`${what}: ${line.slice(0, MAX_LOGGED_LINE)}`);
+    return false;
   }
 
   private malformed(problem: string): void {
@@ -346,12 +349,12 @@ export class JsonRpcPeer {
     }
   }
 
-  private handleResponse(id: RpcId, record: Record<string, unknown>): void {
+  private handleResponse(id: RpcId, record: Record<string, unknown>): boolean {
     const entry = this.pending.get(id);
     if (entry === undefined) {
       this.abandonedRequests.delete(id);
       this.log.log("debug", `${this.name}: late or unknown response ignored`, { attributes: { id } });
-      return;
+      return false;
     }
     this.settle(id);
     const error = record["error"];
@@ -360,9 +363,8 @@ export class JsonRpcPeer {
       const code = typeof e["code"] === "number" ? e["code"] : -32603;
       const message = typeof e["message"] === "string" ? e["message"] : JSON.stringify(error);
       entry.reject(new JsonRpcError(entry.method, code, message, e["data"]));
-      return;
-    }
-    entry.resolve(record["result"]);
+    } else entry.resolve(record["result"]);
+    return true;
   }
 
   private handleRequest(method: string, params: unknown, id: RpcId): void {

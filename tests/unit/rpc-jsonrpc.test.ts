@@ -76,6 +76,24 @@ describe("JsonRpcPeer", () => {
     expect(await a).toEqual({ ok: true });
   });
 
+  test("an answer's awaiter runs before the lines read after it in the same chunk (wire order, as a loaded machine reads several lines at once)", async () => {
+    const t = memoryTransport();
+    const seen: string[] = [];
+    const peer = new JsonRpcPeer({ transport: t.transport, onNotification: (method) => seen.push(method) });
+    void peer.start();
+    // Three awaits deep, as a steer's answer reaches the controller through the session and the adapter.
+    const session = async () => {
+      await peer.request("turn/steer", {});
+      return "accepted";
+    };
+    const adapter = async () => await session();
+    const controller = (async () => seen.push(`steer ${await adapter()}`))();
+    t.feed('{"id":1,"result":{}}\n{"method":"item/completed"}\n{"method":"turn/completed"}\n');
+    await controller;
+    await tick();
+    expect(seen).toEqual(["steer accepted", "item/completed", "turn/completed"]);
+  });
+
   test("error responses reject with JsonRpcError carrying code and message", async () => {
     const t = memoryTransport();
     const peer = new JsonRpcPeer({ transport: t.transport });
