@@ -1,41 +1,32 @@
-/** The CLI dispatcher: the first word picks the command; no word (or a leading flag) opens the TUI. */
+/**
+ * The CLI dispatcher: the first word picks the command; no word (or a leading flag) opens the TUI.
+ * Each command's module is imported when it runs, so a start loads one command's code, not all of them
+ * (the TUI's first frame waits for nothing else).
+ */
 import { terminalIo, type CliIo } from "./io.ts";
-import { runDoctor } from "./commands/doctor.ts";
-import { runExec } from "./commands/exec.ts";
-import { runExport } from "./commands/export.ts";
 import { HELP, runHelp, runVersion } from "./commands/help.ts";
-import { runRepl } from "./commands/repl.ts";
-import { runSessions } from "./commands/sessions.ts";
 import { EXIT } from "./commands/shared.ts";
-import { runTuiCommand } from "./commands/tui.ts";
-import { runFork, runResume } from "./commands/fork-resume.ts";
-import { runLogs } from "./commands/logs.ts";
-import { runInbox } from "./commands/inbox.ts";
-import { runApprovals } from "./commands/approvals.ts";
 import { withResolvedHome } from "./app-context.ts";
-import { runPlugins } from "./commands/plugins.ts";
-import { runRewind } from "./commands/rewind.ts";
-import { runGcCheckpoints } from "./commands/gc-checkpoints.ts";
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number> | number;
 
-const COMMANDS: Readonly<Record<string, Command>> = {
-  exec: runExec,
-  repl: runRepl,
-  sessions: runSessions,
-  inbox: runInbox,
-  approvals: runApprovals,
-  export: runExport,
-  doctor: runDoctor,
-  fork: runFork,
-  resume: runResume,
-  logs: runLogs,
-  plugins: runPlugins,
-  rewind: runRewind,
-  "gc-checkpoints": runGcCheckpoints,
-  tui: runTuiCommand,
-  help: (_argv, io) => runHelp(io),
-  version: (_argv, io) => runVersion(io),
+const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  exec: async () => (await import("./commands/exec.ts")).runExec,
+  repl: async () => (await import("./commands/repl.ts")).runRepl,
+  sessions: async () => (await import("./commands/sessions.ts")).runSessions,
+  inbox: async () => (await import("./commands/inbox.ts")).runInbox,
+  approvals: async () => (await import("./commands/approvals.ts")).runApprovals,
+  export: async () => (await import("./commands/export.ts")).runExport,
+  doctor: async () => (await import("./commands/doctor.ts")).runDoctor,
+  fork: async () => (await import("./commands/fork-resume.ts")).runFork,
+  resume: async () => (await import("./commands/fork-resume.ts")).runResume,
+  logs: async () => (await import("./commands/logs.ts")).runLogs,
+  plugins: async () => (await import("./commands/plugins.ts")).runPlugins,
+  rewind: async () => (await import("./commands/rewind.ts")).runRewind,
+  "gc-checkpoints": async () => (await import("./commands/gc-checkpoints.ts")).runGcCheckpoints,
+  tui: async () => (await import("./commands/tui.ts")).runTuiCommand,
+  help: async () => (_argv, io) => runHelp(io),
+  version: async () => (_argv, io) => runVersion(io),
 };
 
 export async function runCli(argv: readonly string[], processIo: CliIo): Promise<number> {
@@ -43,14 +34,14 @@ export async function runCli(argv: readonly string[], processIo: CliIo): Promise
   const io = withResolvedHome(terminalIo(processIo));
   const [first, ...rest] = argv;
   if (first === undefined || (first.startsWith("-") && !["--help", "-h", "--version", "-V"].includes(first))) {
-    return runTuiCommand(argv, io);
+    return (await import("./commands/tui.ts")).runTuiCommand(argv, io);
   }
   if (first === "--help" || first === "-h") return runHelp(io);
   if (first === "--version" || first === "-V") return runVersion(io);
-  const command = COMMANDS[first];
+  const command = Object.hasOwn(COMMANDS, first) ? COMMANDS[first] : undefined;
   if (!command) {
     io.stderr.write(`baton: unknown command '${first}'\n\n${HELP}`);
     return EXIT.usage;
   }
-  return command(rest, io);
+  return (await command())(rest, io);
 }

@@ -2,8 +2,14 @@
 import { acpDefinition } from "../harness/acp/definition.ts";
 import { claudeDefinition } from "../harness/claude/definition.ts";
 import { codexDefinition } from "../harness/codex/definition.ts";
-import { codexInspector } from "../harness/codex/inspector.ts";
 import type { HarnessDefinition } from "../harness/definition.ts";
+import type { HarnessSessionInspector } from "../harness/inspector.ts";
+
+/** Codex's native-session reader, loaded on first use (its module is not needed for the first frame). */
+const codexInspector: HarnessSessionInspector = {
+  probe: async (id, context) => (await import("../harness/codex/inspector.ts")).codexInspector.probe(id, context),
+  read: async (id, context) => (await import("../harness/codex/inspector.ts")).codexInspector.read(id, context),
+};
 
 export function builtinDefinitions(): HarnessDefinition[] {
   // The Codex inspector is attached here until codex/definition.ts declares it itself (as claude's does).

@@ -81,8 +81,16 @@ export function sessionManager(
   });
 }
 
-/** The session's plugins for the TUI; `start` activates the enabled ones (in the background). */
-export function sessionPlugins(ctx: AppContext, opened: OpenedSession, reservedCommands: ReadonlySet<string>): TuiPlugins & { readonly manager: PluginManager } {
+/**
+ * The session's plugins for the TUI; `start` activates the enabled ones (in the background). They close with
+ * the session (after the harnesses), unless `closeWithSession` is false: then the caller runs `close()`.
+ */
+export function sessionPlugins(
+  ctx: AppContext,
+  opened: OpenedSession,
+  reservedCommands: ReadonlySet<string>,
+  options: { readonly closeWithSession?: boolean } = {},
+): TuiPlugins & { readonly manager: PluginManager; close(): Promise<void> } {
   const controller = opened.controller;
   const toastListeners = new Set<(text: string, tone: PluginTone) => void>();
   const manager = sessionManager(ctx, opened, {
@@ -93,12 +101,14 @@ export function sessionPlugins(ctx: AppContext, opened: OpenedSession, reservedC
     reservedCommands,
   });
   const stopProviders = syncContextProviders(manager, opened.contextProviders, opened.log);
-  opened.addCloser(() => {
+  const close = (): Promise<void> => {
     stopProviders();
     return manager.close();
-  });
+  };
+  if (options.closeWithSession !== false) opened.addCloser(close);
   return {
     manager,
+    close,
     list: async () =>
       (await manager.list()).map((row) => ({
         pluginId: row.pluginId,

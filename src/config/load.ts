@@ -4,12 +4,17 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { LineCounter, isMap, isScalar, parseDocument, type Document } from "yaml";
+import { createRequire } from "node:module";
+import type { Document, LineCounter } from "yaml";
 import { BatonError, describeError } from "../shared/errors.ts";
 import { validateHarnessSettings, type ConfigIssue, type HarnessSettingsSpec } from "./harness-settings.ts";
 import { configSchema, ENV_OVERRIDES, type BatonConfig } from "./schema.ts";
 
 export type { HarnessSettingsSpec } from "./harness-settings.ts";
+
+/** The YAML library, loaded only when there is a config file to parse (most starts have none; it costs ~30 ms). */
+const requireHere = createRequire(import.meta.url);
+const yaml = (): typeof import("yaml") => requireHere("yaml") as typeof import("yaml");
 
 /** Alias expansions allowed while loading (the yaml library's default, stated): config files need few or none. */
 const MAX_ALIAS_COUNT = 100;
@@ -54,12 +59,17 @@ export function loadConfig(batonHome: string, env: Readonly<Record<string, strin
       throw new BatonError("config_invalid", `${file}: cannot read: ${(error as Error).message}`);
     }
   }
-  const lines = new LineCounter();
-  const doc = source === undefined ? undefined : parseDocument(source, { lineCounter: lines, prettyErrors: false });
+  let lines: LineCounter | undefined;
+  let doc: Document | undefined;
+  if (source !== undefined) {
+    const lib = yaml();
+    lines = new lib.LineCounter();
+    doc = lib.parseDocument(source, { lineCounter: lines, prettyErrors: false });
+  }
   const problems: ConfigProblem[] = [];
   if (doc && doc.errors.length > 0) {
     for (const error of doc.errors) {
-      problems.push({ file, line: lines.linePos(error.pos[0]).line, message: `malformed YAML: ${error.message.split("\n")[0]}` });
+      problems.push({ file, line: lines?.linePos(error.pos[0]).line ?? 1, message: `malformed YAML: ${error.message.split("\n")[0]}` });
     }
     throw configError(problems);
   }
@@ -120,8 +130,9 @@ function configError(problems: readonly ConfigProblem[]): BatonError {
   });
 }
 
-function lineOf(doc: Document | undefined, lines: LineCounter, keyPath: readonly string[]): number | undefined {
-  if (!doc) return undefined;
+function lineOf(doc: Document | undefined, lines: LineCounter | undefined, keyPath: readonly string[]): number | undefined {
+  if (!doc || !lines) return undefined;
+  const { isMap, isScalar } = yaml();
   let node: unknown = doc.contents;
   let found: number | undefined;
   for (const key of keyPath) {

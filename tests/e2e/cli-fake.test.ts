@@ -230,6 +230,14 @@ describe("sessions, export, doctor", () => {
     expect(unknown.stderr).toContain("Usage: baton");
     expect((await cli(["--version"], { turns: [] })).stdout).toMatch(/^baton \d+\.\d+\.\d+\n$/);
   });
+
+  test("a word that names an Object property (constructor, toString) is an unknown command, not a crash", async () => {
+    for (const word of ["constructor", "toString", "__proto__", "hasOwnProperty"]) {
+      const result = await cli([word], { turns: [] });
+      expect({ word, code: result.code }).toEqual({ word, code: 2 });
+      expect(result.stderr).toContain(`unknown command '${word}'`);
+    }
+  });
 });
 
 function readdirOne(dir: string): string {

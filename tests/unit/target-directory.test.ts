@@ -32,8 +32,9 @@ function created(definition: HarnessDefinition) {
 }
 
 describe("harness definitions declare their adapters' capabilities", () => {
-  test("codex: the definition's declaration is the adapter's", () => {
-    expect(codexDefinition.capabilities).toEqual(created(codexDefinition).capabilities);
+  test("codex: the definition's declaration is the real (lazily loaded) adapter's", async () => {
+    const real = await (created(codexDefinition) as LazyAdapter).adapter();
+    expect(codexDefinition.capabilities).toEqual(real.capabilities);
   });
 
   test("claude: the definition's declaration is the real (lazily loaded) adapter's", async () => {

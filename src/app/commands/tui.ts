@@ -13,7 +13,7 @@ import { displayTitle } from "../../store/index.ts";
 import { sessionRows } from "../session-rows.ts";
 import { describeError } from "../../shared/errors.ts";
 import { AttentionNotifier, reservedCommandNames, sanitizeTitle, startTui, titleSequence, TuiHost, type SessionSwitcher, type StartedTui, type TuiSession } from "../../tui/index.ts";
-import { sessionPlugins } from "../plugins.ts";
+import { deferredSessionPlugins, type DeferredPlugins } from "../deferred-plugins.ts";
 import { createAppContext, openSessionIn, type AppContext } from "../app-context.ts";
 import type { CliIo } from "../io.ts";
 import { exitHints } from "../exit-hints.ts";
@@ -39,6 +39,7 @@ const MENTION_LIMIT = 6;
 
 interface OpenTuiSession extends TuiSession {
   readonly opened: OpenedSession;
+  readonly plugins: DeferredPlugins;
 }
 
 /** The TUI is lenient about a `defaultAgent` it cannot resolve: it starts on the first target (doctor reports it). */
@@ -50,13 +51,15 @@ function defaultTarget(registry: HarnessRegistry, defaultAgent: string): Harness
   return first;
 }
 
-/** The screen opens from a checkpoint without waiting for its ledger check; `verifyHistory` runs after the frame. */
+/**
+ * The screen opens from a checkpoint without waiting for its ledger check; `verifyHistory` runs after the frame.
+ * Plugins load and start in the background (MGR-01) once `plugins.start()` is called — after the first frame
+ * for the session Baton starts with; their runners close after the harnesses, before the flush.
+ */
 async function open(ctx: AppContext, choice: SessionChoice): Promise<OpenTuiSession> {
   const opened = await openSessionIn(ctx, choice, {}, "deferred");
   const r = opened.recovery;
-  // Plugins start in the background (MGR-01); their runners close after the harnesses, before the flush.
-  const plugins = sessionPlugins(ctx, opened, reservedCommandNames(new TargetDirectory(ctx.registry)));
-  void plugins.manager.start().catch((error: unknown) => opened.log.log("error", "plugins could not start", { error }));
+  const plugins = deferredSessionPlugins(ctx, opened, reservedCommandNames(new TargetDirectory(ctx.registry)));
   return {
     plugins,
     opened,
@@ -103,6 +106,7 @@ function switcher(ctx: AppContext, current: () => OpenTuiSession): SessionSwitch
       const there = choice.kind === "id" && choice.cwd !== undefined ? { ...here, cwd: choice.cwd } : here;
       const next = await open(there, choice.kind === "new" ? { kind: "new" } : { kind: "id", id: choice.id });
       here = there;
+      next.plugins.start();
       setTimeout(() => void next.opened.verifyHistory(), 0);
       return next;
     },
@@ -185,13 +189,18 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
       onFirstFrame: () => {
         if (firstFrameFile !== undefined) fs.writeFileSync(firstFrameFile, `${Date.now()}\n`);
         void first.opened.verifyHistory();
+        // The frame is out: now the plugin host (a session switched to before this starts its own at once) and the
+        // check that the starting agent can be found (it runs `--version` in a child process).
+        setTimeout(() => {
+          first.plugins.start();
+          void warnIfMissing(ctx, target, host);
+        }, 0);
       },
     });
     screen.renderer.setTerminalTitle(sanitizeTitle(titleOf(host.session)));
     screen.renderer.on("focus", () => attention.setFocused(true));
     screen.renderer.on("blur", () => attention.setFocused(false));
     if (note !== undefined) host.toast(note, "warning", 15_000);
-    void warnIfMissing(ctx, target, host);
     await host.exitRequested;
     const last = host.session as OpenTuiSession;
     host.dispose();

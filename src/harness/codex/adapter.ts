@@ -3,7 +3,8 @@
  * A handle whose app-server died stays dead: `sendTurn` then throws BatonError("harness_dead")
  * before accepting, and the host re-opens with the stored resumeState (the thread is resumed).
  */
-import { supportedPromptBlocks, SUPPORTED, type ApprovalRouting, type Capabilities, type Compactable, type Configurable, type ContextSynchronizable, type Reconcilable, type ReconcileResult, type SessionConfigOption, type TextGenerating, type TextGenRequest } from "../capabilities.ts";
+import { CODEX_CAPABILITIES } from "./capabilities.ts";
+import { supportedPromptBlocks, type ApprovalRouting, type Capabilities, type Compactable, type Configurable, type ContextSynchronizable, type Reconcilable, type ReconcileResult, type SessionConfigOption, type TextGenerating, type TextGenRequest } from "../capabilities.ts";
 import fs from "node:fs";
 import path from "node:path";
 import type { PromptBlock } from "../../event/content.ts";
@@ -52,15 +53,7 @@ export interface CodexAdapterOptions {
 
 type Launch = Extract<ExecutableReport, { ok: true }>;
 
-export const CODEX_CAPABILITIES: Capabilities = Object.freeze({
-  compact: SUPPORTED,
-  textgen: SUPPORTED,
-  syncContext: SUPPORTED,
-  config: SUPPORTED,
-  reconcile: SUPPORTED,
-  approvalRouting: SUPPORTED,
-  interactions: Object.freeze({ permission: SUPPORTED, question: SUPPORTED }),
-});
+export { CODEX_CAPABILITIES };
 
 /** The thread id inside a v1 resume state; other versions are not reinterpreted. */
 export function resumeThreadId(state: ResumeState | undefined): string | undefined {

@@ -1,10 +1,15 @@
-/** The Codex harness definition (HAR-02): identity, colours, factory, executable probe. */
+/**
+ * The Codex harness definition (HAR-02): identity, colours, factory, executable probe. The adapter (and the
+ * app-server protocol behind it) is imported on first use, not when Baton starts: the TUI's first frame does
+ * not wait for a harness nobody has used yet.
+ */
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runOnce } from "../../rpc/run-once.ts";
 import type { ExecutableReport, HarnessDefinition, HarnessTarget } from "../definition.ts";
-import { CODEX_CAPABILITIES, CodexAdapter } from "./adapter.ts";
+import { LazyAdapter } from "../lazy-adapter.ts";
+import { CODEX_CAPABILITIES } from "./capabilities.ts";
 import { INSTALL_HINT, resolveCodexCommand, versionArgv } from "./executable.ts";
 import { codexSettingsSchema } from "./settings.ts";
 
@@ -55,12 +60,15 @@ export const codexDefinition: HarnessDefinition = {
   settingsSchema: codexSettingsSchema,
   capabilities: CODEX_CAPABILITIES,
   create: (context) =>
-    new CodexAdapter({
-      settings: context.target.settings,
-      log: context.log,
-      ...(context.trace ? { trace: context.trace } : {}),
-      ...(context.stateDir !== undefined ? { stateDir: context.stateDir } : {}),
-      env: context.target.env,
+    new LazyAdapter(CODEX_CAPABILITIES, async () => {
+      const { CodexAdapter } = await import("./adapter.ts");
+      return new CodexAdapter({
+        settings: context.target.settings,
+        log: context.log,
+        ...(context.trace ? { trace: context.trace } : {}),
+        ...(context.stateDir !== undefined ? { stateDir: context.stateDir } : {}),
+        env: context.target.env,
+      });
     }),
   probeExecutable: probeCodexExecutable,
 };
