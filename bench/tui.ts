@@ -1,26 +1,29 @@
 /**
- * TUI benchmarks, each printed against its budget:
- *   - time to first frame of the real `baton` in a terminal (tmux), direct (`bun src/app/main.ts`) and through
- *     the npm launcher (`node bin/baton.cjs`): the in-process first `frame` event and "visible" (the footer
- *     read back from the pane). Budgets: ≤ 300 ms direct, ≤ 450 ms via the launcher.
+ * TUI benchmarks (issue #18), each figure printed as `figure  value  budget  ratio  OK|OVER`:
+ *   - time to the first full frame of the real `baton` in tmux (bench/_first-frame.ts: process exec → the frame's
+ *     bytes at the terminal): empty session direct (≤ 300 ms) and via bin/baton.cjs (adds ≤ 60 ms), a 100k-event
+ *     session with its checkpoint (≤ 350 ms) and without one (info: bounded by the reducer's open budget).
+ *     Variants alternate within each round; ≥ 7 rounds after a warm-up; median and spread.
  *   - frame time and RSS of the Baton screen (TuiHost + chat-tui, test renderer 120x40) over a real session
- *     with 100 / 2,000 / 10,000 transcript items, idle and while an answer streams (one publication + frame).
- *     Budget: ≤ 16 ms per frame at 10,000 items.
- *   - keystroke-to-frame latency while streaming at 10,000 items. Budget: ≤ 50 ms.
+ *     with 100 / 2,000 / 10,000 transcript items, idle and while an answer streams (one chunk + publication +
+ *     frame). Budget: ≤ 16 ms per frame at 10,000 items.
+ *   - keystroke-to-frame while an answer streams at 10,000 items (a chunk's publication pending in the same tick
+ *     as the key). Budget: ≤ 50 ms. The main-thread stall while streaming is bench/stall.ts.
  *
- *   node_modules/.bin/bun bench/tui.ts            (all; each size runs in its own process for a clean RSS)
+ *   node_modules/.bin/bun bench/tui.ts [--rounds 7] [--baseline DIR] [--events 100000] [--only first-frame|frames]
  *   node_modules/.bin/bun bench/tui.ts --size N   (one size, prints JSON)
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, existsSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { parseArgs } from "node:util";
 import { brand } from "../tests/support/ids.ts";
+import { firstFrames } from "./_first-frame.ts";
+import { BenchReport } from "./_report.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const BUN = process.execPath;
 const SIZES = [100, 2_000, 10_000] as const;
-const BUDGET = { firstFrameDirect: 300, firstFrameLauncher: 450, frame: 16, keystroke: 50 } as const;
+const BUDGET = { frame: 16, keystroke: 50 } as const;
 
 interface SizeResult {
   readonly items: number;
@@ -40,8 +43,6 @@ function stats(samples: readonly number[]): { median: number; p95: number } {
   return { median: at(0.5), p95: at(0.95) };
 }
 
-const ms = (value: number): string => `${value.toFixed(1).padStart(6)} ms`;
-const verdict = (value: number, budget: number): string => `${value <= budget ? "ok  " : "OVER"} (budget ${budget} ms, ${((value / budget) * 100).toFixed(0)}%)`;
 
 // ---------------------------------------------------------------------------------------------------------
 // One size, in this process.
@@ -70,38 +71,6 @@ function fillSession(appendFn: unknown, n: number): void {
     }
   }
 }
-
-/** The real app (`bun src/app/main.ts -s <id>`) opening a session of n items in tmux: ms to first frame and RSS. */
-async function realApp(n: number): Promise<{ readonly firstFrame: number; readonly rssMb: number }> {
-  const { fakeDefinition } = await import("../tests/support/fake-adapter.ts");
-  const { makeTestHome, openTestSession } = await import("../tests/support/session-host.ts");
-  const home = makeTestHome();
-  const socket = `baton-bench-app-${process.pid}`;
-  try {
-    const session = await openTestSession(home, { definitions: [fakeDefinition({ turns: [] }, "fake")] });
-    fillSession(session.controller.pipeline.append, n);
-    const id = session.ref.batonSessionId;
-    await session.close();
-    const marker = path.join(home.home, "first-frame");
-    const env = [`PATH=${process.env["PATH"] ?? ""}`, `HOME=${home.home}`, `BATON_HOME=${home.home}`, `BATON_FIRST_FRAME_FILE=${marker}`, "TERM=screen-256color", "LANG=C.UTF-8"];
-    const start = Date.now();
-    tmux(socket, ["new-session", "-d", "-s", "main", "-x", "120", "-y", "40", `cd '${home.cwd}' && exec env -i ${env.join(" ")} ${BUN} ${path.join(ROOT, "src/app/main.ts")} -s ${id}`]);
-    while (!(existsSync(marker) && readFileSync(marker, "utf8").trim() !== "")) {
-      if (Date.now() - start > 20_000) throw new Error("the app did not draw within 20 s");
-      await Bun.sleep(2);
-    }
-    const firstFrame = Number(readFileSync(marker, "utf8").trim()) - start;
-    await Bun.sleep(500);
-    const pid = tmux(socket, ["display-message", "-p", "-t", "main", "#{pane_pid}"]).trim();
-    const status = readFileSync(`/proc/${pid}/status`, "utf8");
-    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? "0");
-    return { firstFrame, rssMb: rssKb / 1024 };
-  } finally {
-    killServer(socket);
-    home.cleanup();
-  }
-}
-
 
 async function benchSize(n: number): Promise<SizeResult> {
   const [{ act, createElement }, { testRender }, { isEditBufferRenderable }] = await Promise.all([
@@ -194,102 +163,48 @@ async function benchSize(n: number): Promise<SizeResult> {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// First frame in a real terminal (tmux).
-
-/** Kill a private tmux server and remove its socket. */
-function killServer(socket: string): void {
-  spawnSync("tmux", ["-L", socket, "kill-server"]);
-  rmSync(path.join(process.env["TMUX_TMPDIR"] ?? "/tmp", `tmux-${process.getuid?.() ?? 0}`, socket), { force: true });
-}
-
-function tmux(socket: string, args: readonly string[]): string {
-  const result = spawnSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`tmux ${args[0]}: ${result.stderr}`);
-  return result.stdout;
-}
-
-/** One launch in a fresh tmux server: ms until the first frame (marker written in-process), or until the
- * footer is visible in the pane (polling capture-pane, which costs CPU, so it is measured in separate runs). */
-async function startupOnce(command: readonly string[], socket: string, visible: boolean): Promise<number> {
-  const base = mkdtempSync(path.join(os.tmpdir(), "baton-bench-tui-"));
-  const cwd = path.join(base, "ws");
-  mkdirSync(cwd, { recursive: true });
-  const marker = path.join(base, "first-frame");
-  const env = [`PATH=${process.env["PATH"] ?? ""}`, `HOME=${base}`, `BATON_HOME=${path.join(base, "baton")}`, `BATON_FIRST_FRAME_FILE=${marker}`, "TERM=screen-256color", "LANG=C.UTF-8"];
-  const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
-  const script = `cd ${q(cwd)} && exec env -i ${env.map(q).join(" ")} ${command.map(q).join(" ")}`;
-  const start = Date.now();
-  tmux(socket, ["new-session", "-d", "-s", "main", "-x", "100", "-y", "30", `sh -c ${q(script)}`]);
-  try {
-    while (Date.now() - start < 10_000) {
-      if (visible) {
-        if (tmux(socket, ["capture-pane", "-p", "-t", "main"]).includes("queue:0")) return Date.now() - start;
-        await Bun.sleep(5);
-      } else {
-        if (existsSync(marker) && readFileSync(marker, "utf8").trim() !== "") return Number(readFileSync(marker, "utf8").trim()) - start;
-        await Bun.sleep(2);
-      }
-    }
-    throw new Error(`baton did not start within 10 s: ${command.join(" ")}`);
-  } finally {
-    killServer(socket);
-    rmSync(base, { recursive: true, force: true });
-  }
-}
-
-async function startup(label: string, command: readonly string[], budget: number): Promise<boolean> {
-  const socket = `baton-bench-${process.pid}`;
-  await startupOnce(command, socket, false); // warm the file cache
-  const firsts: number[] = [];
-  const visibles: number[] = [];
-  for (let i = 0; i < 7; i++) firsts.push(await startupOnce(command, socket, false));
-  for (let i = 0; i < 5; i++) visibles.push(await startupOnce(command, socket, true));
-  const first = stats(firsts);
-  const visible = stats(visibles);
-  process.stdout.write(
-    `first frame ${label.padEnd(22)} median ${ms(first.median)} (p95 ${ms(first.p95)}) | visible in the pane ${ms(visible.median)} | ${verdict(first.median, budget)}\n`,
-  );
-  return first.median <= budget;
-}
-
-// ---------------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
-  const sizeArg = process.argv.indexOf("--size");
-  if (sizeArg >= 0) {
-    const result = await benchSize(Number(process.argv[sizeArg + 1]));
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { size: { type: "string" }, rounds: { type: "string" }, baseline: { type: "string" }, events: { type: "string" }, only: { type: "string" } },
+  });
+  if (values.size !== undefined) {
+    const result = await benchSize(Number(values.size));
     process.stdout.write(`${JSON.stringify(result)}\n`);
     process.exit(0);
   }
-  let ok = true;
-  process.stdout.write("Baton TUI benchmarks (budgets from the architecture, §8)\n\n");
-  ok = (await startup("direct (bun main.ts)", [BUN, path.join(ROOT, "src/app/main.ts")], BUDGET.firstFrameDirect)) && ok;
-  ok = (await startup("via bin/baton.cjs", ["node", path.join(ROOT, "bin/baton.cjs")], BUDGET.firstFrameLauncher)) && ok;
-  process.stdout.write("\n");
-  for (const n of SIZES) {
-    const child = spawnSync(BUN, [import.meta.path, "--size", String(n)], { encoding: "utf8", cwd: ROOT });
-    const line = child.stdout.trim().split("\n").at(-1) ?? "";
-    if (child.status !== 0 || !line.startsWith("{")) {
-      process.stdout.write(`${n} items: failed\n${child.stderr}\n`);
-      ok = false;
-      continue;
-    }
-    const r = JSON.parse(line) as SizeResult;
-    const budgeted = n === 10_000;
-    process.stdout.write(
-      `${String(n).padStart(6)} items | mount ${ms(r.mountMs)} | idle frame ${ms(r.idleMedian)} (p95 ${ms(r.idleP95)}) | ` +
-        `streaming frame ${ms(r.streamMedian)} (p95 ${ms(r.streamP95)}) | keystroke→frame ${ms(r.keyMedian)} (p95 ${ms(r.keyP95)}) | RSS ${r.rssMb.toFixed(0)} MB\n`,
-    );
-    const app = await realApp(n);
-    process.stdout.write(`        the real app opening a session of ${n} items: first frame ${ms(app.firstFrame)} | RSS ${app.rssMb.toFixed(0)} MB\n`);
-    if (budgeted) {
-      process.stdout.write(`        frame at 10,000 items (streaming, median):  ${verdict(r.streamMedian, BUDGET.frame)}\n`);
-      process.stdout.write(`        keystroke→frame at 10,000 items (median):  ${verdict(r.keyMedian, BUDGET.keystroke)}\n`);
-      ok = r.streamMedian <= BUDGET.frame && r.keyMedian <= BUDGET.keystroke && ok;
+  const report = new BenchReport("tui");
+  const rounds = Number(values.rounds ?? 7);
+  process.stdout.write(`Baton TUI benchmarks (issue #18, architecture §8); ${rounds} rounds after a warm-up, alternated\n\n`);
+  if (values.only === undefined || values.only === "first-frame") {
+    await firstFrames(report, { rounds, ...(values.baseline === undefined ? {} : { baseline: values.baseline }), ...(values.events === undefined ? {} : { events: Number(values.events) }) });
+    process.stdout.write("\n");
+  }
+  if (values.only === undefined || values.only === "frames") {
+    for (const n of SIZES) {
+      const child = spawnSync(BUN, [import.meta.path, "--size", String(n)], { encoding: "utf8", cwd: ROOT });
+      const line = child.stdout.trim().split("\n").at(-1) ?? "";
+      if (child.status !== 0 || !line.startsWith("{")) {
+        report.figure(`${n} items: the bench failed`, child.stderr.trim().split("\n").at(-1) ?? "", "-", NaN);
+        continue;
+      }
+      const r = JSON.parse(line) as SizeResult;
+      report.info(`${n} items: mount + 2 frames (test renderer)`, `${r.mountMs.toFixed(1)} ms`);
+      report.info(`${n} items: idle frame, median (p95)`, `${r.idleMedian.toFixed(1)} ms (${r.idleP95.toFixed(1)})`);
+      report.info(`${n} items: RSS`, `${r.rssMb.toFixed(0)} MB`);
+      const stream = `${n} items: chunk + publish + frame, median (p95)`;
+      const key = `${n} items: keystroke→frame while streaming, median (p95)`;
+      if (n === 10_000) {
+        report.figure(stream, `${r.streamMedian.toFixed(1)} ms (${r.streamP95.toFixed(1)})`, `${BUDGET.frame} ms`, r.streamMedian / BUDGET.frame);
+        report.figure(key, `${r.keyMedian.toFixed(1)} ms (${r.keyP95.toFixed(1)})`, `${BUDGET.keystroke} ms`, r.keyMedian / BUDGET.keystroke);
+      } else {
+        report.info(stream, `${r.streamMedian.toFixed(1)} ms (${r.streamP95.toFixed(1)})`);
+        report.info(key, `${r.keyMedian.toFixed(1)} ms (${r.keyP95.toFixed(1)})`);
+      }
     }
   }
-  process.stdout.write(`\nall budgets: ${ok ? "met" : "NOT met"}\n`);
-  process.exit(ok ? 0 : 1);
+  process.exit(report.summary() ? 0 : 1);
 }
 
 await main();
