@@ -10,8 +10,7 @@ import { BatonError } from "../shared/errors.ts";
 import type { HarnessBinding } from "./binding.ts";
 import { setHarnessSession, type MetaPort, type PreferencesPort } from "./ports.ts";
 import type { TargetId } from "../shared/ids.ts";
-
-export type ConfigId = "model" | "effort" | "mode";
+import type { ConfigId } from "../shared/config-ids.ts";
 
 export class TargetConfigurator {
   constructor(

@@ -6,6 +6,7 @@ import type { PayloadOf, ReconcileState } from "../event/kinds.ts";
 import type { PromptBlock } from "../event/content.ts";
 import type { HarnessAdapter, HarnessHandle, SendTurnResult } from "./contract.ts";
 import type { TurnId } from "../shared/ids.ts";
+import type { ConfigId } from "../shared/config-ids.ts";
 
 export interface Marker {
   readonly supported: true;
@@ -56,7 +57,7 @@ export interface Configurable {
   /** Full snapshot of model/effort/mode options; works before a native session exists when possible. */
   getConfig(handle: HarnessHandle | undefined): Promise<readonly SessionConfigOption[]>;
   /** Applies from the next turn on; `value: "default"` clears the override. */
-  setConfig(handle: HarnessHandle | undefined, id: "model" | "effort" | "mode", value: string): Promise<void>;
+  setConfig(handle: HarnessHandle | undefined, id: ConfigId, value: string): Promise<void>;
 }
 
 export interface ReconcileResult {

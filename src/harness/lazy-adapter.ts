@@ -7,11 +7,12 @@ import type { Capabilities, ReconcileResult, SessionConfigOption, TextGenRequest
 import type { BindingSink, EventSink, HarnessAdapter, HarnessHandle, HarnessOpenOptions, PromptInput, SendTurnResult } from "./contract.ts";
 import type { PromptBlock } from "../event/content.ts";
 import type { TurnId } from "../shared/ids.ts";
+import type { ConfigId } from "../shared/config-ids.ts";
 
 type Full = HarnessAdapter & {
   compactContext?(handle: HarnessHandle, turnId: TurnId): Promise<SendTurnResult>;
   getConfig?(handle: HarnessHandle | undefined): Promise<readonly SessionConfigOption[]>;
-  setConfig?(handle: HarnessHandle | undefined, id: "model" | "effort" | "mode", value: string): Promise<void>;
+  setConfig?(handle: HarnessHandle | undefined, id: ConfigId, value: string): Promise<void>;
   reconcile?(handle: HarnessHandle, turnId: TurnId): Promise<ReconcileResult>;
   approvalRoute?(handle: HarnessHandle): "user" | "delegated" | null;
   generateStructured?(request: TextGenRequest): Promise<unknown>;
@@ -54,7 +55,7 @@ export class LazyAdapter implements HarnessAdapter {
   async getConfig(handle: HarnessHandle | undefined): Promise<readonly SessionConfigOption[]> {
     return call(await this.adapter(), "getConfig")(handle);
   }
-  async setConfig(handle: HarnessHandle | undefined, id: "model" | "effort" | "mode", value: string): Promise<void> {
+  async setConfig(handle: HarnessHandle | undefined, id: ConfigId, value: string): Promise<void> {
     return call(await this.adapter(), "setConfig")(handle, id, value);
   }
   async reconcile(handle: HarnessHandle, turnId: TurnId): Promise<ReconcileResult> {

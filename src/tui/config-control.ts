@@ -11,7 +11,7 @@ import { describeError } from "../shared/errors.ts";
 import type { PickerItem, Tone } from "chat-tui";
 import type { TargetSettings } from "./map-activity.ts";
 import type { LookFn } from "./map-transcript.ts";
-import type { ConfigId } from "./session-port.ts";
+import type { ConfigId } from "../shared/config-ids.ts";
 import type { TargetId } from "../shared/ids.ts";
 
 export interface ConfigDeps {

@@ -8,7 +8,7 @@ export { splitThought, type ThoughtBlock } from "./map-thoughts.ts";
 export { mapTask, mapToolCall, splitPatch } from "./map-tools.ts";
 export { mapEntry, type LocalItem, type LookFn, type TimelineOutput } from "./map-transcript.ts";
 export { createTimelineMapper, dirtyRefOf, type DirtyRef, type TimelineMapper } from "./timeline-mapper.ts";
-export type { ConfigId, InboxListing, PluginListing, PluginTone, RewindPointView, RewindPreviewView, SessionListing, SessionOpenChoice, SessionSwitcher, TuiPlugins, TuiRewind, TuiSession } from "./session-port.ts";
+export type { InboxListing, PluginListing, PluginTone, RewindPointView, RewindPreviewView, SessionListing, SessionOpenChoice, SessionSwitcher, TuiPlugins, TuiRewind, TuiSession } from "./session-port.ts";
 export { IMPLEMENT_PLAN_TEXT, latestOpenPlan, runCommand } from "./slash-commands.ts";
 export { BACKGROUND, startTui, type StartedTui, type StartTuiOptions } from "./start-tui.tsx";
 export { PublishThrottle, STREAM_KINDS, STREAM_PUBLISH_INTERVAL_MS } from "./stream-throttle.ts";

@@ -5,8 +5,6 @@
 import type { Controller } from "../controller/controller.ts";
 import type { MentionGroup } from "chat-tui";
 
-export type ConfigId = "model" | "effort" | "mode";
-
 export interface TuiSession {
   readonly sessionId: string;
   readonly cwd: string;

@@ -9,7 +9,7 @@ import { unsupportedBlocks, type BindingSink, type EventSink, type HarnessAdapte
 import { BatonError, describeError, isBatonError } from "../../shared/errors.ts";
 import type { HandleId, TurnId } from "../../shared/ids.ts";
 import { silentLogger, type Logger } from "../../shared/log.ts";
-import type { ConfigId } from "./config.ts";
+import { isConfigId, type ConfigId } from "../../shared/config-ids.ts";
 import { describeExit, openClient, spawnAgent, type AgentProcess, type WireTrace } from "./connection.ts";
 import { part } from "../drafts.ts";
 import { establishSession, RESUME_STATE_VERSION } from "./establish.ts";
@@ -199,7 +199,7 @@ export class AcpAdapter implements HarnessAdapter, Configurable {
     const session = handle === undefined ? undefined : this.sessions.get(handle.id);
     const options = session !== undefined && !session.dead ? session.config.snapshot() : [...(this.probe?.config ?? [])];
     const chosen = handle === undefined ? this.desired : (this.pending.get(handle.id) ?? new Map<ConfigId, string>());
-    return options.map((option) => (chosen.has(option.id as ConfigId) ? { ...option, value: chosen.get(option.id as ConfigId) ?? option.value } : option));
+    return options.map((option) => (isConfigId(option.id) && chosen.has(option.id) ? { ...option, value: chosen.get(option.id) ?? option.value } : option));
   }
 
   /** Applies from the next turn: now when the session is idle, before the next prompt when one is running. */

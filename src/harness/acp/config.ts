@@ -7,8 +7,7 @@
 import type { SessionConfigOption as AcpConfigOption, SessionConfigSelectOption, SessionModeState } from "@agentclientprotocol/sdk/unstable";
 import { BatonError } from "../../shared/errors.ts";
 import type { SessionConfigOption } from "../capabilities.ts";
-
-export type ConfigId = "model" | "effort" | "mode";
+import type { ConfigId } from "../../shared/config-ids.ts";
 
 /** How a Baton config id reaches the agent. */
 export type ConfigRoute = { readonly via: "set_mode" } | { readonly via: "set_config_option"; readonly configId: string };

@@ -23,6 +23,7 @@ import { generateStructured } from "./textgen.ts";
 import { probeModels } from "./probe.ts";
 import { CLAUDE_CAPABILITIES } from "./capabilities.ts";
 import { settingSourcesOf } from "./settings.ts";
+import type { ConfigId } from "../../shared/config-ids.ts";
 
 export interface ClaudeAdapterOptions {
   /** The target's settings: `executable`, `settingSources` (default user, project, local). */
@@ -151,7 +152,7 @@ export class ClaudeAdapter implements HarnessAdapter, Compactable, Configurable,
     }
   }
 
-  async setConfig(handle: HarnessHandle | undefined, id: "model" | "effort" | "mode", value: string): Promise<void> {
+  async setConfig(handle: HarnessHandle | undefined, id: ConfigId, value: string): Promise<void> {
     if (handle !== undefined) return this.session(handle).setConfig(id, value);
     updateConfigState(this.defaults, id, value);
   }

@@ -2,6 +2,7 @@
 import type { EffortLevel, ModelInfo, PermissionMode, Query } from "@anthropic-ai/claude-agent-sdk";
 import { BatonError } from "../../shared/errors.ts";
 import type { SessionConfigOption } from "../capabilities.ts";
+import type { ConfigId } from "../../shared/config-ids.ts";
 
 export interface ClaudeConfigState {
   /** Explicit model override, undefined = Claude Code's default. */
@@ -71,8 +72,6 @@ export function buildConfigOptions(
     },
   ];
 }
-
-export type ConfigId = "model" | "effort" | "mode";
 
 export function parseEffort(value: string | undefined): EffortLevel | undefined {
   return value !== undefined && isEffort(value) ? value : undefined;

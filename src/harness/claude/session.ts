@@ -3,8 +3,7 @@
  * after the process died), its prompt channel, and the binding of SDK output to Baton turns.
  */
 import { randomUUID } from "node:crypto";
-import type { Options, Query, SDKControlInitializeResponse, SDKMessage, SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
-import type { query as sdkQuery } from "@anthropic-ai/claude-agent-sdk";
+import type { Options, Query, query as sdkQuery, SDKControlInitializeResponse, SDKMessage, SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
 import type { BindingSink, EventSink, HarnessHandle, HarnessOpenOptions, PromptInput, SendTurnResult } from "../contract.ts";
 import type { SessionConfigOption } from "../capabilities.ts";
 import type { AdapterDraft } from "../../event/envelope.ts";
@@ -13,7 +12,8 @@ import type { TurnId } from "../../shared/ids.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
 import { PromptChannel } from "./channel.ts";
 import { ClaudeProcesses } from "./process.ts";
-import { buildConfigOptions, ClaudeConfigTracker, type ConfigId } from "./config.ts";
+import { buildConfigOptions, ClaudeConfigTracker } from "./config.ts";
+import type { ConfigId } from "../../shared/config-ids.ts";
 import { adapterDraft } from "../drafts.ts";
 import { rawExcerpt } from "./raw-excerpt.ts";
 import { ClaudeMapper, commandNamesDraft } from "./mapper.ts";

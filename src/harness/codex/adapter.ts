@@ -12,7 +12,8 @@ import { unsupportedBlocks, type BindingSink, type EventSink, type HarnessAdapte
 import { BatonError, describeError, isBatonError } from "../../shared/errors.ts";
 import type { HandleId, TurnId } from "../../shared/ids.ts";
 import { silentLogger, type Logger } from "../../shared/log.ts";
-import { CodexConfig, type ConfigId } from "./config.ts";
+import { CodexConfig } from "./config.ts";
+import type { ConfigId } from "../../shared/config-ids.ts";
 import { INSTALL_HINT, resolveCodexCommand } from "./executable.ts";
 import { JsonRpcError, type WireTrace } from "../../rpc/jsonrpc.ts";
 import { inheritedEnv } from "../../rpc/child-process.ts";

@@ -9,8 +9,7 @@ import type { CodexSession } from "./session.ts";
 import type { Model } from "./protocol/v2/Model";
 import type { TurnStartParams } from "./protocol/v2/TurnStartParams";
 import type { ModeKind } from "./protocol/ModeKind";
-
-export type ConfigId = "model" | "effort" | "mode";
+import type { ConfigId } from "../../shared/config-ids.ts";
 
 const MODES: readonly ModeKind[] = ["default", "plan"];
 
