@@ -1,0 +1,179 @@
+/**
+ * Main-thread stalls while a turn streams (issue #18): the longest gap of a 4 ms timer in the process that runs
+ * the Controller and the TUI, on a 100k-event session, with the answer's chunks arriving at ~1 kHz.
+ *
+ * The process is set up like `baton -s <id>`: the session (bench/_fixture.ts events) is written and closed, then
+ * opened again as the TUI opens it (checkpoint, history verified after the first frame), with the Baton screen
+ * mounted (TuiHost + chat-tui in OpenTUI's test renderer, 120x40) and a frame drawn every 33 ms (the renderer's 30
+ * FPS). A scripted harness streams `--chunks` chunks, one per millisecond, then ends the turn; the timer keeps
+ * running for `--after` ms past the turn's end, so the work Baton does at and after turn end (summary, meta,
+ * checkpoint) is inside the window. Several turns run per process (`--turns`), and processes alternate
+ * (`--rounds`), each turn a sample. Budget: no gap over 8 ms, streaming or after the turn.
+ *
+ *   node_modules/.bin/bun bench/stall.ts [--rounds 3] [--turns 3] [--chunks 1500] [--events 100000] [--after 1500]
+ *   node_modules/.bin/bun --cpu-prof bench/stall.ts --child …   (one process, prints JSON; profile it)
+ */
+import { spawnSync } from "node:child_process";
+import { parseArgs } from "node:util";
+import { fakeDefinition, type FakeAction } from "../tests/support/fake-adapter.ts";
+import { brand } from "../tests/support/ids.ts";
+import { makeTestHome, openTestSession } from "../tests/support/session-host.ts";
+import { turnDrafts } from "./_fixture.ts";
+import { BenchReport, samples, withSpread } from "./_report.ts";
+
+const BUDGET_MS = 8;
+const TIMER_MS = 4;
+const FRAME_MS = 33;
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    child: { type: "boolean" },
+    rounds: { type: "string" },
+    turns: { type: "string" },
+    chunks: { type: "string" },
+    events: { type: "string" },
+    after: { type: "string" },
+  },
+});
+const TURNS = Number(values.turns ?? 3);
+const CHUNKS = Number(values.chunks ?? 1500);
+const EVENTS = Number(values.events ?? 100_000);
+const AFTER_MS = Number(values.after ?? 1500);
+
+interface TurnResult {
+  readonly streamingMax: number;
+  readonly streamingP99: number;
+  readonly afterMax: number;
+  /** The longest gaps with what the process was doing: `12.3 ms streaming@812 ms`. */
+  readonly worst: readonly string[];
+  readonly chunksPerSecond: number;
+}
+
+/** Records every gap of a 4 ms interval and the phase it ended in. */
+class GapProbe {
+  private last = performance.now();
+  private readonly timer: ReturnType<typeof setInterval>;
+  readonly gaps: { readonly ms: number; readonly at: number; readonly phase: string }[] = [];
+  phase = "idle";
+
+  constructor(private readonly origin: number) {
+    this.timer = setInterval(() => {
+      const now = performance.now();
+      this.gaps.push({ ms: now - this.last, at: now - this.origin, phase: this.phase });
+      this.last = now;
+    }, TIMER_MS);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+function streamScript(turns: number, chunks: number): FakeAction[][] {
+  const turn: FakeAction[] = [];
+  for (let i = 0; i < chunks; i++) {
+    turn.push({ type: "emit", draft: { kind: "agent_message_chunk", payload: { messageId: "m_stream", content: { type: "text", text: `word${i} ` } } } });
+    turn.push({ type: "wait", ms: 1 });
+  }
+  turn.push({ type: "end" });
+  return Array.from({ length: turns }, () => turn);
+}
+
+async function child(): Promise<TurnResult[]> {
+  const [{ createElement }, { testRender }] = await Promise.all([import("react"), import("@opentui/react/test-utils")]);
+  const { BatonApp, TuiHost } = await import("../src/tui/index.ts");
+  const { systemClock } = await import("../src/shared/clock.ts");
+  const { displayTitle } = await import("../src/store/index.ts");
+
+  const home = makeTestHome();
+  const definitions = [fakeDefinition({ turns: streamScript(TURNS, CHUNKS) }, "fake")];
+  // Write the session, close it (checkpoint), open it again the way the TUI does.
+  const writer = await openTestSession(home, { definitions });
+  let count = 0;
+  for (let turn = 0; count < EVENTS; turn++) {
+    for (const draft of turnDrafts(turn)) {
+      writer.controller.pipeline.append(draft as never);
+      count++;
+    }
+  }
+  const id = writer.ref.batonSessionId;
+  await writer.close();
+  const session = await openTestSession(home, { definitions, choice: { kind: "id", id }, verifyCheckpoint: "deferred", settings: { generateTitles: false } });
+  const host = new TuiHost({
+    session: { sessionId: session.ref.batonSessionId, cwd: home.cwd, controller: session.controller, recovered: false, title: () => displayTitle(session.meta()) },
+    sessions: { list: async () => [], open: () => Promise.reject(new Error("not in the bench")), close: async () => undefined },
+    initialTarget: brand.target("fake"),
+    showThoughts: true,
+    clock: systemClock,
+  });
+  host.resize(120);
+  const setup = await testRender(createElement(BatonApp, { host }), { width: 120, height: 40, exitOnCtrlC: false });
+  await setup.renderOnce();
+  await session.verifyHistory();
+  let rendering = false;
+  const frames = setInterval(() => {
+    if (rendering) return;
+    rendering = true;
+    void setup.renderOnce().finally(() => (rendering = false));
+  }, FRAME_MS);
+  await Bun.sleep(500);
+
+  const results: TurnResult[] = [];
+  for (let turn = 0; turn < TURNS; turn++) {
+    Bun.gc(true);
+    const origin = performance.now();
+    const probe = new GapProbe(origin);
+    probe.phase = "streaming";
+    const started = performance.now();
+    await session.controller.submit("fake", [{ type: "text", text: `stream ${turn}` }]);
+    const streamedMs = performance.now() - started;
+    probe.phase = "after";
+    await Bun.sleep(AFTER_MS);
+    probe.stop();
+    const streaming = probe.gaps.filter((gap) => gap.phase === "streaming").map((gap) => gap.ms);
+    const after = probe.gaps.filter((gap) => gap.phase === "after").map((gap) => gap.ms);
+    const sorted = [...streaming].sort((a, b) => a - b);
+    results.push({
+      streamingMax: Math.max(...streaming),
+      streamingP99: sorted[Math.floor(sorted.length * 0.99)] ?? NaN,
+      afterMax: Math.max(...after),
+      worst: [...probe.gaps].sort((a, b) => b.ms - a.ms).slice(0, 5).map((gap) => `${gap.ms.toFixed(1)} ms ${gap.phase}@${gap.at.toFixed(0)}`),
+      chunksPerSecond: CHUNKS / (streamedMs / 1000),
+    });
+  }
+  clearInterval(frames);
+  setup.renderer.destroy();
+  host.dispose();
+  await session.close();
+  home.cleanup();
+  return results;
+}
+
+async function main(): Promise<void> {
+  if (values.child === true) {
+    process.stdout.write(`${JSON.stringify(await child())}\n`);
+    process.exit(0);
+  }
+  const rounds = Number(values.rounds ?? 3);
+  const report = new BenchReport("stall");
+  process.stdout.write(`Main-thread stalls while streaming: ${Math.round(EVENTS / 1000)}k-event session, ${CHUNKS} chunks at ~1 kHz, ${TURNS} turns × ${rounds} processes, ${TIMER_MS} ms timer\n\n`);
+  const turns: TurnResult[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const args = [import.meta.path, "--child", "--turns", String(TURNS), "--chunks", String(CHUNKS), "--events", String(EVENTS), "--after", String(AFTER_MS)];
+    const run = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+    const line = run.stdout.trim().split("\n").at(-1) ?? "";
+    if (run.status !== 0 || !line.startsWith("[")) throw new Error(`stall child failed (${run.status}):\n${run.stderr.slice(-2000)}`);
+    turns.push(...(JSON.parse(line) as TurnResult[]));
+  }
+  const streaming = samples(turns.map((t) => t.streamingMax));
+  const after = samples(turns.map((t) => t.afterMax));
+  report.info("chunks per second reached", withSpread(samples(turns.map((t) => t.chunksPerSecond)), "/s"));
+  report.info("4 ms timer gap while streaming, p99 per turn", withSpread(samples(turns.map((t) => t.streamingP99)), "ms", 1));
+  report.figure("longest 4 ms timer gap while streaming (per turn)", withSpread(streaming, "ms", 1), `${BUDGET_MS} ms`, streaming.max / BUDGET_MS);
+  report.figure("longest gap at and after turn end (per turn)", withSpread(after, "ms", 1), `${BUDGET_MS} ms`, after.max / BUDGET_MS);
+  for (const [i, t] of turns.entries()) process.stdout.write(`  turn ${i + 1}: ${t.worst.join(", ")}\n`);
+  process.exit(report.summary() ? 0 : 1);
+}
+
+await main();
