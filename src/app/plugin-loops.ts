@@ -8,7 +8,7 @@
  * on withdraws the proposals and questions it outdates.
  */
 import type { Controller } from "../controller/controller.ts";
-import { isProposal, tableValues } from "../projection/index.ts";
+import { isProposal, summaryOf, tableValues } from "../projection/index.ts";
 import type { PluginHostPort, PluginOutput } from "../plugin/manager.ts";
 import { proposalRequest, proposalsToWithdraw, sameSuggestion } from "../plugin/proposal-request.ts";
 import { questionRequest, questionsToWithdraw, sameQuestion } from "../plugin/question-request.ts";
@@ -48,7 +48,7 @@ export function loopPort(controller: Controller, session: { readonly batonSessio
         if (event.kind !== "_baton_turn_summary") return;
         const state = controller.state;
         const turnId = (event.payload as { turnId: string }).turnId;
-        const entry = state.turnSummaries.findLast((s) => s.turnId === turnId);
+        const entry = summaryOf(state, turnId);
         if (entry !== undefined) listener(turnResource(state, entry));
       }),
   };

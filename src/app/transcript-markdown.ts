@@ -1,6 +1,6 @@
 /** `baton export --format md`: the reduced transcript for people. Thoughts are folded in <details>. */
 import { textOf, type ContentBlock } from "../event/content.ts";
-import { displayUserText, listToArray, selectTranscript, tableGet, type ProjectionState, type TranscriptEntry } from "../projection/index.ts";
+import { displayUserText, listToArray, selectTranscript, summaryOf, type ProjectionState, type TranscriptEntry } from "../projection/index.ts";
 import { REF_ROOT } from "../rewind/refs.ts";
 import { assertNever } from "../shared/assert.ts";
 
@@ -26,8 +26,7 @@ function fileCheckpoints(state: ProjectionState, sessionId: string): string[] {
   const items = listToArray(state.fileCheckpoints);
   if (items.length === 0) return [];
   const rows = items.map((item) => {
-    const summaryAt = tableGet(state.summaryIndex, item.turnId);
-    const asked = summaryAt === undefined ? "" : (state.turnSummaries[summaryAt]?.userText ?? "");
+    const asked = summaryOf(state, item.turnId)?.userText ?? "";
     const turn = `\`${item.turnId}\`${asked === "" ? "" : ` “${clipText(asked, 40)}”`}`;
     const changed = item.dirtyUnknown ? "unknown" : item.dirtyPaths.length === 0 ? "—" : item.dirtyPaths.map((p) => `\`${p}\``).join(", ");
     const undo = item.undo ? ` (undo: \`${item.undo.commit.slice(0, 12)}\`, ${item.undo.batonSessionId})` : "";

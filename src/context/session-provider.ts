@@ -2,7 +2,7 @@
  * The built-in `session` ContextProvider: other Baton sessions, found by id prefix or title substring,
  * provided as their newest turn summaries within the budget (the current session is excluded).
  */
-import { initialState, storedProjectionFold, summaryTexts, type ProjectionState } from "../projection/index.ts";
+import { initialState, listAt, storedProjectionFold, summaryTexts, type ProjectionState } from "../projection/index.ts";
 import { displayTitle, loadState, type SessionRef, type SessionStore } from "../store/index.ts";
 import { sessionIdPrefix } from "../shared/ids.ts";
 import type { ContextCandidate, ContextProvider } from "./providers.ts";
@@ -56,7 +56,7 @@ export function buildSessionContext(ref: SessionRef, state: ProjectionState, max
   let used = header.length;
   let omitted = 0;
   for (let index = summaries.length - 1; index >= 0; index--) {
-    const summary = summaries[index];
+    const summary = listAt(summaries, index);
     if (!summary) continue;
     const tools = summary.toolCalls.map((tool) => `${tool.title} (${tool.status})`).join("; ");
     const { userText, agentText } = summaryTexts(state, summary);

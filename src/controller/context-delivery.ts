@@ -9,7 +9,7 @@ import { fenceBlock } from "../shared/context-markers.ts";
 import type { ContextTransport } from "../event/kinds.ts";
 import { canSyncContext } from "../harness/capabilities.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
-import { ownGet, summaryTexts, type ProjectionState } from "../projection/index.ts";
+import { allSummaries, ownGet, summaryTexts, type ProjectionState } from "../projection/index.ts";
 import type { EpochId, EventId, IdSource, SnapshotId, TargetId, TurnId } from "../shared/ids.ts";
 import type { HarnessBinding } from "./binding.ts";
 import type { AppendFn } from "./pipeline.ts";
@@ -47,7 +47,7 @@ export function targetLabel(registry: HarnessRegistry, targetId: TargetId): stri
 }
 
 export function summaryRecords(state: ProjectionState, label: (targetId: TargetId) => string): SummaryRecord[] {
-  return state.turnSummaries.map((entry) => ({
+  return allSummaries(state).map((entry) => ({
     seq: entry.seq,
     targetId: entry.harnessTargetId ?? undefined,
     label: entry.harnessTargetId ? label(entry.harnessTargetId) : "agent",

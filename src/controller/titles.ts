@@ -6,7 +6,7 @@
 import { outcomeOfStopReason } from "../event/stop-reasons.ts";
 import { canGenerateText } from "../harness/capabilities.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
-import { summaryTexts, type ProjectionState } from "../projection/index.ts";
+import { summaryOf, summaryTexts, type ProjectionState } from "../projection/index.ts";
 import { describeError } from "../shared/errors.ts";
 import type { Logger } from "../shared/log.ts";
 import type { HarnessBinding } from "./binding.ts";
@@ -99,7 +99,7 @@ function needsTitle(meta: MetaPort): boolean {
 
 /** Start generation when the turn completed with something the user typed; undefined when not applicable. */
 export function startTitleGeneration(state: ProjectionState, turnId: string, ranOn: string, deps: TitleDeps): Promise<string | undefined> | undefined {
-  const summary = state.turnSummaries.find((entry) => entry.turnId === turnId);
+  const summary = summaryOf(state, turnId);
   const userText = summary === undefined ? "" : summaryTexts(state, summary).userText;
   if (summary === undefined || userText === "" || outcomeOfStopReason(summary.stopReason) !== "completed") return undefined;
   return generateTitle(deps, userText, ranOn).catch(() => undefined);

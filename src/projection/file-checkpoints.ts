@@ -10,6 +10,7 @@ import type { FileCheckpointItem } from "./file-checkpoint-item.ts";
 import type { ProjectionState } from "./state.ts";
 import { summaryTexts } from "./summary.ts";
 import { tableGet, tableHas, tableSet } from "./table.ts";
+import { summaryOf } from "./turn-summaries.ts";
 import type { TargetId } from "../shared/ids.ts";
 
 export function reduceFileCheckpoint(state: ProjectionState, event: EventOf<"_baton_checkpoint">): ProjectionState {
@@ -129,8 +130,7 @@ export function fileCheckpointIndexThrough(state: ProjectionState, seq: number):
 }
 
 function userTextOf(state: ProjectionState, turnId: string): string {
-  const summaryAt = tableGet(state.summaryIndex, turnId);
-  const summary = summaryAt === undefined ? undefined : state.turnSummaries[summaryAt];
+  const summary = summaryOf(state, turnId);
   if (summary !== undefined) return summaryTexts(state, summary).userText;
   const messageId = tableGet(state.turnData, turnId)?.userMessageId;
   const message = messageId ? tableGet(state.messages, messageId) : undefined;

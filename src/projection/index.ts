@@ -38,6 +38,7 @@ export {
   type TargetPlan,
 } from "./selectors.ts";
 export * from "./state.ts";
+export { allSummaries, lastSummary, recentSummaries, summaryOf } from "./turn-summaries.ts";
 export { repeatsSnapshot } from "./targets.ts";
 export { buildTurnSummary, summaryTexts, type SummaryTexts } from "./summary.ts";
 export { emptyTable, tableGet, tableHas, tableToRecord, tableValues, TABLE_BUCKETS, type Table } from "./table.ts";

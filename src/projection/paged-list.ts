@@ -5,9 +5,11 @@
  * the tail's index (≤ 16 pointers each) — not a 256-item page, which made the first chunk of every
  * streamed message the slowest event of a live fold. When the tail holds a page's worth it becomes a
  * page (one copy per `PAGE_SIZE` appends). Inside a draft (`draft.ts`) the nodes the draft created are
- * appended to in place.
+ * appended to in place. In a state opened from an incremental checkpoint a full page may be a stub
+ * (`lazy.ts`); the read functions resolve it.
  */
 import { appended, editable, fresh } from "./draft.ts";
+import { resolve } from "./lazy.ts";
 
 export const PAGE_SIZE = 256;
 export const TAIL_CHUNK = 16;
@@ -57,14 +59,17 @@ export function listPush<T>(list: PagedList<T>, item: T): PagedList<T> {
 export function listAt<T>(list: PagedList<T>, index: number): T | undefined {
   if (index < 0 || index >= list.length) return undefined;
   const full = list.pages.length * PAGE_SIZE;
-  if (index < full) return list.pages[Math.floor(index / PAGE_SIZE)]?.[index % PAGE_SIZE];
+  if (index < full) {
+    const page = list.pages[Math.floor(index / PAGE_SIZE)];
+    return page === undefined ? undefined : resolve(page)[index % PAGE_SIZE];
+  }
   const rest = index - full;
   return list.tail[Math.floor(rest / TAIL_CHUNK)]?.[rest % TAIL_CHUNK];
 }
 
 /** The list's items as consecutive arrays (full pages, then the tail's chunks), for a walk over all of them. */
 export function listChunks<T>(list: PagedList<T>): readonly (readonly T[])[] {
-  return list.tail.length === 0 ? list.pages : [...list.pages, ...list.tail];
+  return [...list.pages.map((page) => resolve(page)), ...list.tail];
 }
 
 export function listToArray<T>(list: PagedList<T>): T[] {

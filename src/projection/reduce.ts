@@ -14,6 +14,7 @@ import { isKnownEvent, type AnyEvent, type KnownEvent } from "../event/envelope.
 import { assertNever } from "../shared/assert.ts";
 import { BatonError } from "../shared/errors.ts";
 import { checkAttemptTransition, reduceAttemptUpdate } from "./attempts.ts";
+import { decodeState, encodeState } from "./checkpoint-codec.ts";
 import { assign, closeDraft, edits, inDraft, openDraft } from "./draft.ts";
 import { reduceContextReceipt, reduceContextSnapshot } from "./context.ts";
 import { reduceInputQueued, reduceInputUpdate } from "./inputs.ts";
@@ -165,4 +166,7 @@ export const storedProjectionFold = {
   /** A load folds its events in one draft (the state it returns is immutable from then on). */
   batch: inDraft,
   decode: (value: unknown): ProjectionState => checkStoredState(value as ProjectionState),
+  /** Incremental checkpoints (`checkpoint-codec.ts`): a turn end writes what the turn changed. */
+  encodeNodes: encodeState,
+  decodeNodes: decodeState,
 };

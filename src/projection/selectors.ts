@@ -246,7 +246,7 @@ export function selectApprovalRoute(state: ProjectionState, harnessTargetId: Tar
 export function selectLastDrivenTarget(state: ProjectionState): string | null {
   const summaries = state.turnSummaries;
   for (let i = summaries.length - 1; i >= 0; i--) {
-    const entry = summaries[i];
+    const entry = listAt(summaries, i);
     if (entry !== undefined && entry.role === "driven" && entry.harnessTargetId !== null) return entry.harnessTargetId;
   }
   return null;

@@ -333,8 +333,8 @@ export interface ProjectionState {
   readonly attemptAnomalies: readonly AttemptAnomaly[];
   /** Inputs waiting for the driven-turn slot, in queue order (a session opened with some left restores them paused). */
   readonly queuedInputs: readonly QueuedInputItem[];
-  /** In seq order; one per turn (first wins). */
-  readonly turnSummaries: readonly TurnSummaryEntry[];
+  /** In seq order; one per turn (first wins). Read through `turn-summaries.ts`. */
+  readonly turnSummaries: PagedList<TurnSummaryEntry>;
   /** turnId → index in `turnSummaries`. */
   readonly summaryIndex: Table<number>;
   /** pluginInstanceId → its binding in this session. */
@@ -381,7 +381,7 @@ export function initialState(batonSessionId?: string): ProjectionState {
     attempts: emptyTable(),
     attemptAnomalies: [],
     queuedInputs: [],
-    turnSummaries: [],
+    turnSummaries: emptyList(),
     summaryIndex: emptyTable(),
     plugins: {},
     fileCheckpoints: emptyList(),

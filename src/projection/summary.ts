@@ -10,7 +10,7 @@ import type { StopReason } from "../event/stop-reasons.ts";
 import type { TargetId, TurnId } from "../shared/ids.ts";
 import { displayUserText } from "./display-text.ts";
 import type { ProjectionState, TurnSummaryEntry, UsageTotals } from "./state.ts";
-import { listToArray, type PagedList } from "./paged-list.ts";
+import { listPush, listToArray, type PagedList } from "./paged-list.ts";
 import { tableDelete, tableGet, tableHas, tableSet } from "./table.ts";
 
 type SummaryUsage = NonNullable<TurnSummaryPayload["usage"]>;
@@ -110,10 +110,11 @@ export function reduceTurnSummary(state: ProjectionState, event: EventOf<"_baton
   if (tableHas(state.summaryIndex, turnId)) return state;
   const data = tableGet(state.turnData, turnId);
   const entry = entryOf(event, event.harnessTargetId ?? data?.harnessTargetId ?? null);
+  const index = state.turnSummaries.length; // before the push: inside a draft the list grows in place
   return {
     ...state,
-    turnSummaries: [...state.turnSummaries, entry],
-    summaryIndex: tableSet(state.summaryIndex, turnId, state.turnSummaries.length),
+    summaryIndex: tableSet(state.summaryIndex, turnId, index),
+    turnSummaries: listPush(state.turnSummaries, entry),
     turnData: tableDelete(state.turnData, turnId),
   };
 }

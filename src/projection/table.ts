@@ -16,9 +16,12 @@
  * copy, what an insert cost anyway); a write of an id already in the buckets updates it there and leaves
  * the recent entry alone. Iteration visits the recent entry at the end of its leaf, where moving it
  * would put it, so the order is that of a table without it.
- * Readers go through `tableGet`/`tableValues`, never the buckets directly.
+ * Readers go through `tableGet`/`tableValues`, never the buckets directly: in a state opened from an
+ * incremental checkpoint, inner nodes, leaves and values may be stubs (`lazy.ts`) that these functions
+ * resolve as they pass them.
  */
 import { appended, editable, fresh } from "./draft.ts";
+import { isStored, resolve } from "./lazy.ts";
 
 export const TABLE_FANOUT = 16;
 /** Leaves in a full table: the number of buckets ids are spread over. */
@@ -58,12 +61,18 @@ export function hashId(id: string): number {
   return hash >>> 0;
 }
 
+function outerOf<T>(table: Table<T>, a: number): Outer<T> | null {
+  const outer = table.buckets[a];
+  return outer === null || outer === undefined ? null : resolve(outer);
+}
+
 function leafOf<T>(table: Table<T>, hash: number): Leaf<T> {
-  const outer = table.buckets[hash & MASK];
-  if (outer === null || outer === undefined) return EMPTY_LEAF;
+  const outer = outerOf(table, hash & MASK);
+  if (outer === null) return EMPTY_LEAF;
   const inner = outer[(hash >>> 4) & MASK];
   if (inner === null || inner === undefined) return EMPTY_LEAF;
-  return inner[(hash >>> 8) & MASK] ?? EMPTY_LEAF;
+  const leaf = resolve(inner)[(hash >>> 8) & MASK];
+  return leaf === undefined ? EMPTY_LEAF : resolve(leaf);
 }
 
 /** Index of `id` in `leaf` (even), or -1. */
@@ -76,10 +85,10 @@ function withLeaf<T>(table: Table<T>, hash: number, leaf: Leaf<T>, size: number)
   const a = hash & MASK;
   const b = (hash >>> 4) & MASK;
   const c = (hash >>> 8) & MASK;
-  const outerNow = table.buckets[a];
-  const outer = (outerNow === null || outerNow === undefined ? fresh(new Array<Inner<T> | null>(TABLE_FANOUT).fill(null)) : editable(outerNow)) as (Inner<T> | null)[];
+  const outerNow = outerOf(table, a);
+  const outer = (outerNow === null ? fresh(new Array<Inner<T> | null>(TABLE_FANOUT).fill(null)) : editable(outerNow)) as (Inner<T> | null)[];
   const innerNow = outer[b];
-  const inner = (innerNow === null || innerNow === undefined ? fresh(new Array<Leaf<T>>(TABLE_FANOUT).fill(EMPTY_LEAF)) : editable(innerNow)) as Leaf<T>[];
+  const inner = (innerNow === null || innerNow === undefined ? fresh(new Array<Leaf<T>>(TABLE_FANOUT).fill(EMPTY_LEAF)) : editable(resolve(innerNow))) as Leaf<T>[];
   inner[c] = leaf;
   outer[b] = inner;
   // The root and its index are owned separately: a root copied for its recent entry shares the index.
@@ -95,7 +104,7 @@ export function tableGet<T>(table: Table<T>, id: string): T | undefined {
   if (table.recentId === id) return table.recent as T;
   const leaf = leafOf(table, hashId(id));
   const at = find(leaf, id);
-  return at === -1 ? undefined : (leaf[at + 1] as T);
+  return at === -1 ? undefined : resolve(leaf[at + 1] as T);
 }
 
 export function tableHas<T>(table: Table<T>, id: string): boolean {
@@ -125,7 +134,7 @@ export function tableSet<T>(table: Table<T>, id: string, value: T): Table<T> {
   const leaf = leafOf(table, hash);
   const at = find(leaf, id);
   if (at === -1) return withRecent(settled(table), id, value, table.size + 1);
-  if (leaf[at + 1] === value) return table;
+  if (isStored(leaf[at + 1] as T, value)) return table;
   const next = editable(leaf) as (string | T)[];
   next[at + 1] = value;
   return withLeaf(table, hash, next, table.size);
@@ -151,20 +160,22 @@ function forEachEntry<T>(table: Table<T>, visit: (id: string, value: T) => void)
   const rc = (hash >>> 8) & MASK;
   const visitRecent = (): void => visit(recentId as string, table.recent as T);
   for (let a = 0; a < table.buckets.length; a++) {
-    const outer = table.buckets[a];
+    const stored = table.buckets[a];
+    const outer = stored === null || stored === undefined ? stored : resolve(stored);
     if (outer === null || outer === undefined) {
       if (a === ra) visitRecent();
       continue;
     }
     for (let b = 0; b < outer.length; b++) {
-      const inner = outer[b];
-      if (inner === null || inner === undefined) {
+      const storedInner = outer[b];
+      if (storedInner === null || storedInner === undefined) {
         if (a === ra && b === rb) visitRecent();
         continue;
       }
+      const inner = resolve(storedInner);
       for (let c = 0; c < inner.length; c++) {
-        const leaf = inner[c] as Leaf<T>;
-        for (let i = 0; i < leaf.length; i += 2) visit(leaf[i] as string, leaf[i + 1] as T);
+        const leaf = resolve(inner[c] as Leaf<T>);
+        for (let i = 0; i < leaf.length; i += 2) visit(leaf[i] as string, resolve(leaf[i + 1] as T));
         if (a === ra && b === rb && c === rc) visitRecent();
       }
     }

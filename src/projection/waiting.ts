@@ -9,6 +9,7 @@ import { assertNever } from "../shared/assert.ts";
 import type { InteractionItem, ProjectionState } from "./state.ts";
 import { selectPendingInteractions } from "./selectors.ts";
 import { tableValues } from "./table.ts";
+import { lastSummary } from "./turn-summaries.ts";
 import type { TargetId } from "../shared/ids.ts";
 
 export type WaitKind = "approval" | "question" | "suggestion";
@@ -61,7 +62,7 @@ function exitedWhileWaiting(state: ProjectionState): WaitItem | undefined {
   }
   const resolution = newest?.resolution;
   if (newest === undefined || resolution?.outcome !== "cancelled" || (resolution.reason !== "shutdown" && resolution.reason !== "recovery")) return undefined;
-  const last = state.turnSummaries.at(-1);
+  const last = lastSummary(state);
   if (last !== undefined && last.turnId !== newest.turnId && last.seq > newest.openedSeq) return undefined;
   return itemOf(newest);
 }

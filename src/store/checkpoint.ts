@@ -8,7 +8,10 @@
  *
  * File `checkpoint.jsonl` beside the ledger, two lines: a small header (validated before the large
  * state line is parsed), then the state JSON. Written in the background (sliced serialization,
- * temp + rename, 0600).
+ * temp + rename, 0600). A fold with `encodeNodes`/`decodeNodes` writes it incrementally (format 3): the
+ * second line is a small head and the state's nodes live in an append-only node file
+ * (`checkpoint-nodes.ts`) that each checkpoint extends with what changed; the header names that file,
+ * the length it covers and its digest, checked like the ledger's.
  */
 import fs from "node:fs";
 import * as path from "node:path";
@@ -20,6 +23,10 @@ import { lineNumberAt } from "./ledger-lines.ts";
 import { LedgerLineError, type LocatedEvent } from "./ledger-read.ts";
 import { digestPrefix, digestShapeProblem, fullBlocksOf, verifyPrefix, verifyPrefixSync, type PrefixDigest } from "./ledger-digest.ts";
 import { stringifyPieces } from "./sliced-json.ts";
+import { CheckpointNodes } from "./checkpoint-nodes.ts";
+import { adoptNodeFile, checkNodeFile, FORMAT_NODES, writeIncremental, type CheckpointNodeStore, type NodeFileEntry } from "./checkpoint-incremental.ts";
+
+export type { CheckpointNodeStore } from "./checkpoint-incremental.ts";
 
 export const CHECKPOINT_FILE = "checkpoint.jsonl";
 const FORMAT = "baton-checkpoint/2";
@@ -38,6 +45,10 @@ export interface StateFold<S> {
   encode?(state: S): unknown;
   /** Parsed JSON → state (default: the value itself). May throw: the checkpoint is then ignored. */
   decode?(value: unknown): S;
+  /** Incremental checkpoints: the state as a head's JSON text, its nodes put into `nodes` (yields between slices). */
+  encodeNodes?(state: S, nodes: CheckpointNodeStore): Generator<void, string>;
+  /** Incremental checkpoints: a parsed head → the state (nodes read from `nodes` when used); `decode` runs after it. */
+  decodeNodes?(head: unknown, nodes: CheckpointNodeStore): S;
 }
 
 export interface LoadedState<S> {
@@ -76,13 +87,15 @@ interface CheckpointHeader {
   readonly byteOffset: number;
   readonly eventId: string;
   readonly digest: PrefixDigest;
+  /** Format 3: the node file, the bytes of it the head may reference, and their digest. */
+  readonly nodes?: NodeFileEntry;
 }
 
 export function checkpointPathFor(ledgerPath: string): string {
   return path.join(path.dirname(ledgerPath), CHECKPOINT_FILE);
 }
 
-type Restored<S> = { readonly state: S; readonly header: CheckpointHeader } | { readonly problem: string | undefined };
+type Restored<S> = { readonly state: S; readonly header: CheckpointHeader; readonly nodes?: CheckpointNodes } | { readonly problem: string | undefined };
 
 /** Digests of full ledger blocks known to match the file, per open ledger (a later checkpoint reuses them). */
 const knownBlocks = new WeakMap<object, readonly string[]>();
@@ -95,19 +108,30 @@ export function loadState<S>(ledger: Ledger, fold: StateFold<S>, options: LoadOp
     const full = replay(ledger, fold, fold.initial(), 0, 0);
     return restored.problem === undefined ? full : { ...full, checkpointProblem: restored.problem };
   }
-  const { header } = restored;
+  const { header, nodes } = restored;
   const loaded = replay(ledger, fold, restored.state, header.byteOffset, header.seq);
   const file = checkpointPathFor(ledger.path);
-  if (!deferred) {
+  const trust = (): void => {
     knownBlocks.set(ledger, fullBlocksOf(header.digest, header.byteOffset));
+    if (nodes !== undefined && header.nodes !== undefined) {
+      nodes.knowBlocks(fullBlocksOf(header.nodes.digest, header.nodes.length));
+      adoptNodeFile(ledger, nodes);
+    }
+  };
+  if (!deferred) {
+    trust();
     return loaded;
   }
   let verdict: Promise<string | undefined> | undefined;
   const verifyCheckpoint = (): Promise<string | undefined> => {
     verdict ??= verifyPrefix(ledger.path, header.byteOffset, header.digest).then(
-      (check) => {
+      async (check) => {
         if (!check.ok) return `${file} is stale: ${check.reason}`;
-        knownBlocks.set(ledger, fullBlocksOf(header.digest, header.byteOffset));
+        if (nodes !== undefined && header.nodes !== undefined) {
+          const nodesCheck = await verifyPrefix(nodes.file, header.nodes.length, header.nodes.digest);
+          if (!nodesCheck.ok) return `${nodes.file} is stale: ${nodesCheck.reason.replace("the ledger's", "its")}`;
+        }
+        trust();
         return undefined;
       },
       (error: unknown) => `${file} could not be checked against the ledger: ${describeError(error)}`,
@@ -170,7 +194,16 @@ function restoreCheckpoint<S>(ledger: Ledger, fold: StateFold<S>, deferDigest: b
     if (typeof header === "string") return { problem: `${file}: ${header}` };
     const mismatch = checkAgainstLedger(header, ledger, fold.version) ?? (deferDigest ? undefined : checkDigest(ledger.path, header));
     if (mismatch !== undefined) return { problem: `${file} is stale: ${mismatch}` };
+    if (header.format === FORMAT_NODES) {
+      const problem = fold.decodeNodes === undefined ? "an incremental checkpoint, and this fold reads only whole ones" : checkNodeFile(path.dirname(file), header.nodes, deferDigest);
+      if (problem !== undefined) return { problem: `${file} is unusable: ${problem}` };
+    }
     const parsed: unknown = JSON.parse(buffer.toString("utf8", headerEnd + 1, buffer.byteLength - 1));
+    if (header.nodes !== undefined && fold.decodeNodes !== undefined) {
+      const nodes = new CheckpointNodes(path.dirname(file), header.nodes.name, header.nodes.length, false);
+      const decoded = fold.decodeNodes(parsed, nodes);
+      return { state: fold.decode ? fold.decode(decoded) : decoded, header, nodes };
+    }
     const state = fold.decode ? fold.decode(parsed) : (parsed as S);
     return { state, header };
   } catch (error) {
@@ -190,7 +223,7 @@ function checkDigest(ledgerPath: string, header: CheckpointHeader): string | und
 
 function parseHeader(text: string): CheckpointHeader | string {
   const value = JSON.parse(text) as Partial<CheckpointHeader> | null;
-  if (typeof value !== "object" || value === null || value.format !== FORMAT) return `not a ${FORMAT} file`;
+  if (typeof value !== "object" || value === null || (value.format !== FORMAT && value.format !== FORMAT_NODES)) return `not a ${FORMAT} or ${FORMAT_NODES} file`;
   if (
     typeof value.version !== "string" ||
     typeof value.batonSessionId !== "string" ||
@@ -256,7 +289,7 @@ export async function checkpointWritesSettled(ledger: Pick<Ledger, "path">, limi
  */
 export function writeCheckpoint<S>(
   ledger: Pick<Ledger, "path" | "batonSessionId">,
-  fold: Pick<StateFold<S>, "version" | "encode">,
+  fold: Pick<StateFold<S>, "version" | "encode" | "encodeNodes">,
   state: S,
   position: LedgerPosition,
 ): Promise<boolean> {
@@ -266,7 +299,7 @@ export function writeCheckpoint<S>(
   const entry = writes.get(file) ?? { chain: Promise.resolve(), newestSeq: -1 };
   if (position.seq <= entry.newestSeq) return Promise.resolve(false);
   entry.newestSeq = position.seq;
-  const payload = fold.encode ? fold.encode(state) : state;
+  const payload = fold.encodeNodes !== undefined ? undefined : fold.encode ? fold.encode(state) : state;
   const result = entry.chain.then(async () => {
     if (entry.newestSeq !== position.seq) return false; // a newer checkpoint was requested meanwhile
     // Only the blocks after those already known are read and hashed.
@@ -281,6 +314,7 @@ export function writeCheckpoint<S>(
       eventId,
       digest,
     };
+    if (fold.encodeNodes !== undefined) return writeIncremental(ledger, fold.encodeNodes, state, file, (entry) => `${JSON.stringify({ ...header, format: FORMAT_NODES, nodes: entry })}\n`);
     const body = await stringifyPieces(payload);
     if (body === undefined) return false;
     await writeFileAtomic(file, [`${JSON.stringify(header)}\n`, ...body, "\n"], "checkpoint");

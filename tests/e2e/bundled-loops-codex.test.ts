@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { codexDefinition } from "../../src/harness/codex/definition.ts";
+import { lastSummary } from "../../src/projection/index.ts";
 import { bundledLoop } from "../support/bundled-loops.ts";
 import { makeCodexHome } from "../support/codex-home.ts";
 import { codexLastUserText } from "../support/crash-harnesses.ts";
@@ -50,7 +51,7 @@ test("real Codex: apply_patch breaks the tests → one proposal to codex with th
     await mock.script([patch("ok", "broken"), { kind: "text", text: "I changed a.txt." }]);
     await turn("change a.txt");
     expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("broken\n");
-    expect(session.controller.state.turnSummaries.at(-1)?.toolCalls.map((t) => t.kind)).toContain("edit");
+    expect(lastSummary(session.controller.state)?.toolCalls.map((t) => t.kind)).toContain("edit");
     const [card, ...more] = loop.pending();
     expect(more).toEqual([]);
     expect(card?.draft).toMatchObject({ type: "proposed_input", targetId: "codex", title: "Fix the failing tests" });

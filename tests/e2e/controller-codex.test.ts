@@ -1,7 +1,7 @@
 /** The controller with the real Codex adapter in-process: steering a running turn reaches the model; self-heal with a stopped app-server. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { codexDefinition } from "../../src/harness/codex/definition.ts";
-import { selectTranscript, summaryTexts, tableValues } from "../../src/projection/index.ts";
+import { allSummaries, selectTranscript, summaryTexts, tableValues } from "../../src/projection/index.ts";
 import { readLedgerFile } from "../../src/store/index.ts";
 import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
 import { makeCodexHome } from "../support/codex-home.ts";
@@ -28,7 +28,7 @@ test("a prompt during a slow Codex turn is a steer: one turn, and the model's ne
     expect(await steer).toBe("completed");
     const requests = await mock.requests();
     expect(JSON.stringify(requests.at(-1)!.body)).toContain("ALSO MENTION BANANAS");
-    const summaries = session.controller.state.turnSummaries;
+    const summaries = allSummaries(session.controller.state);
     expect(summaries.length).toBe(1);
     // #11.14: the steer is recorded once, as the user's, and the turn summary (what the next agent gets) has it.
     const steers = readLedgerFile(session.ref.paths.ledger).filter((e) => e.kind === "user_message" && (e.payload as { delivery?: string }).delivery === "steer");

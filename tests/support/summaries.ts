@@ -4,7 +4,7 @@
  */
 import type { AnyEvent } from "../../src/event/envelope.ts";
 import type { TurnSummaryPayload } from "../../src/event/kinds.ts";
-import { replay, summaryTexts } from "../../src/projection/index.ts";
+import { allSummaries, replay, summaryTexts } from "../../src/projection/index.ts";
 
 export type ReadSummary = TurnSummaryPayload & {
   readonly userText: string;
@@ -15,7 +15,7 @@ export type ReadSummary = TurnSummaryPayload & {
 
 export function readSummaries(events: readonly AnyEvent[]): ReadSummary[] {
   const state = replay(events);
-  return state.turnSummaries.map((entry) => {
+  return allSummaries(state).map((entry) => {
     const texts = summaryTexts(state, entry);
     return { ...entry, userText: texts.userText, steers: [...texts.steers], agentText: texts.agentText };
   });

@@ -12,6 +12,7 @@ import path from "node:path";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { testSessions, waitFor } from "../support/session-host.ts";
 import { CHECKPOINT_FILE, checkpointWritesSettled, faultingLedgerIo, nodeLedgerIo, setDiskFaults } from "../../src/store/index.ts";
+import { NODES_PATTERN } from "../../src/store/checkpoint-nodes.ts";
 
 const sessions = testSessions({ beforeCleanup: () => setDiskFaults(undefined) });
 const text = (value: string) => [{ type: "text" as const, text: value }];
@@ -19,25 +20,30 @@ const isCheckpointTemp = (file: unknown) => path.basename(String(file)).startsWi
 
 type Step = "open" | "unlink";
 const original = { open: fs.promises.open, unlink: fs.promises.unlink };
+const isNodeFile = (file: unknown) => NODES_PATTERN.test(path.basename(String(file)));
 
-/** Holds the checkpoint's temp at `step` until `release()`: just after it was opened, or just before it is removed. */
-function holdCheckpointWrite(step: Step): { readonly held: () => boolean; release(): void } {
+/**
+ * Holds the write at `step` until `release()`: just after the head's temp (or, `nodes`, the node file) was opened,
+ * or just before the head's temp is removed. `fullAtHead`: the disk fills the moment the head's temp is open (the
+ * node file's append fitted, the head did not).
+ */
+function holdCheckpointWrite(step: Step, options: { readonly nodes?: boolean; readonly fullAtHead?: boolean } = {}): { readonly held: () => boolean; release(): void } {
   let held = false;
   let release: () => void = () => undefined;
   const gate = new Promise<void>((resolve) => (release = resolve));
   const wait = async (file: unknown): Promise<void> => {
-    if (!isCheckpointTemp(file)) return;
+    if (!(options.nodes === true ? isNodeFile(file) : isCheckpointTemp(file))) return;
     held = true;
     await gate;
   };
-  if (step === "open") {
-    const open = original.open as (...args: unknown[]) => Promise<fs.promises.FileHandle>;
-    fs.promises.open = (async (file: fs.PathLike, ...rest: unknown[]) => {
-      const handle = await open(file, ...rest);
-      await wait(file);
-      return handle;
-    }) as typeof fs.promises.open;
-  } else {
+  const open = original.open as (...args: unknown[]) => Promise<fs.promises.FileHandle>;
+  fs.promises.open = (async (file: fs.PathLike, ...rest: unknown[]) => {
+    const handle = await open(file, ...rest);
+    if (options.fullAtHead === true && isCheckpointTemp(file)) setDiskFaults({ site: "checkpoint" });
+    if (step === "open") await wait(file);
+    return handle;
+  }) as typeof fs.promises.open;
+  if (step === "unlink") {
     fs.promises.unlink = (async (file: fs.PathLike) => {
       await wait(file);
       return original.unlink(file);
@@ -58,15 +64,16 @@ const WAITING_MS = 400;
 
 describe("close and a checkpoint write in flight", () => {
   for (const [step, fault, what] of [
-    ["open", false, "the temp is being written"],
-    ["unlink", true, "the write failed with ENOSPC and its temp is being removed"],
+    ["open", "none", "the temp is being written"],
+    ["unlink", "head", "the head's write failed with ENOSPC and its temp is being removed"],
+    ["open", "nodes", "the node file's append is under way and fails with ENOSPC"],
   ] as const) {
     test(`${what}: close resolves only after the write let go, and no temp is left`, async () => {
       // On the full disk the ledger fails too (what close then writes is refused), as in `baton exec`.
       const s = await sessions.open({ definitions: [fakeDefinition({ turns: [[{ type: "text", text: "answer" }]] })], ledgerIo: faultingLedgerIo(nodeLedgerIo) });
       ledgers.push(s.ref.paths.ledger);
-      const gate = holdCheckpointWrite(step);
-      if (fault) setDiskFaults({ site: "checkpoint" });
+      const gate = holdCheckpointWrite(step, { nodes: fault === "nodes", fullAtHead: fault === "head" });
+      if (fault === "nodes") setDiskFaults({ site: "checkpoint" });
       expect(await s.controller.submit("fake", text("hello"))).toBe("completed");
       await waitFor(gate.held, 5000, "the turn's checkpoint write to reach its temp");
       const dir = path.dirname(s.ref.paths.ledger);
@@ -77,7 +84,9 @@ describe("close and a checkpoint write in flight", () => {
       gate.release();
       expect(await closing).toEqual([]);
       expect(first).toBe("waiting");
-      expect(fs.existsSync(path.join(dir, CHECKPOINT_FILE))).toBe(!fault);
+      expect(fs.existsSync(path.join(dir, CHECKPOINT_FILE))).toBe(fault === "none");
+      // A node file no head names is never left behind (the first checkpoint's is removed when its write fails).
+      expect(fs.readdirSync(dir).filter((name) => NODES_PATTERN.test(name)).length).toBe(fault === "none" ? 1 : 0);
       expect(fs.existsSync(path.join(dir, "lock"))).toBe(false);
     });
   }

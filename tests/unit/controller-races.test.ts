@@ -10,6 +10,7 @@ import fc from "fast-check";
 import { fakeDefinition, type FakeAction } from "../support/fake-adapter.ts";
 import { ledgerOf, makeTestHome, openTestSession } from "../support/session-host.ts";
 import type { AnyEvent } from "../../src/event/envelope.ts";
+import { lastSummary } from "../../src/projection/index.ts";
 
 type Op =
   | { readonly op: "submit"; readonly target: "alpha" | "beta"; readonly ms: number; readonly cancellable: boolean; readonly asks?: boolean }
@@ -80,8 +81,7 @@ async function runScenario(ops: readonly Op[]): Promise<void> {
         }
         case "lateIdle": {
           // a duplicate terminal for the most recently finished turn must be inert
-          const summaries = session.controller.state.turnSummaries;
-          const last = summaries.at(-1);
+          const last = lastSummary(session.controller.state);
           if (last) {
             session.controller.pipeline.append({ kind: "state_update", payload: { state: "idle", stopReason: "end_turn" }, source: { type: "harness", harnessTargetId: last.harnessTargetId ?? "alpha" }, turnId: last.turnId as never, harnessTargetId: last.harnessTargetId ?? "alpha" });
           }

@@ -20,6 +20,7 @@ import {
   tableHas,
   tableValues,
   type ProjectionState,
+  allSummaries,
 } from "../../src/projection/index.ts";
 import { createEventFactory, type EventOptions } from "../support/events.ts";
 
@@ -225,7 +226,7 @@ function checkInvariants(state: ProjectionState): void {
     if (ref.type !== "task") expect(resolveTimelineItem(state, ref)).toBeDefined();
   }
   for (const turnId of Object.keys(state.activeTurns)) expect(tableHas(state.stopReasons, turnId)).toBe(false);
-  for (const summary of state.turnSummaries) expect(tableGet(state.turnData, summary.turnId)).toBeUndefined();
+  for (const summary of allSummaries(state)) expect(tableGet(state.turnData, summary.turnId)).toBeUndefined();
 }
 
 const RUNS = { numRuns: 300 };

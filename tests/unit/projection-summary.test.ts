@@ -1,6 +1,6 @@
 /** buildTurnSummary (EV-09) from in-memory per-turn data, and display text stripping (CTX-04). */
 import { describe, expect, test } from "bun:test";
-import { buildTurnSummary, displayUserText, reduce, replay, stripInjectedContext, summaryTexts, tableGet } from "../../src/projection/index.ts";
+import { allSummaries, buildTurnSummary, displayUserText, reduce, replay, stripInjectedContext, summaryTexts, tableGet } from "../../src/projection/index.ts";
 import { assembleCatchUp } from "../../src/context/catch-up.ts";
 import { createEventFactory, textBlock, type EventFactory } from "../support/events.ts";
 import { brand } from "../support/ids.ts";
@@ -84,7 +84,7 @@ describe("buildTurnSummary", () => {
     const state = replay(turnLedger(f));
     const payload = buildTurnSummary(state, brand.turn("t_1"), undefined, "2025-01-01T12:01:00.000Z");
     const after = reduce(state, f.make("_baton_turn_summary", payload, { turn: "t_1", source: "baton" }));
-    expect(after.turnSummaries).toEqual([{ ...payload, seq: 13, harnessTargetId: brand.target("codex") }]);
+    expect(allSummaries(after)).toEqual([{ ...payload, seq: 13, harnessTargetId: brand.target("codex") }]);
     expect(tableGet(after.turnData, "t_1")).toBeUndefined();
   });
 });

@@ -16,6 +16,7 @@ import {
   selectPluginCommands,
   tableGet,
   type ProjectionState,
+  allSummaries,
 } from "../../src/projection/index.ts";
 import { createEventFactory, textBlock, type EventFactory } from "../support/events.ts";
 import { brand } from "../support/ids.ts";
@@ -487,7 +488,7 @@ const CASES: CaseTable = {
       when: (f) => f.make("_baton_turn_summary", { turnId: "t_1", stopReason: "end_turn", userMessageId: "m_1", toolCalls: [] }, { target: "codex" }),
       then: (s, before) => {
         expect(tableGet(before.turnData, "t_1")).toBeDefined();
-        expect(s.turnSummaries).toEqual([{ turnId: brand.turn("t_1"), stopReason: "end_turn", userMessageId: brand.message("m_1"), toolCalls: [], seq: 4, harnessTargetId: brand.target("codex") }]);
+        expect(allSummaries(s)).toEqual([{ turnId: brand.turn("t_1"), stopReason: "end_turn", userMessageId: brand.message("m_1"), toolCalls: [], seq: 4, harnessTargetId: brand.target("codex") }]);
         expect(tableGet(s.turnData, "t_1")).toBeUndefined();
       },
     },

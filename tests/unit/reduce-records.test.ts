@@ -185,7 +185,7 @@ describe("errors, notices, plans, summaries", () => {
       f.make("usage_update", { inputTokens: 5 }, { turn: "t_1" }),
     ]);
     expect(reduce(state, f.make("_baton_turn_summary", { turnId: "t_1", agentText: "other", toolCalls: [] }))).toBe(state);
-    expect(state.turnSummaries).toHaveLength(1);
+    expect(state.turnSummaries.length).toBe(1);
     expect(tableGet(state.turnData, "t_1")).toBeUndefined();
     expect(state.usage.inputTokens).toBe(5);
   });

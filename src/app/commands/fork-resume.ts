@@ -7,7 +7,7 @@
  */
 import path from "node:path";
 import { createSessionStore, loadState, resolveCwd, type SessionRef, type SessionStore } from "../../store/index.ts";
-import { initialState, type ProjectionState } from "../../projection/index.ts";
+import { initialState, lastSummary, type ProjectionState } from "../../projection/index.ts";
 import { systemClock } from "../../shared/clock.ts";
 import { createUlidSource } from "../../shared/ids.ts";
 import { batonHome } from "../app-context.ts";
@@ -113,7 +113,7 @@ function logicalEnd(store: SessionStore, ref: SessionRef): number {
   try {
     const { state } = loadState<ProjectionState>(ledger, { ...projectionFold, initial: () => initialState(ref.batonSessionId) });
     if (Object.keys(state.activeTurns).length === 0) return ledger.lastSeq;
-    return state.turnSummaries.at(-1)?.seq ?? 0;
+    return lastSummary(state)?.seq ?? 0;
   } finally {
     void ledger.close();
   }

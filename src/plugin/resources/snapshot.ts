@@ -8,7 +8,7 @@
  * session has used: a loop may suggest a target nobody has talked to yet (second-opinion's reviewer).
  */
 import { selectPendingInteractions } from "../../projection/selectors.ts";
-import { summaryTexts, tableValues, type ProjectionState } from "../../projection/index.ts";
+import { recentSummaries, summaryTexts, tableValues, type ProjectionState } from "../../projection/index.ts";
 import type { ResourceObject } from "./schema.ts";
 
 const TURNS_IN_SNAPSHOT = 50;
@@ -20,7 +20,7 @@ export interface SnapshotTarget {
 }
 
 export function batonSnapshot(state: ProjectionState, cwd: string, targets: readonly SnapshotTarget[]): Record<string, unknown> {
-  const turns = state.turnSummaries.slice(-TURNS_IN_SNAPSHOT).map((s) => {
+  const turns = recentSummaries(state, TURNS_IN_SNAPSHOT).map((s) => {
     const texts = summaryTexts(state, s);
     return {
       turnId: s.turnId,

@@ -5,7 +5,7 @@
  * that seq, generation 1; spec = the summary in words (prompt, steers, agent text, tool calls, how it ended)
  * with its target, harness and session. Pure.
  */
-import { summaryTexts, type ProjectionState, type TurnSummaryEntry } from "../../projection/index.ts";
+import { allSummaries, summaryTexts, type ProjectionState, type TurnSummaryEntry } from "../../projection/index.ts";
 import { BATON_SYSTEM_NAMESPACE, TURN_TYPE, type Json, type ResourceObject } from "./schema.ts";
 
 const EPOCH = new Date(0).toISOString();
@@ -50,10 +50,10 @@ export function turnResource(state: ProjectionState, entry: TurnSummaryEntry): R
 }
 
 /** Every Turn of the session, oldest first (memoized on the summaries array, which only grows by copy). */
-let memo: { summaries: readonly TurnSummaryEntry[]; turns: readonly ResourceObject[] } | undefined;
+let memo: { summaries: ProjectionState["turnSummaries"]; turns: readonly ResourceObject[] } | undefined;
 export function turnResources(state: ProjectionState): readonly ResourceObject[] {
   if (memo?.summaries === state.turnSummaries) return memo.turns;
-  const turns = state.turnSummaries.map((entry) => turnResource(state, entry));
+  const turns = allSummaries(state).map((entry) => turnResource(state, entry));
   memo = { summaries: state.turnSummaries, turns };
   return turns;
 }
