@@ -1,16 +1,17 @@
 /**
  * Growth table (issue #18, "Scale"): how open time, memory and the checkpoint grow with the session.
  *
- *   node_modules/.bin/bun bench/growth.ts [--sizes 10000,30000,100000,300000,1000000] [--rounds 3]
+ *   node_modules/.bin/bun bench/growth.ts [--sizes 10000,30000,100000,300000,1000000] [--rounds 7] [--big-rounds 3]
  *
- * One generated ledger (bench/_fixture.ts: 500-event turns, ~1 KB per event, ~92 % streamed chunks with
- * `raw` kept) grows through the sizes. At each size the builder folds what it appended (as the live
- * session does), writes a checkpoint of that state (as a turn end does: the write time, its size) and
- * appends one more turn (the tail an open replays). Then the session is opened in fresh child processes,
- * read-only, alternating `--rounds` times: with the checkpoint and its digest check deferred (the TUI),
- * with the digest checked during the open (exec, export), and without a checkpoint (a full replay).
- * Each figure: median (min–max); the last columns are the ratio to the smallest size — the issue's goal is
- * open time and RSS with a checkpoint at 300k within 1.3× of 10k.
+ * One generated session (bench/_fixture.ts: 500-event turns, ~1 KB per event, ~92 % streamed chunks with `raw`
+ * kept) grows through the sizes, folded as the live session folds it, with a checkpoint at each size. At each
+ * size three more turns end with a checkpoint each (a turn end: the bytes it writes — node-file append + head —
+ * and its CPU), one more turn is left as the tail an open replays, and the session directory is copied aside.
+ * Then every copy is opened in fresh child processes, read-only, the sizes alternated round by round: with the
+ * checkpoint and its digest check deferred (the TUI), with the digest checked during the open (exec, export),
+ * and without a checkpoint (a full replay). `--rounds` rounds for the sizes of the ratio figures (the smallest
+ * and 300k), `--big-rounds` for the others. Each figure: median (min–max). The goal (#18): open time and RSS
+ * with a checkpoint at 300k within 1.3× of those at 10k, as the median of the per-round ratios.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -19,23 +20,28 @@ import { initialState, storedProjectionFold, type ProjectionState } from "../src
 import { systemClock } from "../src/shared/clock.ts";
 import { createUlidSource, type BatonSessionId } from "../src/shared/ids.ts";
 import { CHECKPOINT_FILE, loadState, writeCheckpoint, type StateFold } from "../src/store/checkpoint.ts";
+import { NODES_PATTERN } from "../src/store/checkpoint-nodes.ts";
 import { openLedger, type Ledger } from "../src/store/ledger.ts";
 import { EVENTS_PER_TURN, turnDrafts } from "./_fixture.ts";
 
 const SESSION = "bs_01KBENCH0000000000000000000" as BatonSessionId;
 const FOLD: StateFold<ProjectionState> = { ...storedProjectionFold, initial: () => initialState(SESSION) };
 const RATIO_BUDGET = 1.3;
+const RATIO_SIZE = 300_000;
+const TURN_ENDS = 3;
 
 type Mode = "deferred" | "checked" | "full";
 const MODES: readonly Mode[] = ["deferred", "checked", "full"];
 
 interface OpenReport {
   readonly openMs: number;
-  readonly peakRssMb: number;
+  /** Peak resident set of the opening process (VmHWM). */
+  readonly rssMb: number;
   readonly fromCheckpoint: boolean;
   readonly replayed: number;
 }
 
+/** VmHWM (peak resident set) of this process, MB: what the open needed at its height. */
 function peakRssMb(): number {
   const match = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync("/proc/self/status", "utf8"));
   return match?.[1] ? Number(match[1]) / 1024 : process.resourceUsage().maxRSS / 1024;
@@ -45,13 +51,14 @@ function open(file: string, readOnly: boolean): Ledger {
   return openLedger({ path: file, batonSessionId: SESSION, clock: systemClock, ids: createUlidSource(), readOnly });
 }
 
+/** One open in a fresh process: the time to a state, and the resident memory holding it. */
 function child(mode: Mode, file: string): void {
-  Bun.gc(true);
   const started = Bun.nanoseconds();
   const ledger = open(file, true);
   const loaded = loadState(ledger, mode === "full" ? { ...FOLD, version: "bench-no-checkpoint" } : FOLD, { verify: mode === "deferred" ? "deferred" : "sync" });
   const openMs = (Bun.nanoseconds() - started) / 1e6;
-  const report: OpenReport = { openMs, peakRssMb: peakRssMb(), fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed };
+  const report: OpenReport = { openMs, rssMb: peakRssMb(), fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed };
+  if (loaded.state.lastSeq === 0) throw new Error("empty state");
   console.log(JSON.stringify(report));
 }
 
@@ -61,15 +68,39 @@ function runChild(mode: Mode, file: string): OpenReport {
   return JSON.parse(result.stdout.toString().trim().split("\n").at(-1) ?? "{}") as OpenReport;
 }
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-const fmt = (values: readonly number[], digits = 0): string => `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
+const median = (values: readonly number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? 0) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+};
+const spread = (values: readonly number[], digits = 0): string => `${median(values).toFixed(digits)} (${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)})`;
+const mb = (bytes: number): string => (bytes / 1e6).toFixed(bytes < 1e7 ? 2 : 0);
 
 interface Row {
   readonly events: number;
-  readonly ledgerMb: number;
-  readonly checkpointMb: number;
-  readonly checkpointWriteMs: number;
+  readonly dir: string;
+  readonly ledgerBytes: number;
+  readonly headBytes: number;
+  readonly nodeBytes: number;
+  readonly liveBytes: number;
+  readonly turnEndBytes: number[];
+  readonly turnEndCpuMs: number[];
+  readonly turnEndWallMs: number[];
   readonly opens: Record<Mode, OpenReport[]>;
+}
+
+function nodeFileOf(dir: string): { name: string; bytes: number } {
+  const name = fs.readdirSync(dir).find((entry) => NODES_PATTERN.test(entry));
+  return { name: name ?? "", bytes: name === undefined ? 0 : fs.statSync(path.join(dir, name)).size };
+}
+
+function headerOf(dir: string): { nodes?: { length: number; live: number } } {
+  const text = fs.readFileSync(path.join(dir, CHECKPOINT_FILE), "utf8");
+  return JSON.parse(text.slice(0, text.indexOf("\n"))) as { nodes?: { length: number; live: number } };
+}
+
+function line(figure: string, value: string, budget = "—", ratio = "—", verdict = "(info)"): void {
+  console.log(`${figure.padEnd(52)} ${value.padStart(24)}  ${budget.padStart(7)}  ${ratio.padStart(22)}  ${verdict}`);
 }
 
 async function main(): Promise<void> {
@@ -79,87 +110,145 @@ async function main(): Promise<void> {
     return i === -1 ? undefined : args[i + 1];
   };
   const sizes = (arg("--sizes") ?? "10000,30000,100000,300000,1000000").split(",").map(Number).sort((a, b) => a - b);
-  const rounds = Math.max(1, Number(arg("--rounds") ?? 3));
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-growth-"));
-  const file = path.join(dir, "session.jsonl");
+  const rounds = Math.max(1, Number(arg("--rounds") ?? 7));
+  const bigRounds = Math.max(1, Number(arg("--big-rounds") ?? 3));
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-growth-"));
+  const live = path.join(root, "live");
+  fs.mkdirSync(live);
+  const file = path.join(live, "session.jsonl");
   const rows: Row[] = [];
   try {
     let state = FOLD.initial();
     let turn = 0;
+    const ledger = open(file, false);
+    const appendTurn = (): void => {
+      state = (FOLD.batch ?? ((run) => run()))(() => {
+        let next = state;
+        for (const draft of turnDrafts(turn)) next = FOLD.fold(next, ledger.append(draft));
+        return next;
+      });
+      turn++;
+    };
     for (const size of sizes) {
-      const ledger = open(file, false);
-      const appendTurn = (): void => {
-        state = (FOLD.batch ?? ((run) => run()))(() => {
-          let next = state;
-          for (const draft of turnDrafts(turn)) next = FOLD.fold(next, ledger.append(draft));
-          return next;
-        });
-        turn++;
-      };
-      while (turn * EVENTS_PER_TURN < size) appendTurn();
+      while ((turn + TURN_ENDS + 1) * EVENTS_PER_TURN < size) appendTurn();
       await ledger.sync();
-      const started = Bun.nanoseconds();
       await writeCheckpoint(ledger, FOLD, state, ledger.position);
-      const checkpointWriteMs = (Bun.nanoseconds() - started) / 1e6;
-      appendTurn(); // the tail after the checkpoint, as after a turn end
-      const ledgerMb = ledger.byteLength / 1e6;
-      await ledger.close();
-      const opens: Record<Mode, OpenReport[]> = { deferred: [], checked: [], full: [] };
-      for (let round = 0; round < rounds; round++) for (const mode of MODES) opens[mode].push(runChild(mode, file));
-      if (!opens.deferred.every((r) => r.fromCheckpoint) || !opens.checked.every((r) => r.fromCheckpoint)) throw new Error(`at ${size} events the checkpoint was not used`);
-      const checkpointMb = fs.statSync(path.join(dir, CHECKPOINT_FILE)).size / 1e6;
-      rows.push({ events: turn * EVENTS_PER_TURN, ledgerMb, checkpointMb, checkpointWriteMs, opens });
-      console.log(`… ${turn * EVENTS_PER_TURN} events done`);
+      const turnEndBytes: number[] = [];
+      const turnEndCpuMs: number[] = [];
+      const turnEndWallMs: number[] = [];
+      for (let i = 0; i < TURN_ENDS; i++) {
+        appendTurn();
+        await ledger.sync();
+        const nodesBefore = nodeFileOf(live);
+        const cpu = process.cpuUsage();
+        const wall = Bun.nanoseconds();
+        await writeCheckpoint(ledger, FOLD, state, ledger.position);
+        turnEndWallMs.push((Bun.nanoseconds() - wall) / 1e6);
+        const used = process.cpuUsage(cpu);
+        turnEndCpuMs.push((used.user + used.system) / 1000);
+        const nodesAfter = nodeFileOf(live);
+        const appended = nodesAfter.name === nodesBefore.name ? nodesAfter.bytes - nodesBefore.bytes : nodesAfter.bytes;
+        turnEndBytes.push(appended + fs.statSync(path.join(live, CHECKPOINT_FILE)).size);
+      }
+      appendTurn(); // the tail after the last checkpoint, as after a turn end
+      await ledger.sync();
+      const copy = path.join(root, String(size));
+      fs.cpSync(live, copy, { recursive: true });
+      const header = headerOf(copy);
+      rows.push({
+        events: turn * EVENTS_PER_TURN,
+        dir: copy,
+        ledgerBytes: ledger.byteLength,
+        headBytes: fs.statSync(path.join(copy, CHECKPOINT_FILE)).size,
+        nodeBytes: nodeFileOf(copy).bytes,
+        liveBytes: header.nodes?.live ?? 0,
+        turnEndBytes,
+        turnEndCpuMs,
+        turnEndWallMs,
+        opens: { deferred: [], checked: [], full: [] },
+      });
+      console.log(`… ${turn * EVENTS_PER_TURN} events built`);
     }
+    await ledger.close();
+    const base = rows[0];
+    const ratioRow = rows.find((row) => row.events >= RATIO_SIZE) ?? rows.at(-1);
+    for (let round = 0; round < rounds; round++) {
+      // Rotate the order every round so no size always runs first (or last) on a shared machine.
+      const order = rows.map((_, i) => rows[(i + round) % rows.length] as Row).filter((row) => round < bigRounds || row === base || row === ratioRow);
+      for (const row of order) for (const mode of MODES) row.opens[mode].push(runChild(mode, path.join(row.dir, "session.jsonl")));
+      console.log(`… round ${round + 1} of ${rounds} opened`);
+    }
+    for (const row of rows) {
+      if (!row.opens.deferred.every((r) => r.fromCheckpoint) || !row.opens.checked.every((r) => r.fromCheckpoint)) throw new Error(`at ${row.events} events the checkpoint was not used`);
+    }
+    report(rows, rounds, bigRounds);
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(root, { recursive: true, force: true });
   }
+}
+
+function report(rows: readonly Row[], rounds: number, bigRounds: number): void {
   const base = rows[0];
   if (base === undefined) return;
-  console.log(`\ngrowth (median (min–max) of ${rounds} fresh processes per mode, alternated; ratio = ÷ the ${base.events}-event row)`);
+  const ratioRow = rows.find((row) => row.events >= RATIO_SIZE) ?? rows.at(-1) ?? base;
+  console.log(`\ngrowth: fresh read-only processes, sizes alternated; ${rounds} rounds at ${base.events} and ${ratioRow.events} events, ${bigRounds} at the others; median (min–max)`);
   console.log(
-    ["events", "ledger MB", "ckpt MB", "ckpt write ms", "open deferred ms", "open checked ms", "open full ms", "RSS deferred MB", "RSS full MB", "open÷", "RSS÷"]
-      .map((h) => h.padStart(16))
+    ["events", "ledger MB", "open ckpt ms", "open checked ms", "open no ckpt ms", "peak RSS ckpt", "peak RSS none", "head KB", "nodes MB", "live %", "turn end KB", "turn end CPU ms"]
+      .map((h) => h.padStart(15))
       .join(""),
   );
   for (const row of rows) {
-    const open = (mode: Mode): number[] => row.opens[mode].map((r) => r.openMs);
-    const rss = (mode: Mode): number[] => row.opens[mode].map((r) => r.peakRssMb);
-    const openRatio = median(open("deferred")) / median(base.opens.deferred.map((r) => r.openMs));
-    const rssRatio = median(rss("deferred")) / median(base.opens.deferred.map((r) => r.peakRssMb));
+    const pick = (mode: Mode, key: "openMs" | "rssMb"): number[] => row.opens[mode].map((r) => r[key]);
     console.log(
       [
-        `${row.events}`,
-        row.ledgerMb.toFixed(0),
-        row.checkpointMb.toFixed(1),
-        row.checkpointWriteMs.toFixed(0),
-        fmt(open("deferred")),
-        fmt(open("checked")),
-        fmt(open("full")),
-        fmt(rss("deferred")),
-        fmt(rss("full")),
-        `${openRatio.toFixed(2)}×`,
-        `${rssRatio.toFixed(2)}×`,
+        String(row.events),
+        mb(row.ledgerBytes),
+        spread(pick("deferred", "openMs")),
+        spread(pick("checked", "openMs")),
+        spread(pick("full", "openMs")),
+        spread(pick("deferred", "rssMb")),
+        spread(pick("full", "rssMb")),
+        (row.headBytes / 1e3).toFixed(1),
+        mb(row.nodeBytes),
+        row.nodeBytes === 0 ? "—" : ((100 * row.liveBytes) / row.nodeBytes).toFixed(0),
+        (median(row.turnEndBytes) / 1e3).toFixed(1),
+        spread(row.turnEndCpuMs),
       ]
-        .map((cell) => cell.padStart(16))
+        .map((cell) => cell.padStart(15))
         .join(""),
     );
   }
-  const at300k = rows.find((row) => row.events >= 300_000);
-  const verdicts: string[] = [];
-  if (at300k !== undefined) {
-    for (const [label, pick] of [
-      ["open with a checkpoint (deferred)", (r: OpenReport) => r.openMs],
-      ["RSS after open with a checkpoint", (r: OpenReport) => r.peakRssMb],
-    ] as const) {
-      const ratio = median(at300k.opens.deferred.map(pick)) / median(base.opens.deferred.map(pick));
-      const ok = ratio <= RATIO_BUDGET;
-      verdicts.push(ok ? "OK" : "OVER");
-      console.log(`${`${label}, ${at300k.events} ÷ ${base.events}`.padEnd(56)} ${`${ratio.toFixed(2)}×`.padStart(8)}  budget ${RATIO_BUDGET}×  ${ok ? "OK" : "OVER"}`);
+  console.log("");
+  line("figure", "value", "budget", "ratio (per-round spread)", "verdict");
+  const verdicts: boolean[] = [];
+  const ratioFigure = (label: string, key: "openMs" | "rssMb", unit: string, budget: number | undefined, row: Row): void => {
+    const n = Math.min(row.opens.deferred.length, base.opens.deferred.length);
+    const ratios = Array.from({ length: n }, (_, i) => (row.opens.deferred[i]?.[key] ?? 0) / (base.opens.deferred[i]?.[key] ?? 1));
+    const ratio = median(ratios);
+    const value = `${median(row.opens.deferred.map((r) => r[key])).toFixed(1)} ÷ ${median(base.opens.deferred.map((r) => r[key])).toFixed(1)} ${unit}`;
+    const ratioText = `${ratio.toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+    if (budget === undefined) {
+      line(label, value, "—", ratioText);
+      return;
     }
+    verdicts.push(ratio <= budget);
+    line(label, value, `${budget}×`, ratioText, ratio <= budget ? "OK" : "OVER");
+  };
+  ratioFigure(`open with a checkpoint, ${ratioRow.events} ÷ ${base.events}`, "openMs", "ms", RATIO_BUDGET, ratioRow);
+  ratioFigure(`peak RSS of that open, ${ratioRow.events} ÷ ${base.events}`, "rssMb", "MB", RATIO_BUDGET, ratioRow);
+  const biggest = rows.at(-1);
+  if (biggest !== undefined && biggest !== ratioRow) {
+    ratioFigure(`open with a checkpoint, ${biggest.events} ÷ ${base.events}`, "openMs", "ms", undefined, biggest);
+    ratioFigure(`peak RSS of that open, ${biggest.events} ÷ ${base.events}`, "rssMb", "MB", undefined, biggest);
   }
-  const over = verdicts.filter((v) => v === "OVER").length;
-  console.log(`summary: growth ${over === 0 ? "OK" : `${over} of ${verdicts.length} figures OVER budget`}`);
+  for (const row of [ratioRow, ...(biggest !== undefined && biggest !== ratioRow ? [biggest] : [])]) {
+    const bytes = median(row.turnEndBytes);
+    const baseBytes = median(base.turnEndBytes);
+    line(`turn end writes (node append + head), ${row.events}`, `${(bytes / 1e3).toFixed(1)} KB`, "—", `${(bytes / baseBytes).toFixed(2)}× of ${base.events}`);
+    line(`turn end CPU, ${row.events}`, `${median(row.turnEndCpuMs).toFixed(1)} ms`, "—", `${(median(row.turnEndCpuMs) / median(base.turnEndCpuMs)).toFixed(2)}× of ${base.events}`);
+  }
+  const over = verdicts.filter((ok) => !ok).length;
+  console.log(`summary: growth ${over === 0 ? "OK" : `${over} of ${verdicts.length} figures OVER budget`} (open and RSS with a checkpoint at ${ratioRow.events} ÷ ${base.events}, budget ${RATIO_BUDGET}×)`);
 }
 
 if (process.argv[2] === "--child") child((process.argv[3] ?? "deferred") as Mode, process.argv[4] ?? "");

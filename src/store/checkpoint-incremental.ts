@@ -15,14 +15,21 @@ import { digestShapeProblem, verifyPrefixSync, type PrefixDigest } from "./ledge
 
 export const FORMAT_NODES = "baton-checkpoint/3";
 
-/** Where an incremental checkpoint keeps its nodes (a fold's view of `CheckpointNodes`). */
+/** Where an incremental checkpoint keeps its nodes (a fold's view of `CheckpointNodes`; see the projection's codec). */
 export interface CheckpointNodeStore {
   tokenOf(node: object): string | undefined;
-  put(node: object, json: string): string;
-  isToken(value: unknown): boolean;
+  put(node: object | null, json: string, below: number): string;
+  adopt(stub: { moveTo(source: CheckpointNodes, token: unknown): void }, token: string): void;
   tokenText(token: unknown): string;
+  liveOf(token: string): number;
   read(token: unknown): unknown;
   remember(node: object, token: unknown): void;
+}
+
+/** A state encoded for a checkpoint: the head's JSON text and the node bytes it references. */
+export interface EncodedHead {
+  readonly head: string;
+  readonly live: number;
 }
 
 /** What a format-3 header says about its node file. */
@@ -30,6 +37,8 @@ export interface NodeFileEntry {
   readonly name: string;
   readonly length: number;
   readonly digest: PrefixDigest;
+  /** How many of those bytes the head references (the rest is garbage a compaction drops). */
+  readonly live: number;
 }
 
 /** The node file an open ledger's incremental checkpoints extend (from its verified checkpoint, or the last one written). */
@@ -42,7 +51,9 @@ export function adoptNodeFile(ledger: object, nodes: CheckpointNodes): void {
 
 /** A format-3 header's node file: named as this Baton names them, long enough, and (unless deferred) its digest. */
 export function checkNodeFile(dir: string, nodes: NodeFileEntry | undefined, deferDigest: boolean): string | undefined {
-  if (nodes === undefined || typeof nodes.name !== "string" || !NODES_PATTERN.test(nodes.name) || !Number.isSafeInteger(nodes.length) || nodes.length < 0) return "malformed node file entry";
+  if (nodes === undefined || typeof nodes.name !== "string" || !NODES_PATTERN.test(nodes.name) || !Number.isSafeInteger(nodes.length) || nodes.length < 0 || !Number.isSafeInteger(nodes.live)) {
+    return "malformed node file entry";
+  }
   const shape = digestShapeProblem(nodes.digest, nodes.length);
   if (shape !== undefined) return `node file: ${shape}`;
   const file = path.join(dir, nodes.name);
@@ -65,24 +76,27 @@ export function checkNodeFile(dir: string, nodes: NodeFileEntry | undefined, def
 
 /**
  * Extends the node file with what changed since the last checkpoint, then replaces the small head
- * (`headerLine(entry)` + the head's JSON). A failure anywhere forgets what was staged and cuts the node file
- * back (or removes a node file no head names yet); the head on disk stays the previous one.
+ * (`headerLine(entry)` + the head's JSON). When the file is mostly garbage it writes a new generation
+ * instead (every live record, copied without keeping unread ones in memory) and removes the old file once
+ * the head names the new one. A failure anywhere forgets what was staged and cuts the node file back (or
+ * removes a node file no head names yet); the head on disk stays the previous one.
  */
 export async function writeIncremental<S>(
   ledger: object,
-  encodeNodes: (state: S, nodes: CheckpointNodeStore) => Generator<void, string>,
+  encodeNodes: (state: S, nodes: CheckpointNodeStore) => Generator<void, EncodedHead>,
   state: S,
   file: string,
   headerLine: (entry: NodeFileEntry) => string,
 ): Promise<boolean> {
   const dir = path.dirname(file);
-  const nodes = nodeFiles.get(ledger) ?? new CheckpointNodes(dir, newNodesName(), 0, true);
-  let head: string;
+  const current = nodeFiles.get(ledger);
+  const nodes = current === undefined || current.wantsCompaction ? new CheckpointNodes(dir, newNodesName(), 0, true) : current;
+  let encoded: EncodedHead;
   try {
     const slices = encodeNodes(state, nodes);
     for (let step = slices.next(); ; step = slices.next()) {
       if (step.done === true) {
-        head = step.value;
+        encoded = step.value;
         break;
       }
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -93,12 +107,12 @@ export async function writeIncremental<S>(
   }
   const flushed = await nodes.flush();
   try {
-    await writeFileAtomic(file, [headerLine({ name: nodes.name, length: flushed.length, digest: flushed.digest }), head, "\n"], "checkpoint");
+    await writeFileAtomic(file, [headerLine({ name: nodes.name, length: flushed.length, digest: flushed.digest, live: encoded.live }), encoded.head, "\n"], "checkpoint");
   } catch (error) {
     nodes.abandon();
     throw error;
   }
-  nodes.commit(flushed.length, flushed.digest);
+  nodes.commit(flushed.length, flushed.digest, encoded.live);
   nodeFiles.set(ledger, nodes);
   removeOtherNodeFiles(dir, nodes.name);
   return true;

@@ -24,9 +24,9 @@ import { LedgerLineError, type LocatedEvent } from "./ledger-read.ts";
 import { digestPrefix, digestShapeProblem, fullBlocksOf, verifyPrefix, verifyPrefixSync, type PrefixDigest } from "./ledger-digest.ts";
 import { stringifyPieces } from "./sliced-json.ts";
 import { CheckpointNodes } from "./checkpoint-nodes.ts";
-import { adoptNodeFile, checkNodeFile, FORMAT_NODES, writeIncremental, type CheckpointNodeStore, type NodeFileEntry } from "./checkpoint-incremental.ts";
+import { adoptNodeFile, checkNodeFile, FORMAT_NODES, writeIncremental, type CheckpointNodeStore, type EncodedHead, type NodeFileEntry } from "./checkpoint-incremental.ts";
 
-export type { CheckpointNodeStore } from "./checkpoint-incremental.ts";
+export type { CheckpointNodeStore, EncodedHead } from "./checkpoint-incremental.ts";
 
 export const CHECKPOINT_FILE = "checkpoint.jsonl";
 const FORMAT = "baton-checkpoint/2";
@@ -46,7 +46,7 @@ export interface StateFold<S> {
   /** Parsed JSON → state (default: the value itself). May throw: the checkpoint is then ignored. */
   decode?(value: unknown): S;
   /** Incremental checkpoints: the state as a head's JSON text, its nodes put into `nodes` (yields between slices). */
-  encodeNodes?(state: S, nodes: CheckpointNodeStore): Generator<void, string>;
+  encodeNodes?(state: S, nodes: CheckpointNodeStore): Generator<void, EncodedHead>;
   /** Incremental checkpoints: a parsed head → the state (nodes read from `nodes` when used); `decode` runs after it. */
   decodeNodes?(head: unknown, nodes: CheckpointNodeStore): S;
 }
@@ -200,7 +200,7 @@ function restoreCheckpoint<S>(ledger: Ledger, fold: StateFold<S>, deferDigest: b
     }
     const parsed: unknown = JSON.parse(buffer.toString("utf8", headerEnd + 1, buffer.byteLength - 1));
     if (header.nodes !== undefined && fold.decodeNodes !== undefined) {
-      const nodes = new CheckpointNodes(path.dirname(file), header.nodes.name, header.nodes.length, false);
+      const nodes = new CheckpointNodes(path.dirname(file), header.nodes.name, header.nodes.length, false, header.nodes.live);
       const decoded = fold.decodeNodes(parsed, nodes);
       return { state: fold.decode ? fold.decode(decoded) : decoded, header, nodes };
     }
