@@ -57,7 +57,7 @@ export function isToken(value: unknown): boolean {
   return typeof value === "object" && value !== null && !Array.isArray(value) && Array.isArray((value as { $?: unknown }).$);
 }
 
-function isTableShape(value: unknown): value is { size: number; buckets: readonly unknown[] } {
+function isTableShape(value: unknown): value is { size: number; buckets: readonly unknown[]; recentId: string | null; recent: unknown } {
   return typeof value === "object" && value !== null && !Array.isArray(value) && "buckets" in value && "size" in value;
 }
 
@@ -145,8 +145,10 @@ export function* encodeState(state: ProjectionState, store: NodeStore): Generato
     let json: string;
     if (isTableShape(value)) {
       const buckets = yield* children(value.buckets, outer as Encode);
-      json = `{"size":${value.size},"buckets":${buckets.json}}`;
-      live += buckets.live;
+      // The entry written last sits at the root (`table.ts`): a record of its own (read at open) or inline.
+      const recent = yield* leafValue(value.recent ?? null);
+      json = `{"size":${value.size},"buckets":${buckets.json},"recentId":${JSON.stringify(value.recentId ?? null)},"recent":${recent.json}}`;
+      live += buckets.live + recent.live;
     } else if (isListShape(value)) {
       const pages = yield* children(value.pages, opaque as Encode);
       const tail = yield* children(value.tail, opaque as Encode);
@@ -185,7 +187,9 @@ export function decodeState(head: unknown, store: NodeStore): ProjectionState {
   };
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(head as Record<string, unknown>)) {
-    if (isTableShape(field)) out[key] = { size: field.size, buckets: field.buckets.map((entry) => (entry === null ? null : at(entry, decodeOuter, store, false))) };
+    if (isTableShape(field)) {
+      out[key] = { size: field.size, buckets: field.buckets.map((entry) => (entry === null ? null : at(entry, decodeOuter, store, false))), recentId: field.recentId, recent: chunk(field.recent) };
+    }
     else if (isListShape(field)) out[key] = { length: field.length, pages: field.pages.map((entry) => at(entry, decodeValue, store, false)), tail: field.tail.map(chunk) };
     else out[key] = field;
   }
