@@ -1,8 +1,8 @@
 /**
- * test-watch's question, through its reconcile with an in-memory resource client (the host does not yet
- * deliver answered plugin questions to a reconcile, #16): no command anywhere → one question after the
- * first editing turn, the run waits; the answer is kept and the waiting run starts with it; declining (or
- * a cancelled question) keeps it quiet, and the Board says why.
+ * test-watch's question, through its reconcile with an in-memory resource client: no command anywhere → one
+ * question after the first editing turn, the run waits; the answer is kept and the waiting run starts with it;
+ * declining (or a cancelled question) keeps it quiet, and the Board says why. The real host path (the question in
+ * the ledger, answered in `baton repl`, kill -9, another session) is tests/e2e/cli-test-watch-question.test.ts.
  */
 import { describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -75,7 +75,9 @@ describe("test-watch: which command", () => {
       expect(await packageJsonCommand(dir)).toBe("pnpm test");
       expect(await resolveCommand(dir, "bun test", undefined)).toEqual({ command: "bun test", source: "settings" });
       writeFileSync(path.join(dir, "Makefile"), "test:\n");
-      expect(suggestions(dir)).toEqual(["make test", "pnpm test"]);
+      // Asked only without a usable `test` script, so that script is never offered; `test:*` scripts are.
+      writeFileSync(path.join(dir, "package.json"), JSON.stringify({ scripts: { "test:unit": "vitest run", lint: "eslint ." } }));
+      expect(await suggestions(dir)).toEqual(["pnpm run test:unit", "make test"]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -9,6 +9,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ResourceError, type ActivationContext, type JsonValue, type Resource } from "baton-plugin";
 import type { ReconcileContext, ReconcileResult } from "./loop-api.ts";
+import { readProjectAnswer, writeProjectAnswer, type Answer } from "./project-answer.ts";
 import { runTests, type RunResult } from "./run-tests.ts";
 import type { TestWatchSettings } from "./settings.ts";
 import { resolveCommand, suggestions, type ResolvedCommand } from "./test-command.ts";
@@ -202,13 +203,8 @@ export class TestWatcher {
     }
     const status = asWatchStatus(watch.status);
     const patch: Record<string, JsonValue> = {};
-    let answer = status.answer;
-    const asked = baton.pluginInteractions.find((i) => i.decisionKey === QUESTION_KEY && i.outcome !== undefined);
-    if (answer === undefined && asked?.outcome !== undefined) {
-      const value = asked.outcome.type === "answered" ? asked.outcome.values[0]?.trim() : undefined;
-      answer = value === undefined || value === "" || value === DECLINE_OPTION ? { declined: true } : { command: value };
-      patch["answer"] = answer as JsonValue;
-    }
+    const answer = status.answer ?? (await this.answer(baton));
+    if (answer !== undefined && status.answer === undefined) patch["answer"] = answer as JsonValue;
     const { trigger: edited, latest } = newTrigger(baton.snapshot.turns, status.seenRevision, this.settings.runOn);
     if (latest !== undefined && latest !== status.seenRevision) patch["seenRevision"] = latest;
     let wanted: Trigger | undefined = edited ?? status.pending;
@@ -231,22 +227,43 @@ export class TestWatcher {
       if (answer !== undefined && "declined" in answer) patch["pending"] = null;
       else {
         patch["pending"] = { reason: wanted.reason, turnId: wanted.turnId, targetId: wanted.targetId };
-        output = this.question();
+        output = await this.question();
       }
     }
     if (Object.keys(patch).length > 0) await this.ctx.resources.patchStatus(WATCH_REF, patch);
     return output === undefined ? undefined : { output };
   }
 
-  private question(): ReconcileResult["output"] {
-    const options = suggestions(this.ctx.session.cwd).map((command) => ({ optionId: command, label: command }));
+  /**
+   * The answer this session does not know yet: the question's outcome (an explicit answer is kept for the
+   * project, so another session here is not asked again; a dismissal keeps only this session quiet), else
+   * what was answered in another session in this project.
+   */
+  private async answer(baton: ReconcileContext): Promise<Answer | undefined> {
+    const asked = baton.pluginInteractions.find((i) => i.decisionKey === QUESTION_KEY && i.outcome !== undefined);
+    if (asked?.outcome !== undefined) {
+      if (asked.outcome.type !== "answered") return { declined: true };
+      const value = asked.outcome.values[0]?.trim();
+      const answer: Answer = value === undefined || value === "" || value === DECLINE_OPTION ? { declined: true } : { command: value };
+      try {
+        await writeProjectAnswer(this.ctx.dataDirs.project, answer, this.ctx.session.cwd);
+      } catch (error) {
+        this.ctx.logger.warn("could not keep the test command for this project; the next session asks again", { error });
+      }
+      return answer;
+    }
+    return readProjectAnswer(this.ctx.dataDirs.project);
+  }
+
+  private async question(): Promise<ReconcileResult["output"]> {
+    const options = (await suggestions(this.ctx.session.cwd)).map((command) => ({ optionId: command, label: command }));
     return {
       kind: "interaction",
       decisionKey: QUESTION_KEY,
       title: "Which command runs this project's tests?",
       prompt:
         "test-watch runs it after each turn that edits files and suggests a fix when the tests newly fail. " +
-        "Pick one, type a shell command, or choose not to run tests here. (It is asked once; change it later with `command` in plugin.yaml.)",
+        "Pick one, type a shell command, or choose not to run tests here. (It is asked once for this project; change it later with `command` in plugin.yaml.)",
       options: [...options, { optionId: DECLINE_OPTION, label: DECLINE_OPTION, role: "reject" }],
       allowOther: true,
     };
