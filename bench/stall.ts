@@ -70,14 +70,17 @@ class GapProbe {
   }
 }
 
+/** One answer per turn (its own message id), `chunks` chunks one millisecond apart. */
 function streamScript(turns: number, chunks: number): FakeAction[][] {
-  const turn: FakeAction[] = [];
-  for (let i = 0; i < chunks; i++) {
-    turn.push({ type: "emit", draft: { kind: "agent_message_chunk", payload: { messageId: "m_stream", content: { type: "text", text: `word${i} ` } } } });
-    turn.push({ type: "wait", ms: 1 });
-  }
-  turn.push({ type: "end" });
-  return Array.from({ length: turns }, () => turn);
+  return Array.from({ length: turns }, (_, t) => {
+    const turn: FakeAction[] = [];
+    for (let i = 0; i < chunks; i++) {
+      turn.push({ type: "emit", draft: { kind: "agent_message_chunk", payload: { messageId: `m_stream_${t}`, content: { type: "text", text: `word${i} ` } } } });
+      turn.push({ type: "wait", ms: 1 });
+    }
+    turn.push({ type: "end" });
+    return turn;
+  });
 }
 
 async function child(): Promise<TurnResult[]> {
@@ -85,6 +88,9 @@ async function child(): Promise<TurnResult[]> {
   const { BatonApp, TuiHost } = await import("../src/tui/index.ts");
   const { systemClock } = await import("../src/shared/clock.ts");
   const { displayTitle } = await import("../src/store/index.ts");
+  // The test renderer's helpers turn React's act() environment on; the real app runs without it (and with it on,
+  // every update outside act() prints a warning, which is a stall of its own).
+  (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = false;
 
   const home = makeTestHome();
   const definitions = [fakeDefinition({ turns: streamScript(TURNS, CHUNKS) }, "fake")];
