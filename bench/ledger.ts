@@ -1,7 +1,14 @@
 /**
- * Ledger benchmark (architecture §8): `node_modules/.bin/bun bench/ledger.ts [--events N] [--keep]`.
+ * Ledger benchmark (architecture §8, issue #18): `node_modules/.bin/bun bench/ledger.ts [--events N] [--rounds N] [--keep]`.
  *
- * `--rounds N` (default 3): opens per mode, alternated, median reported.
+ * `--rounds N` (default 7, at least 7 for the verdicts): each round runs every open mode once, each in a fresh
+ * process, in an order that alternates from round to round; figures are the median and spread (min–max) of the
+ * rounds, ratios are taken per round (both sides measured in the same round) and then their median.
+ * Open modes: the floor (read the ledger, split it, `JSON.parse` every line: what any open must pay), the
+ * store's open without a checkpoint (ledger read + checks + the projection fold, `loadState`), with a
+ * checkpoint (digest checked, or deferred as the TUI does), and the real open path — process start to session
+ * ready through `createAppContext` + `openSessionIn`, as `baton exec` opens a session — on an empty session and
+ * on the 100k session with and without a checkpoint.
  *
  * Builds a realistic ledger in a temp dir — 100,000 events over 200 turns, ~1 KB each with `raw`
  * kept (~100 MB), ~92 % agent_message_chunk/agent_thought_chunk, the rest tool_call_update
@@ -21,19 +28,24 @@ import * as path from "node:path";
 import { initialState, storedProjectionFold, type ProjectionState } from "../src/projection/index.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createUlidSource, type BatonSessionId, type TurnId } from "../src/shared/ids.ts";
+import { createSessionStore } from "../src/store/index.ts";
 import { LineFramer } from "../src/shared/jsonl.ts";
 import { loadState, writeCheckpoint, type StateFold } from "../src/store/checkpoint.ts";
 import { openLedger, type Ledger } from "../src/store/ledger.ts";
 import { readLines } from "../src/store/ledger-lines.ts";
 import { chunkDraft, EVENTS_PER_TURN, turnDrafts } from "./_fixture.ts";
+import { BenchReport, samples as spreadOf, withSpread } from "./_report.ts";
 import { printTurnBytes } from "./_turn-bytes.ts";
 
 /** Switch to false to bench with a trivial fold instead of the real projection reducer. */
 const USE_REAL_REDUCER = true;
 
-const SESSION = "bs_01KBENCH0000000000000000000" as BatonSessionId;
-/** Opens per mode (alternating, each in a fresh process); `--rounds N`. */
-let ROUNDS = 3;
+/** The bench session's id: minted by the store in the parent, passed to each child. */
+let SESSION = "bs_01KBENCH0000000000000000000" as BatonSessionId;
+/** Rounds of opens (every mode once per round, each in a fresh process); `--rounds N`. */
+let ROUNDS = 7;
+/** Issue #18: an open without a checkpoint costs at most this many times the read + parse floor. */
+const OPEN_FLOOR_BUDGET = 1.2;
 
 interface CountState {
   readonly lastSeq: number;
@@ -41,6 +53,7 @@ interface CountState {
 }
 
 const projectionFold: StateFold<ProjectionState> = { ...storedProjectionFold, initial: () => initialState(SESSION) };
+const report = new BenchReport("ledger");
 const countFold: StateFold<CountState> = {
   version: "bench-count/1",
   initial: () => ({ lastSeq: 0, count: 0 }),
@@ -66,9 +79,10 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 }
 
-function line(label: string, value: string, budget?: string, ok?: boolean): void {
-  const verdict = budget === undefined ? "(info)" : `budget ${budget}  ${ok ? "OK" : "OVER"}`;
-  console.log(`${label.padEnd(38)} ${value.padStart(12)}  ${verdict}`);
+/** A figure with a budget (`limit` in the figure's unit, lower is better) or, without one, information. */
+function line(label: string, value: string, budget?: string, ok?: boolean, ratio?: number): void {
+  if (budget === undefined) report.info(label, value);
+  else report.figure(label, value, budget, ratio ?? (ok === true ? 1 : Number.POSITIVE_INFINITY));
 }
 
 function open(file: string, readOnly = false): Ledger {
@@ -93,7 +107,39 @@ interface OpenReport {
   readonly durableMeanMs?: number;
 }
 
+/** The floor: read the ledger, split it, `JSON.parse` every line — nothing an open could leave out. */
+function floorChild(file: string): void {
+  const started = Bun.nanoseconds();
+  let lines = 0;
+  for (const text of fs.readFileSync(file, "utf8").split("\n")) {
+    if (text === "") continue;
+    JSON.parse(text);
+    lines++;
+  }
+  const openSeconds = (Bun.nanoseconds() - started) / 1e9;
+  console.log(JSON.stringify({ openSeconds, replayed: lines, fromCheckpoint: false, peakRssMb: peakRssMb(), baselineRssMb: 0 }));
+}
+
+/**
+ * The real open path, as `baton exec` takes it: from process start (`performance.now()` counts from it) through
+ * loading the app's modules, the config, the store and `openSessionIn` to a session ready for its turn.
+ */
+async function appChild(id: string): Promise<void> {
+  const { createProcessIo } = await import("../src/app/process-io.ts");
+  const { createAppContext, openSessionIn, withResolvedHome } = await import("../src/app/app-context.ts");
+  const { io } = createProcessIo();
+  const ctx = createAppContext(withResolvedHome(io));
+  const session = await openSessionIn(ctx, { kind: "id", id }, { generateTitles: false });
+  const openSeconds = performance.now() / 1000;
+  const peak = peakRssMb();
+  const loaded = session.loaded;
+  await session.close();
+  console.log(JSON.stringify({ openSeconds, fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed, peakRssMb: peak, baselineRssMb: 0 }));
+}
+
 async function child(mode: string, file: string): Promise<void> {
+  if (mode === "floor") return floorChild(file);
+  if (mode.startsWith("app-")) return appChild(file);
   const turnId = "t_01KBENCHAPPEND00000000000000" as TurnId;
   if (mode === "appends") {
     // Warm the append path (JIT, schema compilation) on a scratch ledger, so the first append on
@@ -147,8 +193,9 @@ async function child(mode: string, file: string): Promise<void> {
   );
 }
 
-function runChild(mode: string, file: string): OpenReport {
-  const result = Bun.spawnSync([process.execPath, import.meta.path, "--child", mode, file], { stdout: "pipe", stderr: "inherit" });
+/** `app`: the environment and directory a user's `baton exec` would run with (the session's project). */
+function runChild(mode: string, file: string, app?: { readonly env: Record<string, string>; readonly cwd: string }): OpenReport {
+  const result = Bun.spawnSync([process.execPath, import.meta.path, "--child", mode, file, SESSION], { stdout: "pipe", stderr: "inherit", ...(app ?? {}) });
   if (result.exitCode !== 0) throw new Error(`child ${mode} failed with ${result.exitCode}`);
   return JSON.parse(result.stdout.toString().trim().split("\n").at(-1) ?? "{}") as OpenReport;
 }
@@ -162,8 +209,18 @@ async function main(): Promise<void> {
   const roundsArg = args.indexOf("--rounds");
   if (roundsArg !== -1) ROUNDS = Math.max(1, Number(args[roundsArg + 1]));
   const turns = Math.max(1, Math.round(totalEvents / EVENTS_PER_TURN));
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-"));
-  const file = path.join(dir, "session.jsonl");
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-"));
+  // The session lives in a real store (a temp BATON_HOME), so that the app can open it as `baton exec` does.
+  const home = path.join(base, "home");
+  const project = path.join(base, "project");
+  fs.mkdirSync(project, { recursive: true });
+  const store = createSessionStore({ home, clock: systemClock, ids: createUlidSource() });
+  const ref = store.createSession({ cwd: project });
+  const empty = store.createSession({ cwd: project });
+  SESSION = ref.batonSessionId;
+  const dir = ref.paths.dir;
+  const file = ref.paths.ledger;
+  const app = { env: { ...(process.env as Record<string, string>), HOME: base, BATON_HOME: home }, cwd: project };
   console.log(`fold: ${USE_REAL_REDUCER ? "real projection reducer (src/projection)" : "trivial count fold"}; dir ${dir}`);
   try {
     // Build through the real append path (no listeners), timing every append.
@@ -185,8 +242,8 @@ async function main(): Promise<void> {
     line("ledger size", `${(ledger.byteLength / 1e6).toFixed(1)} MB`, undefined);
     line("  bytes per event", `${Math.round(ledger.byteLength / n)}`, undefined);
     line("  build wall time (incl. drafts)", `${buildSeconds.toFixed(2)} s`, undefined);
-    line("append during build (mean)", `${mean.toFixed(2)} µs`, "10 µs", mean <= 10);
-    line("append during build (p99)", `${percentile(built, 0.99).toFixed(2)} µs`, "10 µs", percentile(built, 0.99) <= 10);
+    line("append during build (mean)", `${mean.toFixed(2)} µs`, "10 µs", mean <= 10, mean / 10);
+    line("append during build (p99)", `${percentile(built, 0.99).toFixed(2)} µs`, "10 µs", percentile(built, 0.99) <= 10, percentile(built, 0.99) / 10);
 
     // Line splitting: byte splitter used by the store vs. the shared LineFramer (decoded strings).
     // Each runs three times, alternating, and the best run counts (JIT warm-up, a shared machine).
@@ -248,37 +305,71 @@ async function main(): Promise<void> {
     for (const draft of turnDrafts(turns)) ledger.append(draft);
     await ledger.close();
 
-    // Each open runs in a fresh process, alternating modes, ROUNDS times; the median counts (a shared machine).
-    const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-    const runs: Record<"checkpoint" | "deferred" | "full", OpenReport[]> = { checkpoint: [], deferred: [], full: [] };
+    // Each open runs in a fresh process; every round runs every mode once, in an order rotated from round to
+    // round (no mode always follows the same one). Before each, the session is put back as built: the ledger at
+    // its length, the checkpoint there or not (an app open writes one when it closes).
+    const ledgerBytes = fs.statSync(file).size;
+    const pristine = path.join(base, "pristine");
+    fs.mkdirSync(pristine);
+    const isCheckpointFile = (name: string): boolean => name.startsWith("checkpoint");
+    for (const name of fs.readdirSync(dir).filter(isCheckpointFile)) fs.copyFileSync(path.join(dir, name), path.join(pristine, name));
+    const prepare = (withCheckpoint: boolean): void => {
+      fs.truncateSync(file, ledgerBytes);
+      for (const name of fs.readdirSync(dir).filter(isCheckpointFile)) fs.rmSync(path.join(dir, name), { force: true });
+      if (withCheckpoint) for (const name of fs.readdirSync(pristine)) fs.copyFileSync(path.join(pristine, name), path.join(dir, name));
+    };
+    type Mode = "floor" | "full" | "checkpoint" | "deferred" | "app-empty" | "app-full" | "app-checkpoint";
+    const modes: readonly Mode[] = ["floor", "full", "checkpoint", "deferred", "app-empty", "app-full", "app-checkpoint"];
+    const runs = Object.fromEntries(modes.map((mode) => [mode, [] as OpenReport[]])) as Record<Mode, OpenReport[]>;
     for (let round = 0; round < ROUNDS; round++) {
-      for (const mode of ["checkpoint", "deferred", "full"] as const) runs[mode].push(runChild(mode, file));
+      for (let k = 0; k < modes.length; k++) {
+        const mode = modes[(k + round) % modes.length] as Mode;
+        prepare(mode === "checkpoint" || mode === "deferred" || mode === "app-checkpoint");
+        if (mode === "app-empty") runs[mode].push(runChild(mode, empty.batonSessionId, app));
+        else if (mode.startsWith("app-")) runs[mode].push(runChild(mode, SESSION, app));
+        else runs[mode].push(runChild(mode, file));
+      }
     }
+    prepare(true);
     const withCheckpoint = runs.checkpoint[0]!;
-    if (!runs.checkpoint.every((r) => r.fromCheckpoint) || !runs.deferred.every((r) => r.fromCheckpoint)) throw new Error("the checkpoint was not used");
+    if (![...runs.checkpoint, ...runs.deferred, ...runs["app-checkpoint"]].every((r) => r.fromCheckpoint)) throw new Error("the checkpoint was not used");
+    if ([...runs.full, ...runs["app-full"]].some((r) => r.fromCheckpoint)) throw new Error("an open without a checkpoint used one");
     if (runs.deferred.some((r) => r.verifyProblem !== undefined)) throw new Error(`the checkpoint did not verify: ${runs.deferred[0]?.verifyProblem}`);
-    const openSync = median(runs.checkpoint.map((r) => r.openSeconds));
-    const openDeferred = median(runs.deferred.map((r) => r.openSeconds));
-    line(`open (checkpoint, digest checked), median of ${ROUNDS}`, `${openSync.toFixed(3)} s`, "0.2 s", openSync <= 0.2);
-    line(`open (checkpoint, check deferred), median`, `${openDeferred.toFixed(3)} s`, "0.2 s", openDeferred <= 0.2);
-    line("  deferred digest check (async, after open)", `${median(runs.deferred.map((r) => r.verifySeconds ?? 0)).toFixed(3)} s`, undefined);
-    line("  tail events replayed", `${withCheckpoint.replayed}`, undefined);
-    const peakSync = median(runs.checkpoint.map((r) => r.peakRssMb));
-    line("peak RSS after open (checkpoint)", `${peakSync.toFixed(0)} MB`, "150 MB", peakSync <= 150);
-    line("  RSS of the bare process", `${withCheckpoint.baselineRssMb.toFixed(0)} MB`, undefined);
-    line(`open (full replay, no checkpoint), median`, `${median(runs.full.map((r) => r.openSeconds)).toFixed(3)} s`, undefined);
-    line("  peak RSS (full replay)", `${median(runs.full.map((r) => r.peakRssMb)).toFixed(0)} MB`, undefined);
+    const ms = (mode: Mode) => spreadOf(runs[mode].map((r) => r.openSeconds * 1000));
+    const perRound = (ratio: (round: number) => number) => spreadOf(Array.from({ length: ROUNDS }, (_, round) => ratio(round)));
+    const seconds = (mode: Mode, round: number) => runs[mode][round]!.openSeconds;
+    const times = (s: ReturnType<typeof spreadOf>) => `${s.median.toFixed(2)}× (${s.min.toFixed(2)}–${s.max.toFixed(2)})`;
+    const openSync = ms("checkpoint");
+    const openDeferred = ms("deferred");
+    line(`open (checkpoint, digest checked)`, withSpread(openSync, "ms"), "200 ms", undefined, openSync.median / 200);
+    line(`open (checkpoint, check deferred)`, withSpread(openDeferred, "ms"), "200 ms", undefined, openDeferred.median / 200);
+    line("  deferred digest check (async, after open)", withSpread(spreadOf(runs.deferred.map((r) => (r.verifySeconds ?? 0) * 1000)), "ms"));
+    line("  tail events replayed", `${withCheckpoint.replayed}`);
+    const peakSync = spreadOf(runs.checkpoint.map((r) => r.peakRssMb));
+    line("peak RSS after open (checkpoint)", withSpread(peakSync, "MB"), "150 MB", undefined, peakSync.median / 150);
+    line("  RSS of the bare process", `${withCheckpoint.baselineRssMb.toFixed(0)} MB`);
+    line("floor: read + split + JSON.parse of every line", withSpread(ms("floor"), "ms"));
+    line("open without a checkpoint (read, checks, fold)", withSpread(ms("full"), "ms"));
+    line("  peak RSS (no checkpoint)", withSpread(spreadOf(runs.full.map((r) => r.peakRssMb)), "MB"));
+    const fullRatio = perRound((round) => seconds("full", round) / seconds("floor", round));
+    line("open without a checkpoint ÷ floor, per round", times(fullRatio), `${OPEN_FLOOR_BUDGET}×`, undefined, fullRatio.median / OPEN_FLOOR_BUDGET);
+    line("app open (process start → session ready), empty", withSpread(ms("app-empty"), "ms"));
+    line("app open, 100k with a checkpoint", withSpread(ms("app-checkpoint"), "ms"));
+    line("app open, 100k without a checkpoint", withSpread(ms("app-full"), "ms"));
+    // What the 100k session adds to the app's own start, against the floor of reading it, in the same round.
+    const appRatio = perRound((round) => (seconds("app-full", round) - seconds("app-empty", round)) / seconds("floor", round));
+    line("  (that − empty) ÷ floor, per round", times(appRatio), `${OPEN_FLOOR_BUDGET}×`, undefined, appRatio.median / OPEN_FLOOR_BUDGET);
 
     line("  first append, cold process", `${((withCheckpoint.firstAppendUs ?? 0) / 1000).toFixed(2)} ms`, undefined);
     const appends = runChild("appends", file);
     const firstUs = appends.firstAppendUs ?? 0;
-    line("first append after open (warm)", `${firstUs.toFixed(1)} µs`, "no re-read", firstUs < 1000);
-    line("append per streamed event (mean)", `${(appends.appendMeanUs ?? 0).toFixed(2)} µs`, "10 µs", (appends.appendMeanUs ?? 0) <= 10);
-    line("append per streamed event (p50)", `${(appends.appendP50Us ?? 0).toFixed(2)} µs`, "10 µs", (appends.appendP50Us ?? 0) <= 10);
-    line("append per streamed event (p99)", `${(appends.appendP99Us ?? 0).toFixed(2)} µs`, "10 µs", (appends.appendP99Us ?? 0) <= 10);
+    line("first append after open (warm)", `${firstUs.toFixed(1)} µs`, "1000 µs (no re-read)", firstUs < 1000, firstUs / 1000);
+    line("append per streamed event (mean)", `${(appends.appendMeanUs ?? 0).toFixed(2)} µs`, "10 µs", (appends.appendMeanUs ?? 0) <= 10, (appends.appendMeanUs ?? 0) / 10);
+    line("append per streamed event (p50)", `${(appends.appendP50Us ?? 0).toFixed(2)} µs`, "10 µs", (appends.appendP50Us ?? 0) <= 10, (appends.appendP50Us ?? 0) / 10);
+    line("append per streamed event (p99)", `${(appends.appendP99Us ?? 0).toFixed(2)} µs`, "10 µs", (appends.appendP99Us ?? 0) <= 10, (appends.appendP99Us ?? 0) / 10);
     line("durable append (fdatasync)", `${(appends.durableMeanMs ?? 0).toFixed(2)} ms`, undefined);
   } finally {
-    if (!args.includes("--keep")) fs.rmSync(dir, { recursive: true, force: true });
+    if (!args.includes("--keep")) fs.rmSync(base, { recursive: true, force: true });
   }
 }
 
@@ -290,8 +381,10 @@ async function turnBytes(): Promise<void> {
 }
 
 if (process.argv[2] === "--child") {
+  SESSION = (process.argv[5] ?? SESSION) as BatonSessionId;
   await child(process.argv[3] ?? "checkpoint", process.argv[4] ?? "");
 } else {
   if (!process.argv.includes("--turn-bytes")) await main();
   if (!process.argv.includes("--no-agents")) await turnBytes();
+  report.summary();
 }

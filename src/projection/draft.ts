@@ -24,14 +24,19 @@
  */
 
 /**
- * The open draft's nodes. A live event creates a dozen, so they are first kept in a small array (a linear
- * scan of a few pointers is cheaper than hashing into a fresh `Set` per event); a batch that outgrows it
- * moves them to a `Set`. The array is reused from draft to draft and emptied when the draft closes.
+ * The nodes the open draft may change in place: the last `DRAFT_SLOTS` it created or changed, in a ring
+ * scanned newest first. Forgetting an older one costs only a copy when it changes again (the copy is the
+ * draft's), never correctness: every node in the ring was created by this draft. A live event creates a
+ * dozen, so it forgets nothing; a load of 100k events keeps the nodes it is extending (the state, the
+ * streaming message, the lists' tails) without a `Set` of everything it ever created — which the garbage
+ * collector had to trace and which hashed every lookup. The ring is emptied when the draft closes.
  */
-const SMALL_DRAFT = 32;
+const DRAFT_SLOTS = 64;
 let open = false;
-const small: object[] = [];
-let large: Set<object> | null = null;
+const ring: (object | null)[] = new Array<object | null>(DRAFT_SLOTS).fill(null);
+/** Slots used (≤ DRAFT_SLOTS) and the next slot to write. */
+let used = 0;
+let next = 0;
 let count = 0;
 
 function begin(): void {
@@ -40,23 +45,28 @@ function begin(): void {
 
 function end(): void {
   open = false;
-  small.length = 0;
-  large = null;
-}
-
-function has(value: object): boolean {
-  if (large !== null) return large.has(value);
-  for (let i = small.length - 1; i >= 0; i--) if (small[i] === value) return true;
-  return false;
+  ring.fill(null, 0, used);
+  used = 0;
+  next = 0;
 }
 
 function add(value: object): void {
-  if (large !== null) large.add(value);
-  else if (small.length < SMALL_DRAFT) small.push(value);
-  else {
-    large = new Set(small);
-    large.add(value);
+  ring[next] = value;
+  next = next === DRAFT_SLOTS - 1 ? 0 : next + 1;
+  if (used < DRAFT_SLOTS) used++;
+}
+
+function has(value: object): boolean {
+  let at = next;
+  for (let seen = 0; seen < used; seen++) {
+    at = at === 0 ? DRAFT_SLOTS - 1 : at - 1;
+    if (ring[at] === value) {
+      // A node in the older half is written again as the newest, so one that keeps changing stays known.
+      if (seen >= DRAFT_SLOTS / 2) add(value);
+      return true;
+    }
   }
+  return false;
 }
 
 /** Runs `run` inside a draft (joins the open one, if any). */
