@@ -14,7 +14,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { brand } from "../tests/support/ids.ts";
+import { screenHost } from "./_screen-host.ts";
 
 const BUDGET = { roundTripP99: 5, spawnToActive: 1500, keystrokeRatio: 1.1, runnerRssMb: 100 } as const;
 
@@ -60,9 +60,7 @@ async function main(): Promise<void> {
     import("@opentui/react/test-utils"),
     import("@opentui/core"),
   ]);
-  const { BatonApp, TuiHost } = await import("../src/tui/index.ts");
-  const { systemClock } = await import("../src/shared/clock.ts");
-  const { displayTitle } = await import("../src/store/index.ts");
+  const { BatonApp } = await import("../src/tui/index.ts");
   const { createCatalog, sessionPlugins } = await import("../src/app/plugins.ts");
   const { fakeDefinition } = await import("../tests/support/fake-adapter.ts");
   const { makeTestHome, openTestSession } = await import("../tests/support/session-host.ts");
@@ -86,14 +84,7 @@ async function main(): Promise<void> {
   const definitions = [fakeDefinition({ turns: [] }, "fake")];
   const session = await openTestSession(home, { definitions });
   const plugins = sessionPlugins(ctx, session, new Set(["exit", "model"]));
-  const host = new TuiHost({
-    session: { sessionId: session.ref.batonSessionId, cwd: home.cwd, controller: session.controller, recovered: false, title: () => displayTitle(session.meta()), plugins },
-    sessions: { list: async () => [], open: () => Promise.reject(new Error("not in the bench")), close: async () => undefined },
-    initialTarget: brand.target("fake"),
-    showThoughts: true,
-    clock: systemClock,
-  });
-  host.resize(120);
+  const host = await screenHost(session, home.cwd, plugins);
   const setup = await testRender(createElement(BatonApp, { host }), { width: 120, height: 40, exitOnCtrlC: false });
   await act(async () => {
     await setup.renderOnce();

@@ -15,8 +15,8 @@
  */
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
+import { screenHost } from "./_screen-host.ts";
 import { fakeDefinition, type FakeAction } from "../tests/support/fake-adapter.ts";
-import { brand } from "../tests/support/ids.ts";
 import { makeTestHome, openTestSession } from "../tests/support/session-host.ts";
 import { turnDrafts } from "./_fixture.ts";
 import { BenchReport, samples, withSpread } from "./_report.ts";
@@ -85,9 +85,7 @@ function streamScript(turns: number, chunks: number): FakeAction[][] {
 
 async function child(): Promise<TurnResult[]> {
   const [{ createElement }, { testRender }] = await Promise.all([import("react"), import("@opentui/react/test-utils")]);
-  const { BatonApp, TuiHost } = await import("../src/tui/index.ts");
-  const { systemClock } = await import("../src/shared/clock.ts");
-  const { displayTitle } = await import("../src/store/index.ts");
+  const { BatonApp } = await import("../src/tui/index.ts");
   // The test renderer's helpers turn React's act() environment on; the real app runs without it (and with it on,
   // every update outside act() prints a warning, which is a stall of its own).
   (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = false;
@@ -106,14 +104,7 @@ async function child(): Promise<TurnResult[]> {
   const id = writer.ref.batonSessionId;
   await writer.close();
   const session = await openTestSession(home, { definitions, choice: { kind: "id", id }, verifyCheckpoint: "deferred", settings: { generateTitles: false } });
-  const host = new TuiHost({
-    session: { sessionId: session.ref.batonSessionId, cwd: home.cwd, controller: session.controller, recovered: false, title: () => displayTitle(session.meta()) },
-    sessions: { list: async () => [], open: () => Promise.reject(new Error("not in the bench")), close: async () => undefined },
-    initialTarget: brand.target("fake"),
-    showThoughts: true,
-    clock: systemClock,
-  });
-  host.resize(120);
+  const host = await screenHost(session, home.cwd);
   const setup = await testRender(createElement(BatonApp, { host }), { width: 120, height: 40, exitOnCtrlC: false });
   await setup.renderOnce();
   await session.verifyHistory();

@@ -16,8 +16,8 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { brand } from "../tests/support/ids.ts";
 import { firstFrames } from "./_first-frame.ts";
+import { screenHost } from "./_screen-host.ts";
 import { BenchReport } from "./_report.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
@@ -78,9 +78,7 @@ async function benchSize(n: number): Promise<SizeResult> {
     import("@opentui/react/test-utils"),
     import("@opentui/core"),
   ]);
-  const { BatonApp, TuiHost } = await import("../src/tui/index.ts");
-  const { systemClock } = await import("../src/shared/clock.ts");
-  const { displayTitle } = await import("../src/store/index.ts");
+  const { BatonApp } = await import("../src/tui/index.ts");
   const { fakeDefinition } = await import("../tests/support/fake-adapter.ts");
   const { makeTestHome, openTestSession } = await import("../tests/support/session-host.ts");
   (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -94,14 +92,7 @@ async function benchSize(n: number): Promise<SizeResult> {
   const turnId = "t_bench" as never;
   append({ kind: "state_update", payload: { state: "running" }, source: { type: "baton" }, turnId, harnessTargetId: "fake" });
 
-  const host = new TuiHost({
-    session: { sessionId: session.ref.batonSessionId, cwd: home.cwd, controller: session.controller, recovered: false, title: () => displayTitle(session.meta()) },
-    sessions: { list: async () => [], open: () => Promise.reject(new Error("not in the bench")), close: async () => undefined },
-    initialTarget: brand.target("fake"),
-    showThoughts: true,
-    clock: systemClock,
-  });
-  host.resize(120);
+  const host = await screenHost(session, home.cwd);
   const t0 = performance.now();
   const setup = await testRender(createElement(BatonApp, { host }), { width: 120, height: 40, exitOnCtrlC: false });
   await act(async () => {
