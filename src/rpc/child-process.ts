@@ -32,6 +32,12 @@ export interface ChildSpawnOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** stdin, stdout, stderr, then any extra pipes (fd 3, 4, …). */
   readonly stdio?: readonly IOType[];
+  /**
+   * Run nothing until the watchdog watches (a plugin's `processGroup` exec, whose command may start children at
+   * once): a tiny `sh` gate waits on one more pipe, opened once the watchdog is up, then execs the program (same
+   * pid). If the owner dies first, the gate reads EOF and exits. A program not on PATH is spawned as is (same error).
+   */
+  readonly armFirst?: boolean;
 }
 
 export interface StopOptions {
@@ -143,16 +149,28 @@ export function inheritedEnv(): Record<string, string> {
   return out;
 }
 
+/** The gate of `armFirst`: `$0 "$@"` runs once a line arrives on fd `gate`, never on EOF. */
+function gateScript(gate: number): string {
+  return `IFS= read -r _ <&${gate} || exit 125; exec "$0" "$@" ${gate}<&-`;
+}
+
 export function spawnChild(file: string, args: readonly string[], options: ChildSpawnOptions): ChildHandle {
-  const child = spawn(file, [...args], {
+  const stdio = [...(options.stdio ?? ["pipe", "pipe", "pipe"])];
+  const gate = GROUPS && options.armFirst === true && Bun.which(file, { PATH: options.env["PATH"] ?? "", ...(options.cwd === undefined ? {} : { cwd: options.cwd }) }) !== null ? stdio.length : undefined;
+  const child = spawn(gate === undefined ? file : "/bin/sh", gate === undefined ? [...args] : ["-c", gateScript(gate), file, ...args], {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: { ...options.env },
-    stdio: [...(options.stdio ?? ["pipe", "pipe", "pipe"])],
+    stdio: gate === undefined ? stdio : [...stdio, "pipe"],
     detached: GROUPS,
     windowsHide: true,
   });
   const pid = child.pid;
   const watchdog = GROUPS && pid !== undefined ? startWatchdog(pid) : undefined;
+  if (gate !== undefined) {
+    const pipe = child.stdio[gate] as NodeJS.WritableStream & { on(event: "error", listener: () => void): unknown };
+    pipe.on("error", () => undefined);
+    pipe.end("go\n");
+  }
   let exit: ChildExit | undefined;
   const exited = new Promise<ChildExit>((resolve) => {
     child.on("error", (error) => {

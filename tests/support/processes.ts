@@ -63,3 +63,14 @@ export function processGroupOf(pid: number): number | undefined {
   const group = statFields(pid)?.[2];
   return group === undefined ? undefined : Number(group);
 }
+
+/** The live (not zombie) members of process group `pgid`, from /proc. */
+export function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    if (fields !== undefined && Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") out.push(Number(entry));
+  }
+  return out;
+}

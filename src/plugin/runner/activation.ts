@@ -99,8 +99,8 @@ export async function activate(params: InitializeParams, channel: RunnerChannel)
     if (sealed) throw new Error(`${what} after activate() resolved: registration is sealed`);
   };
   // A `processGroup` exec gets Baton's child helper: its own group, and a watchdog that stops the group if
-  // this runner dies (a test command's children never outlive the binding).
-  const exec = createExec(params.permissions.exec, process.env as Record<string, string>, params.session.cwd, (program, args, options) => spawnChild(program, args, options));
+  // this runner dies, armed before the command runs (a test command's children never outlive the binding).
+  const exec = createExec(params.permissions.exec, process.env as Record<string, string>, params.session.cwd, (program, args, options) => spawnChild(program, args, { ...options, armFirst: true }));
   configureExec(exec);
   const log = (level: "debug" | "info" | "warn" | "error") => (message: string, fields?: LogAttributes) => {
     open("logger");
