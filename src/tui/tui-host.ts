@@ -371,7 +371,11 @@ export class TuiHost {
       this.dirty = undefined;
     }
     if (event.kind === "config_option_update" && event.harnessTargetId !== undefined) this.config.onSnapshot(event.harnessTargetId);
-    if (event.kind === "_baton_turn_summary") this.refreshTitle();
+    if (event.kind === "_baton_turn_summary") {
+      this.refreshTitle();
+      // A generated title (TTL-02) lands in meta after this turn's summary: show it then, not a turn later.
+      this.later(() => void this.controller.titleGeneration?.then(() => this.later(() => (this.refreshTitle(), this.publish()))));
+    }
     // A turn's end (its idle, or its summary) takes any toast about it along (#11.15).
     const ended = event.kind === "_baton_turn_summary" || (isKind(event, "state_update") && event.payload.state === "idle");
     if (ended && event.turnId !== undefined) this.toasts.turnEnded(event.turnId);

@@ -72,10 +72,17 @@ export interface FakeScript {
   readonly beforeIdentity?: () => void;
   /** Resume fails with "not found": a fresh native session is started. */
   readonly resumeMissing?: boolean;
+  /** The fake declares `textgen` and a session title generation answers this (after `titleDelayMs`). */
+  readonly title?: string;
+  readonly titleDelayMs?: number;
 }
 
 /** What a fake declares unless its script says otherwise. */
 const FAKE_CAPABILITIES: Capabilities = { compact: SUPPORTED, config: SUPPORTED, reconcile: SUPPORTED, syncContext: SUPPORTED };
+
+function capabilitiesOf(script: FakeScript): Capabilities {
+  return script.capabilities ?? (script.title === undefined ? FAKE_CAPABILITIES : { ...FAKE_CAPABILITIES, textgen: SUPPORTED });
+}
 
 interface Live {
   readonly handle: HarnessHandle;
@@ -113,7 +120,13 @@ export class FakeAdapter implements HarnessAdapter {
   private readonly lives = new Map<string, Live>();
 
   constructor(private readonly script: FakeScript) {
-    this.capabilities = script.capabilities ?? FAKE_CAPABILITIES;
+    this.capabilities = capabilitiesOf(script);
+  }
+
+  /** Title generation (declared only with `script.title`). */
+  async generateStructured(): Promise<unknown> {
+    if (this.script.titleDelayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, this.script.titleDelayMs));
+    return { title: this.script.title };
   }
 
   async open(options: HarnessOpenOptions, sink: EventSink, binding: BindingSink): Promise<HarnessHandle> {
@@ -382,7 +395,7 @@ export function fakeDefinition(script: FakeScript | (() => FakeScript), id = "fa
     /** A fake accepts one setting of its own, so config validation of a harness that is not built in is testable. */
     settingsSchema: z.strictObject({ flavour: z.enum(["plain", "spicy"]).optional() }),
     // A script given as a function is read per adapter; the fakes built that way keep the default declaration.
-    capabilities: (typeof script === "function" ? undefined : script.capabilities) ?? FAKE_CAPABILITIES,
+    capabilities: typeof script === "function" ? FAKE_CAPABILITIES : capabilitiesOf(script),
     adapters,
     create() {
       const adapter = new FakeAdapter(typeof script === "function" ? script() : script);

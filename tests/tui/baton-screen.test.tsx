@@ -42,6 +42,17 @@ describe("Baton screen", () => {
     expect(mounted.titles.at(-1)).toBe("say hello");
   });
 
+  test("a generated session title reaches the terminal's title when it is generated, not at the next turn's end", async () => {
+    // The title takes a while (as a real harness's does): it lands after the first turn's summary.
+    mounted = await mountBaton({ script: { turns: [[{ type: "text", text: "Hi there." }]], title: "Greet the user", titleDelayMs: 150 } });
+    await mounted.submit("say hello");
+    await mounted.waitFor("Hi there.");
+    expect(await mounted.opened[0]!.controller.titleGeneration).toBe("Greet the user");
+    await mounted.until(() => mounted?.titles.at(-1) === "Greet the user");
+    expect(mounted.titles.slice(-2)).toEqual(["say hello", "Greet the user"]);
+    expect(mounted.adapters()[0]!.record.prompts).toHaveLength(1);
+  });
+
   test("an approval card: 1 allows, the tool runs and its block reads Ran", async () => {
     mounted = await mountBaton({
       script: { turns: [[{ type: "permission", title: "Run ls -la", toolCallId: "tool-1" }, { type: "text", text: "listed" }]] },
