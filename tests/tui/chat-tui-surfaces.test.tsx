@@ -101,6 +101,25 @@ test("sidecar shows inline on wide terminals (golden)", async () => {
   expect(frame).toMatchSnapshot();
 });
 
+test("at 100 columns a picker over the open Board overlay: no strip of the Board beside it; Esc is the picker's; the Board is back after", async () => {
+  mounted = await mountChat({ width: 100, height: 30, initial: { sidecar: { ...BOARD, mode: "open" } } });
+  expect(mounted.frame()).toContain("#12 fix login");
+  await mounted.commit({ composer: { picker: { id: "pk_1", title: "Pick a colour", items: [{ id: "red", label: "Red" }, { id: "green", label: "Green" }] } } });
+  const frame = mounted.frame();
+  expect(frame).toContain("Pick a colour");
+  // The picker spans columns 14–85; nothing of the Board (columns 57–98) may show around it.
+  expect(frame).not.toContain("Board");
+  expect(frame).not.toContain("#12 fix login");
+  const lines = frame.split("\n");
+  const pickerRows = lines.filter((line) => line.includes("Pick a colour") || line.includes("Red") || line.includes("Green"));
+  expect(pickerRows.length).toBeGreaterThan(0);
+  for (const line of pickerRows) expect(line.slice(86).trim()).toBe("");
+  await mounted.escape();
+  expect(mounted.intents).not.toContainEqual({ type: "dismissSidecar" });
+  await mounted.commit({ composer: {} });
+  expect(mounted.frame()).toContain("#12 fix login");
+});
+
 test("on narrow terminals the sidecar shows only when open, as an overlay Esc dismisses", async () => {
   mounted = await mountChat({ width: 100, height: 14, initial: { sidecar: BOARD } });
   expect(mounted.frame()).not.toContain("#12 fix login");

@@ -8,3 +8,10 @@ export function useChatState<K extends ChatStateKey>(store: ChatStore, key: K): 
   const get = useCallback(() => store.get(key), [store, key]);
   return useSyncExternalStore(subscribe, get, get);
 }
+
+/** Subscribes to a value derived from one state; re-renders only when that value changes (`Object.is`). */
+export function useChatSelection<K extends ChatStateKey, T>(store: ChatStore, key: K, select: (state: ChatStates[K]) => T): T {
+  const subscribe = useCallback((onChange: () => void) => store.subscribe(key, onChange), [store, key]);
+  const get = (): T => select(store.get(key));
+  return useSyncExternalStore(subscribe, get, get);
+}

@@ -5,7 +5,7 @@ import { useChat } from "../context.ts";
 import { isPlainKey, KeyLayer, useKeyLayer } from "../keys/key-layers.tsx";
 import { toneColor } from "../theme.ts";
 import type { SidecarState } from "../types.ts";
-import { useChatState } from "../use-chat-state.ts";
+import { useChatSelection, useChatState } from "../use-chat-state.ts";
 
 export const SIDECAR_WIDTH = 42;
 export const SIDECAR_INLINE_MIN_COLUMNS = 121;
@@ -58,7 +58,10 @@ export const Sidecar = memo(function Sidecar(): ReactNode {
   const { store, theme, emit } = useChat();
   const sidecar = useChatState(store, "sidecar");
   const { width, height } = useTerminalDimensions();
-  const placement = sidecarPlacement(sidecar, width);
+  // A picker is modal: the Board's overlay gives way while it is open (no strip of it beside the picker, and
+  // Esc is the picker's), and is back when it closes.
+  const picking = useChatSelection(store, "composer", (composer) => composer.picker !== undefined);
+  const placement = picking && sidecarPlacement(sidecar, width) === "overlay" ? "none" : sidecarPlacement(sidecar, width);
 
   useKeyLayer(KeyLayer.overlay, (key) => {
     if (placement !== "overlay" || !isPlainKey(key, "escape")) return "pass";
