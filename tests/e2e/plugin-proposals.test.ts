@@ -5,75 +5,33 @@
  * resolution first and links the prompt by parentEventId; a newer generation or a deletion withdraws it; a
  * finished turn is a Turn resource the fixture's Turn controller proposes after.
  */
-import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import type { OpenedSession } from "../../src/app/open-session.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { AnyEvent } from "../../src/event/envelope.ts";
-import type { ResourceStore } from "../../src/plugin/resources/store.ts";
 import { selectPendingProposals, type ProposalItem } from "../../src/projection/index.ts";
-import { ManualClock } from "../../src/shared/clock.ts";
 import { fakeDefinition, type FakeAdapter } from "../support/fake-adapter.ts";
 import { waitUntil } from "../support/baton-process.ts";
-import { createPluginRig, LOOPS_DIR, type PluginRig } from "../support/plugin-rig.ts";
-import { kindsOf, ledgerOf, makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
+import { LOOPS_DIR } from "../support/plugin-rig.ts";
+import { pluginSessions, type PluginSession } from "../support/plugin-session.ts";
+import { kindsOf, ledgerOf, type TestHome } from "../support/session-host.ts";
 
 setDefaultTimeout(30_000);
 
 const TASK = { apiVersion: "loops.baton.dev/v1", kind: "Task" };
 const task = (name: string) => ({ ...TASK, name });
 
-let homes: TestHome[] = [];
-let rigs: PluginRig[] = [];
-let sessions: OpenedSession[] = [];
-afterEach(async () => {
-  for (const rig of rigs) await rig.close();
-  for (const s of sessions) await s.close();
-  for (const h of homes) h.cleanup();
-  rigs = [];
-  sessions = [];
-  homes = [];
-});
+const plugins = pluginSessions();
 
-interface Loop {
-  readonly session: OpenedSession;
-  readonly rig: PluginRig;
+interface Loop extends PluginSession {
   readonly fake: { adapters: FakeAdapter[] };
   readonly other: { adapters: FakeAdapter[] };
-  readonly pluginInstanceId: string;
-  settle(): Promise<void>;
   proposals(): readonly ProposalItem[];
-  store(): ResourceStore;
 }
 
 async function loop(options: { config?: unknown; home?: TestHome; reopen?: string } = {}): Promise<Loop> {
-  const home = options.home ?? makeTestHome();
-  if (options.home === undefined) homes.push(home);
   const fake = fakeDefinition({ turns: [[{ type: "text", text: "done" }], [{ type: "text", text: "again" }]] });
   const other = fakeDefinition({ turns: [[{ type: "text", text: "other done" }]] }, "other");
-  const session = await openTestSession(home, { definitions: [fake, other], ...(options.reopen === undefined ? {} : { choice: { kind: "id", id: options.reopen } }) });
-  sessions.push(session);
-  const rig = createPluginRig({ clock: new ManualClock(Date.parse("2026-03-01T10:00:00.000Z")), session });
-  rigs.push(rig);
-  const key = await rig.installAndEnable(LOOPS_DIR, options.config);
-  const binding = () => rig.manager.binding(key);
-  return {
-    session,
-    rig,
-    fake,
-    other,
-    pluginInstanceId: binding()?.instance.pluginInstanceId ?? "",
-    settle: async () => {
-      for (let i = 0; i < 3; i++) {
-        await binding()?.controllerHost?.idle();
-        await session.controller.pipeline.sync();
-      }
-    },
-    proposals: () => selectPendingProposals(session.controller.state),
-    store: () => {
-      const store = binding()?.resources;
-      if (store === undefined) throw new Error("no store");
-      return store;
-    },
-  };
+  const opened = await plugins.open({ dir: LOOPS_DIR, definitions: [fake, other], ...options });
+  return { ...opened, fake, other, proposals: () => selectPendingProposals(opened.session.controller.state) };
 }
 
 const opened = (events: readonly AnyEvent[]) => events.filter((e) => e.kind === "interaction.opened" && (e.payload as { draft: { type: string } }).draft.type === "proposed_input");
@@ -106,8 +64,7 @@ describe("plugin proposals", () => {
   });
 
   test("a dismissed proposal never returns: not on the next reconcile, not after the session and its plugins reopen", async () => {
-    const home = makeTestHome();
-    homes.push(home);
+    const home = plugins.home();
     const first = await loop({ home });
     await first.store().create({ ...TASK, metadata: { name: "p" }, spec: { mode: "propose", text: "look again" } });
     await first.settle();

@@ -6,75 +6,36 @@
  * before the card is reconciled again, whose reconcile reads it from `pluginInteractions` and writes
  * status.answer; a deletion or a spec change withdraws a pending one; a reopened session still has it.
  */
-import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { OpenedSession } from "../../src/app/open-session.ts";
 import type { AnyEvent } from "../../src/event/envelope.ts";
-import type { ResourceStore } from "../../src/plugin/resources/store.ts";
 import { tableGet, type InteractionItem } from "../../src/projection/index.ts";
 import { mapCards } from "../../src/tui/map-cards.ts";
-import { ManualClock } from "../../src/shared/clock.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { waitUntil } from "../support/baton-process.ts";
-import { BOARD_DIR, createPluginRig, type PluginRig } from "../support/plugin-rig.ts";
-import { ledgerOf, makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
+import { BOARD_DIR } from "../support/plugin-rig.ts";
+import { pluginSessions, type PluginSession } from "../support/plugin-session.ts";
+import { ledgerOf, type TestHome } from "../support/session-host.ts";
 
 setDefaultTimeout(30_000);
 
 const CARD = { apiVersion: "board.baton.dev/v1", kind: "Card" };
 const card = (name: string) => ({ ...CARD, name });
 
-let homes: TestHome[] = [];
-let rigs: PluginRig[] = [];
-let sessions: OpenedSession[] = [];
-afterEach(async () => {
-  for (const rig of rigs) await rig.close();
-  for (const s of sessions) await s.close();
-  for (const h of homes) h.cleanup();
-  rigs = [];
-  sessions = [];
-  homes = [];
-});
+const plugins = pluginSessions();
 
-interface Board {
-  readonly session: OpenedSession;
-  readonly rig: PluginRig;
-  readonly pluginInstanceId: string;
-  settle(): Promise<void>;
+interface Board extends PluginSession {
   questions(): readonly InteractionItem[];
-  store(): ResourceStore;
   reconciles(): string[];
 }
 
 async function board(options: { home?: TestHome; reopen?: string } = {}): Promise<Board> {
-  const home = options.home ?? makeTestHome();
-  if (options.home === undefined) homes.push(home);
-  const fake = fakeDefinition({ turns: [[{ type: "text", text: "done" }]] });
-  const session = await openTestSession(home, { definitions: [fake], ...(options.reopen === undefined ? {} : { choice: { kind: "id", id: options.reopen } }) });
-  sessions.push(session);
-  const rig = createPluginRig({ clock: new ManualClock(Date.parse("2026-03-01T10:00:00.000Z")), session });
-  rigs.push(rig);
-  const key = await rig.installAndEnable(BOARD_DIR);
-  const binding = () => rig.manager.binding(key);
-  const pluginInstanceId = binding()?.instance.pluginInstanceId ?? "";
-  const log = path.join(session.ref.paths.dir, "plugins", "baton-test%2Fboard", pluginInstanceId, "reconciles.log");
+  const opened = await plugins.open({ dir: BOARD_DIR, definitions: [fakeDefinition({ turns: [[{ type: "text", text: "done" }]] })], ...options });
+  const log = path.join(opened.session.ref.paths.dir, "plugins", "baton-test%2Fboard", opened.pluginInstanceId, "reconciles.log");
   return {
-    session,
-    rig,
-    pluginInstanceId,
-    settle: async () => {
-      for (let i = 0; i < 3; i++) {
-        await binding()?.controllerHost?.idle();
-        await session.controller.pipeline.sync();
-      }
-    },
-    questions: () => session.controller.pluginQuestions.pending(),
-    store: () => {
-      const store = binding()?.resources;
-      if (store === undefined) throw new Error("no store");
-      return store;
-    },
+    ...opened,
+    questions: () => opened.session.controller.pluginQuestions.pending(),
     reconciles: () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : []),
   };
 }
@@ -137,8 +98,7 @@ describe("plugin questions", () => {
   });
 
   test("given a question still pending when the session closes, then the reopened session has it (recovery leaves it), and an answer there reaches the reconcile", async () => {
-    const home = makeTestHome();
-    homes.push(home);
+    const home = plugins.home();
     const first = await board({ home });
     await first.store().create({ ...CARD, metadata: { name: "c1" }, spec: { ask: "ship-c1" } });
     await first.settle();

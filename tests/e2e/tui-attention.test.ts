@@ -4,64 +4,44 @@
  * BEL — and nothing of it shows on the screen; `baton inbox --json` in another shell lists the session until the
  * approval is answered.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
-import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
-import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
 import { runBaton, waitUntil } from "../support/baton-process.ts";
-import { EXIT_MARKER, Tmux } from "../support/tmux.ts";
+import { codexTuiFile } from "../support/codex-tui.ts";
+import { EXIT_MARKER } from "../support/tmux.ts";
 
-const LAUNCHER = path.resolve(import.meta.dir, "../../bin/baton.cjs");
 const OSC9 = "\u001b]9;Codex is waiting for your approval\u0007";
 const OSC777 = "\u001b]777;notify;Baton;Codex is waiting for your approval\u0007";
 
-let codexMock: MockResponses;
-let codex: CodexHome | undefined;
-let claude: ClaudeTestEnv | undefined;
-let tmux: Tmux | undefined;
-
-beforeAll(async () => {
-  codexMock = await startMockResponses();
-});
-afterAll(async () => {
-  tmux?.kill();
-  await codexMock.stop();
-  codex?.cleanup();
-  claude?.cleanup();
-});
+const tui = codexTuiFile();
 
 describe("notifications when an agent waits (tmux, real Codex)", () => {
   test("an approval waiting past afterSeconds writes OSC 9 + OSC 777 + BEL to the terminal, never to the screen; baton inbox lists it until answered", async () => {
-    codex = makeCodexHome({ baseUrl: codexMock.baseUrl, approvalPolicy: "on-request", sandboxMode: "read-only" });
-    claude = makeClaudeEnv({ baseUrl: "http://127.0.0.1:9" });
-    fs.writeFileSync(path.join(claude.batonHome, "config.yaml"), "notify: { afterSeconds: 1 }\n");
-    await codexMock.script([
-      { kind: "exec", cmd: "echo hi > note.txt", escalate: true },
-      { kind: "text", text: "Wrote note.txt." },
-    ]);
-    const raw = path.join(claude.cwd, "..", "pane.raw");
-    const env = { ...claude.env, CODEX_HOME: codex.env["CODEX_HOME"]!, MOCK_API_KEY: "mock-key", TERM: "screen-256color", LANG: "C.UTF-8" };
-    const t = (tmux = Tmux.start({ command: ["node", LAUNCHER, "--agent", "codex"], env, cwd: claude.cwd }));
+    const { t, env, cwd, output } = await tui.start({
+      codex: { approvalPolicy: "on-request", sandboxMode: "read-only" },
+      config: "notify: { afterSeconds: 1 }\n",
+      replies: [
+        { kind: "exec", cmd: "echo hi > note.txt", escalate: true },
+        { kind: "text", text: "Wrote note.txt." },
+      ],
+    });
     // `baton inbox --json` from another shell (another directory): read from the disk, never from the live process.
     const inbox = async (): Promise<{ id: string; project: string; agent: string; waitingFor: string[]; live: boolean; summary: string }[]> => {
-      const run = await runBaton(["inbox", "--json"], { env, cwd: path.dirname(claude!.cwd), launcher: true });
+      const run = await runBaton(["inbox", "--json"], { env, cwd: path.dirname(cwd), launcher: true });
       expect(run.code).toBe(0);
       return JSON.parse(run.stdout);
     };
-    t.pipeRaw(raw);
     await t.waitFor(/Message Codex .*Ctrl\+J newline/);
     t.type("write the note");
     t.keys("Enter");
     await t.waitFor("1. Allow once", 30_000);
-    const output = (): string => (fs.existsSync(raw) ? fs.readFileSync(raw, "latin1") : "");
     await waitUntil(() => output().includes(OSC9), 15_000, "the OSC 9 notification");
     const text = output();
     expect(text).toContain(`${OSC9}${OSC777}\u0007`);
     expect(t.capture()).not.toContain("waiting for your approval");
     const waiting = await inbox();
-    expect(waiting).toEqual([expect.objectContaining({ project: fs.realpathSync(claude.cwd), agent: "codex", waitingFor: ["approval"], live: true })]);
+    expect(waiting).toEqual([expect.objectContaining({ project: fs.realpathSync(cwd), agent: "codex", waitingFor: ["approval"], live: true })]);
     expect(waiting[0]?.summary).toStartWith("waits for an approval");
     t.keys("1");
     await t.waitFor("Wrote note.txt.", 30_000);

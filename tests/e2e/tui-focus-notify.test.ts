@@ -4,49 +4,27 @@
  * focus-out report (`ESC [ O`) a turn that ends notifies once (OSC 9 + OSC 777 + BEL in the pane's raw output);
  * after a focus-in report (`ESC [ I`) the next turn notifies nothing again.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import fs from "node:fs";
-import path from "node:path";
-import { makeClaudeEnv, type ClaudeTestEnv } from "../support/claude-env.ts";
-import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
-import { EXIT_MARKER, Tmux } from "../support/tmux.ts";
+import { describe, expect, test } from "bun:test";
+import { codexTuiFile } from "../support/codex-tui.ts";
+import { EXIT_MARKER } from "../support/tmux.ts";
 
-const LAUNCHER = path.resolve(import.meta.dir, "../../bin/baton.cjs");
 const ENDED = "\u001b]9;Codex finished its turn\u0007\u001b]777;notify;Baton;Codex finished its turn\u0007\u0007";
 
-let codexMock: MockResponses;
-let codex: CodexHome | undefined;
-let claude: ClaudeTestEnv | undefined;
-let tmux: Tmux | undefined;
-
-beforeAll(async () => {
-  codexMock = await startMockResponses();
-});
-afterAll(async () => {
-  tmux?.kill();
-  await codexMock.stop();
-  codex?.cleanup();
-  claude?.cleanup();
-});
+const tui = codexTuiFile();
 
 const count = (text: string, part: string): number => text.split(part).length - 1;
 
 describe("turn end while the terminal is unfocused (tmux, real Codex)", () => {
   test("focus-out → the next turn's end notifies once; focused turns notify nothing", async () => {
-    codex = makeCodexHome({ baseUrl: codexMock.baseUrl, approvalPolicy: "never", sandboxMode: "danger-full-access" });
-    claude = makeClaudeEnv({ baseUrl: "http://127.0.0.1:9" });
-    await codexMock.script([
-      { kind: "text", text: "First answer." },
-      { kind: "text", text: "Second answer." },
-      { kind: "text", text: "Third answer." },
-    ]);
-    const raw = path.join(claude.cwd, "..", "pane.raw");
-    const env = { ...claude.env, CODEX_HOME: codex.env["CODEX_HOME"]!, MOCK_API_KEY: "mock-key", TERM: "screen-256color", LANG: "C.UTF-8" };
-    const t = (tmux = Tmux.start({ command: ["node", LAUNCHER, "--agent", "codex"], env, cwd: claude.cwd }));
+    const { t, output } = await tui.start({
+      codex: { approvalPolicy: "never", sandboxMode: "danger-full-access" },
+      replies: [
+        { kind: "text", text: "First answer." },
+        { kind: "text", text: "Second answer." },
+        { kind: "text", text: "Third answer." },
+      ],
+    });
     t.run(["set-option", "-g", "focus-events", "on"]);
-    t.pipeRaw(raw);
-    const output = (): string => (fs.existsSync(raw) ? fs.readFileSync(raw, "latin1") : "");
     // A turn is over when the footer counts it and the activity line is idle (the answer's text may be the
     // mock's default: a title request can take a scripted reply).
     let turns = 0;
