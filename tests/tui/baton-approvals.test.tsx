@@ -3,30 +3,19 @@
  * in the transcript and no card; `/approvals` lists the rule and Enter revokes it; the request after that asks again.
  * Every key press and render runs under the sync-I/O guard: the rules file is read and written off the key path.
  */
-import { afterEach, expect, test } from "bun:test";
-import { makeTestHome, waitFor, type TestHome } from "../support/session-host.ts";
+import { expect, test } from "bun:test";
+import { waitFor } from "../support/session-host.ts";
 import type { FakeAction } from "../support/fake-adapter.ts";
-import { mountBaton, type BatonMounted } from "./baton-setup.tsx";
-import { installSyncIoGuard, type SyncIoGuard } from "./sync-io-guard.ts";
+import { batonScreens } from "./baton-setup.tsx";
 
-let mounted: BatonMounted | undefined;
-let guard: SyncIoGuard | undefined;
-let home: TestHome | undefined;
-afterEach(async () => {
-  guard?.restore();
-  guard = undefined;
-  await mounted?.destroy();
-  mounted = undefined;
-  home?.cleanup();
-  home = undefined;
-});
+const screens = batonScreens();
 
 const npmTest = (said: string): FakeAction[] => [{ type: "permission", title: "Run npm test?", command: "npm test", always: true }, { type: "text", text: said }];
 
 test("always → a Baton rule: the next npm test shows a receipt and no card; /approvals revokes it; then it asks again", async () => {
-  home = makeTestHome();
-  guard = installSyncIoGuard();
-  mounted = await mountBaton({ home, guard, script: { turns: [npmTest("first run"), npmTest("second run"), npmTest("third run")] } });
+  const home = screens.home();
+  const guard = screens.guard();
+  const mounted = await screens.mount({ home, guard, script: { turns: [npmTest("first run"), npmTest("second run"), npmTest("third run")] } });
 
   await mounted.submit("run the tests");
   await mounted.waitFor("Always allow in this project (Baton rule): `npm test`");
@@ -46,7 +35,7 @@ test("always → a Baton rule: the next npm test shows a receipt and no card; /a
 
   await mounted.submit("once more");
   // The first card's receipt still reads "Always allow …": wait for the new card itself.
-  await waitFor(() => mounted!.host.controller.pendingInteractions().length === 1, 5000, "the card again");
+  await waitFor(() => mounted.host.controller.pendingInteractions().length === 1, 5000, "the card again");
   await mounted.waitFor(/Always allow in this project \(Baton rule\): `npm test`[\s\S]*Always allow in this project \(Baton rule\): `npm test`/);
   await mounted.keys((k) => k.pressKey("1"));
   await mounted.waitFor("third run");

@@ -2,6 +2,7 @@
  * Mounts the real Baton screen (TuiHost + BatonApp on chat-tui) in OpenTUI's test renderer over a real
  * session in a temp BATON_HOME with scripted fake harnesses. Not a test file itself.
  */
+import { afterEach } from "bun:test";
 import { act } from "react";
 import { testRender } from "@opentui/react/test-utils";
 import { rgbToHex } from "@opentui/core";
@@ -17,7 +18,7 @@ import { BatonApp, TuiHost, type SessionSwitcher, type TuiSession } from "../../
 import { fakeDefinition, type FakeAdapter, type FakeScript } from "../support/fake-adapter.ts";
 import { makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
 import { driver, sleep, type Driver } from "./driver.ts";
-import type { SyncIoGuard } from "./sync-io-guard.ts";
+import { installSyncIoGuard, type SyncIoGuard } from "./sync-io-guard.ts";
 import { brand } from "../support/ids.ts";
 
 export { tidy } from "./driver.ts";
@@ -188,6 +189,49 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
       host.dispose();
       for (const s of opened) await s.close().catch(() => undefined);
       if (options.home === undefined) home.cleanup();
+    },
+  };
+}
+
+export interface BatonScreens {
+  /** A home (removed after the test), e.g. to open another session in before the screen mounts. */
+  home(): TestHome;
+  /** Install the sync-I/O guard (PROC-01); it is restored after the test. */
+  guard(): SyncIoGuard;
+  mount(options?: BatonMountOptions): Promise<BatonMounted>;
+}
+
+/**
+ * The screens, guards and homes of one test file, torn down in its afterEach: the guards restored first (teardown's
+ * own fs calls are no key's), then the screens destroyed, then the homes removed.
+ */
+export function batonScreens(): BatonScreens {
+  let guards: SyncIoGuard[] = [];
+  let screens: BatonMounted[] = [];
+  let homes: TestHome[] = [];
+  afterEach(async () => {
+    for (const guard of guards) guard.restore();
+    for (const screen of screens) await screen.destroy();
+    for (const home of homes) home.cleanup();
+    guards = [];
+    screens = [];
+    homes = [];
+  });
+  return {
+    home() {
+      const home = makeTestHome();
+      homes.push(home);
+      return home;
+    },
+    guard() {
+      const guard = installSyncIoGuard();
+      guards.push(guard);
+      return guard;
+    },
+    async mount(options) {
+      const screen = await mountBaton(options);
+      screens.push(screen);
+      return screen;
     },
   };
 }

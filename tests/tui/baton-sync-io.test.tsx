@@ -4,33 +4,22 @@
  * /sessions and a switch, /status, Esc — with every `fs.*Sync` wrapped; any call made while a key or
  * a render runs fails the test with the function, its argument and the stack.
  */
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { fakeDefinition } from "../support/fake-adapter.ts";
-import { makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
-import { mountBaton, type BatonMounted } from "./baton-setup.tsx";
-import { installSyncIoGuard, type SyncIoGuard } from "./sync-io-guard.ts";
+import { openTestSession } from "../support/session-host.ts";
+import { batonScreens } from "./baton-setup.tsx";
 
-let mounted: BatonMounted | undefined;
-let guard: SyncIoGuard | undefined;
-let home: TestHome | undefined;
-afterEach(async () => {
-  guard?.restore();
-  guard = undefined;
-  await mounted?.destroy();
-  mounted = undefined;
-  home?.cleanup();
-  home = undefined;
-});
+const screens = batonScreens();
 
 test("no key handler and no render calls a synchronous fs function", async () => {
-  home = makeTestHome();
+  const home = screens.home();
   // Another session of the project to list, reference and switch to.
   const other = await openTestSession(home, { definitions: [fakeDefinition({ turns: [[{ type: "text", text: "older answer" }]] }, "fake")] });
   await other.controller.submit("fake", [{ type: "text", text: "an older session" }]);
   await other.close();
 
-  guard = installSyncIoGuard();
-  mounted = await mountBaton({
+  const guard = screens.guard();
+  const mounted = await screens.mount({
     home,
     guard,
     script: { turns: [[{ type: "permission", title: "Run ls -la", toolCallId: "tool-1" }, { type: "text", text: "first answer" }], [{ type: "text", text: "working" }, { type: "waitForCancel" }]] },
@@ -72,8 +61,8 @@ test("no key handler and no render calls a synchronous fs function", async () =>
 });
 
 test("the guard sees a synchronous fs call made by a key handler (sanity)", async () => {
-  guard = installSyncIoGuard();
-  mounted = await mountBaton({ guard });
+  const guard = screens.guard();
+  await screens.mount({ guard });
   const fs = await import("node:fs");
   await guard.during(() => fs.default.existsSync("/"));
   expect(guard.calls).toHaveLength(1);
@@ -81,10 +70,10 @@ test("the guard sees a synchronous fs call made by a key handler (sanity)", asyn
 });
 
 test("what Enter sets off right after the key writes the ledger line only; the preview reaches meta.json behind", async () => {
-  guard = installSyncIoGuard();
-  mounted = await mountBaton({ script: { turns: [[{ type: "text", text: "hi" }]] } });
+  const guard = screens.guard();
+  const mounted = await screens.mount({ script: { turns: [[{ type: "text", text: "hi" }]] } });
   await mounted.type("remember this prompt");
-  await guard.duringWithFollowUps(() => mounted!.keys((k) => k.pressEnter()));
+  await guard.duringWithFollowUps(() => mounted.keys((k) => k.pressEnter()));
   await mounted.waitFor("fake · idle");
   const ledger = mounted.opened[0]!.ref.paths.ledger;
   expect(guard.calls.filter((call) => !call.startsWith(`fs.writeSync(fd `) || !call.includes(`${ledger})`))).toEqual([]);
