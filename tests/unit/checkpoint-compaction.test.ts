@@ -14,7 +14,7 @@ import { initialState, plainState, storedProjectionFold, type ProjectionState } 
 import { Stub } from "../../src/projection/lazy.ts";
 import { ManualClock } from "../../src/shared/clock.ts";
 import { createSequentialIdSource, type BatonSessionId, type TurnId } from "../../src/shared/ids.ts";
-import { checkpointPathFor, loadState, writeCheckpoint, type StateFold } from "../../src/store/checkpoint.ts";
+import { checkpointPathFor, loadState, writeCheckpoint, type LoadedState, type StateFold } from "../../src/store/checkpoint.ts";
 import { COMPACTION, NODES_PATTERN } from "../../src/store/checkpoint-nodes.ts";
 import { setDiskFaults } from "../../src/store/disk-faults.ts";
 import { openLedger, type Ledger } from "../../src/store/ledger.ts";
@@ -68,6 +68,27 @@ function header(file: string): { nodes: { name: string; length: number; live: nu
   return JSON.parse(text.slice(0, text.indexOf("\n"))) as { nodes: { name: string; length: number; live: number } };
 }
 
+/** A session file in a fresh temp dir with `turns` turns of churn appended and checkpointed once. */
+async function checkpointedSession(turns: number): Promise<{ dir: string; file: string; ledger: Ledger; state: ProjectionState }> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-ckpt-compact-"));
+  dirs.push(dir);
+  const file = path.join(dir, "session.jsonl");
+  const ledger = open(file);
+  const state = appendTurns(ledger, FOLD.initial(), 0, turns);
+  await writeCheckpoint(ledger, FOLD, state, ledger.position);
+  return { dir, file, ledger, state };
+}
+
+/** Open `file` anew with its ledger checked: the state comes from the checkpoint and equals a full replay. */
+async function expectReopenFromCheckpoint(file: string): Promise<LoadedState<ProjectionState>> {
+  const reader = open(file);
+  const loaded = loadState(reader, FOLD, { verify: "sync" });
+  expect(loaded.fromCheckpoint).toBe(true);
+  expect(plain(loaded.state)).toEqual(replayed(reader));
+  await reader.close();
+  return loaded;
+}
+
 /** Unread stubs left in the state's message table (what an open has not looked at). */
 function unreadStubs(state: ProjectionState): number {
   let count = 0;
@@ -83,16 +104,11 @@ function unreadStubs(state: ProjectionState): number {
 
 describe("node file compaction", () => {
   test("garbage over half of the file: the next checkpoint writes the live records to a new file; unread stubs stay unread and move to it", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-ckpt-compact-"));
-    dirs.push(dir);
-    const file = path.join(dir, "session.jsonl");
-    let ledger = open(file);
-    let state = appendTurns(ledger, FOLD.initial(), 0, 40);
-    await writeCheckpoint(ledger, FOLD, state, ledger.position);
-    await ledger.close();
+    const { dir, file, ledger: writer } = await checkpointedSession(40);
+    await writer.close();
     // Reopen lazily: most of the state stays on disk as stubs.
-    ledger = open(file);
-    state = loadState(ledger, FOLD).state;
+    const ledger = open(file);
+    let state = loadState(ledger, FOLD).state;
     const firstName = header(file).nodes.name;
     const unreadAtOpen = unreadStubs(state);
     expect(unreadAtOpen).toBeGreaterThan(10);
@@ -128,20 +144,13 @@ describe("node file compaction", () => {
     expect(next.name).toBe(after.name);
     expect(next.length - after.length).toBeLessThan(after.length / 4);
     await ledger.close();
-    const reader = open(file);
-    const loaded = loadState(reader, FOLD, { verify: "sync" });
-    expect(loaded.fromCheckpoint).toBe(true);
-    expect(plain(loaded.state)).toEqual(replayed(reader));
-    await reader.close();
+    await expectReopenFromCheckpoint(file);
   });
 
   test("a compaction that fails (the disk is full) leaves the old head and node file; the next one succeeds", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-ckpt-compact-"));
-    dirs.push(dir);
-    const file = path.join(dir, "session.jsonl");
-    const ledger = open(file);
-    let state = appendTurns(ledger, FOLD.initial(), 0, 20);
-    await writeCheckpoint(ledger, FOLD, state, ledger.position);
+    const session = await checkpointedSession(20);
+    const { dir, file, ledger } = session;
+    let { state } = session;
     // Churn until the live bytes are under half of a file past the minimum: the next write compacts.
     for (let turn = 20; turn < 300; turn++) {
       state = appendTurns(ledger, state, turn, 1);
@@ -163,22 +172,13 @@ describe("node file compaction", () => {
     expect(nodeFiles(dir)).toEqual([old.name]);
     expect(fs.statSync(path.join(dir, old.name)).size).toBe(old.length);
     expect(fs.readdirSync(dir).filter((name) => name.includes(".tmp-"))).toEqual([]);
-    let reader = open(file);
-    let loaded = loadState(reader, FOLD, { verify: "sync" });
-    expect(loaded.fromCheckpoint).toBe(true);
-    expect(plain(loaded.state)).toEqual(replayed(reader));
-    await reader.close();
+    await expectReopenFromCheckpoint(file);
     setDiskFaults(undefined);
     state = appendTurns(ledger, state, 301, 1);
     expect(await writeCheckpoint(ledger, FOLD, state, ledger.position)).toBe(true);
     expect(header(file).nodes.name).not.toBe(old.name);
     expect(nodeFiles(dir)).toEqual([header(file).nodes.name]);
     await ledger.close();
-    reader = open(file);
-    loaded = loadState(reader, FOLD, { verify: "sync" });
-    expect(loaded.fromCheckpoint).toBe(true);
-    expect(loaded.replayed).toBe(0);
-    expect(plain(loaded.state)).toEqual(replayed(reader));
-    await reader.close();
+    expect((await expectReopenFromCheckpoint(file)).replayed).toBe(0);
   });
 });
