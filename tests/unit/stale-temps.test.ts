@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -6,17 +6,9 @@ import { ManualClock } from "../../src/shared/clock.ts";
 import { createSequentialIdSource } from "../../src/shared/ids.ts";
 import { createSessionStore } from "../../src/store/session-store.ts";
 import { pidRunning, removeStaleTemps } from "../../src/store/stale-temps.ts";
+import { tempDirs } from "../support/temp-dirs.ts";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(prefix: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = tempDirs();
 
 /** The pid of a process that has run and been reaped: nothing runs under it now. */
 function deadPid(): number {

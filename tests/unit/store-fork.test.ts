@@ -1,7 +1,5 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import type { AnyEvent, EventDraft } from "../../src/event/envelope.ts";
 import { ManualClock } from "../../src/shared/clock.ts";
 import { BatonError } from "../../src/shared/errors.ts";
@@ -10,18 +8,9 @@ import { readLedgerFile } from "../../src/store/ledger-read.ts";
 import { createSessionStore, type SessionStore } from "../../src/store/session-store.ts";
 import type { SessionRef } from "../../src/store/sessions.ts";
 import { brand } from "../support/ids.ts";
+import { tempDirs } from "../support/temp-dirs.ts";
 
-const dirs: string[] = [];
-
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(prefix: string): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = tempDirs();
 
 const turnId = "t_00000000000000000000000001" as TurnId;
 

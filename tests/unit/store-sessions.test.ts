@@ -1,6 +1,5 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { createHash } from "node:crypto";
 import { ManualClock } from "../../src/shared/clock.ts";
@@ -11,18 +10,9 @@ import { createSessionStore } from "../../src/store/session-store.ts";
 import type { StoreContext } from "../../src/store/sessions.ts";
 import { thrownBatonError } from "../support/errors.ts";
 import { brand } from "../support/ids.ts";
+import { tempDirs } from "../support/temp-dirs.ts";
 
-const dirs: string[] = [];
-
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(prefix = "baton-store-"): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = tempDirs("baton-store-");
 
 function setup(): { ctx: StoreContext; clock: ManualClock; home: string; work: string } {
   const home = tempDir("baton-home-");
