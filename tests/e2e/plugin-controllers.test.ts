@@ -1,17 +1,13 @@
 /**
  * Controllers through a real runner (REC-01..05, REC-07..09, RES-05), the loops fixture's Task controller
- * driven by each Task's spec.mode, on a manual clock for the Manager (requeue and backoff timers move only
- * when the test says so; the runner and its supervisor run in real time). Runs are read from the
- * fixture's reconciles.log.
+ * driven by each Task's spec.mode, on a manual clock for the Manager (tests/support/loops-rig.ts). Runs are
+ * read from the fixture's reconciles.log.
  */
-import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { backoffMs } from "../../src/plugin/resources/controller-host.ts";
-import type { ResourceStore } from "../../src/plugin/resources/store.ts";
-import { ManualClock } from "../../src/shared/clock.ts";
 import { waitUntil } from "../support/baton-process.ts";
-import { createPluginRig, LOOPS_DIR, type PluginRig } from "../support/plugin-rig.ts";
+import { loopsRigs } from "../support/loops-rig.ts";
+import { LOOPS_DIR } from "../support/plugin-rig.ts";
 
 setDefaultTimeout(30_000);
 
@@ -19,45 +15,8 @@ const TASK = { apiVersion: "loops.baton.dev/v1", kind: "Task" };
 const STEP = { apiVersion: "loops.baton.dev/v1", kind: "Step" };
 const task = (name: string) => ({ ...TASK, name });
 
-let rigs: PluginRig[] = [];
-afterEach(async () => {
-  for (const rig of rigs) await rig.close();
-  rigs = [];
-});
-
-interface Loops {
-  readonly rig: PluginRig;
-  readonly clock: ManualClock;
-  readonly store: ResourceStore;
-  /** Reconcile lines so far ("<name> gen=<g>[ terminating] mode=<m>"). */
-  runs(): string[];
-  /** Wait until every controller queue is idle. */
-  settle(): Promise<void>;
-  key: string;
-}
-
-async function loops(config?: unknown, existing?: PluginRig): Promise<Loops> {
-  const clock = new ManualClock(Date.parse("2026-03-01T10:00:00.000Z"));
-  const rig = existing ?? createPluginRig({ clock });
-  if (existing === undefined) rigs.push(rig);
-  const key = await rig.installAndEnable(LOOPS_DIR, config);
-  const binding = () => rig.manager.binding(key);
-  const file = () => path.join(rig.root, "session", "plugins", "baton-test%2Floops", binding()?.instance.pluginInstanceId ?? "", "reconciles.log");
-  return {
-    rig,
-    clock,
-    key,
-    get store() {
-      const store = binding()?.resources;
-      if (store === undefined) throw new Error("no store");
-      return store;
-    },
-    runs: () => (existsSync(file()) ? readFileSync(file(), "utf8").trim().split("\n") : []),
-    settle: async () => {
-      for (let i = 0; i < 3; i++) await binding()?.controllerHost?.idle();
-    },
-  };
-}
+const rigs = loopsRigs();
+const loops = () => rigs.open();
 
 describe("controllers", () => {
   test("REC-04: created and changed resources are reconciled; a no-op write wakes nothing", async () => {
@@ -189,8 +148,7 @@ describe("controllers", () => {
   });
 
   test("REC-01: a second controller for the same type fails activation", async () => {
-    const rig = createPluginRig();
-    rigs.push(rig);
+    const rig = rigs.bare();
     await expect(rig.installAndEnable(LOOPS_DIR, { mode: "double-controller" })).rejects.toThrow("registered twice (one per resource type)");
     expect(rig.updates.at(-1)).toMatchObject({ state: "failed", reason: { code: "activation" } });
   });

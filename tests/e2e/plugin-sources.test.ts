@@ -5,13 +5,12 @@
  * nothing). The loops fixture's Task controller takes its Sources from its config; runs are read from its
  * reconciles.log.
  */
-import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import type { ResourceStore } from "../../src/plugin/resources/store.ts";
-import { ManualClock } from "../../src/shared/clock.ts";
 import { waitUntil } from "../support/baton-process.ts";
-import { createPluginRig, LOOPS_DIR, type PluginRig } from "../support/plugin-rig.ts";
+import { loopsRigs, type LoopsRig } from "../support/loops-rig.ts";
+import { LOOPS_DIR } from "../support/plugin-rig.ts";
 
 setDefaultTimeout(40_000);
 
@@ -20,19 +19,9 @@ const task = (name: string) => ({ ...TASK, name });
 const CONTROLLER = "loops.baton.dev/v1/Task";
 const HOUR = 3_600_000;
 
-let rigs: PluginRig[] = [];
-afterEach(async () => {
-  for (const rig of rigs) await rig.close();
-  rigs = [];
-});
+const rigs = loopsRigs();
 
-interface Loops {
-  readonly rig: PluginRig;
-  readonly clock: ManualClock;
-  readonly store: ResourceStore;
-  readonly pluginInstanceId: string;
-  runs(name?: string): string[];
-  settle(): Promise<void>;
+interface Loops extends LoopsRig {
   /** Move the manual clock and let what fell due run. */
   advance(ms: number): Promise<void>;
   dueAt(sourceId?: string): number | undefined;
@@ -40,36 +29,20 @@ interface Loops {
 }
 
 async function loops(config: unknown, start = "2026-03-06T15:00:00.000Z"): Promise<Loops> {
-  const clock = new ManualClock(Date.parse(start));
-  const rig = createPluginRig({ clock });
-  rigs.push(rig);
-  const key = await rig.installAndEnable(LOOPS_DIR, config);
-  const binding = () => rig.manager.binding(key);
-  const pluginInstanceId = binding()?.instance.pluginInstanceId ?? "";
-  const file = path.join(rig.root, "session", "plugins", "baton-test%2Floops", pluginInstanceId, "reconciles.log");
-  const l: Loops = {
-    rig,
-    clock,
-    pluginInstanceId,
-    get store() {
-      const store = binding()?.resources;
-      if (store === undefined) throw new Error("no store");
-      return store;
-    },
-    runs: (name) => (existsSync(file) ? readFileSync(file, "utf8").trim().split("\n") : []).filter((line) => name === undefined || line.startsWith(`${name} `)),
-    settle: async () => {
-      for (let i = 0; i < 3; i++) await binding()?.controllerHost?.idle();
-    },
-    advance: async (ms) => {
+  const base = await rigs.open({ config, start });
+  const { rig, clock, key, pluginInstanceId } = base;
+  // Onto the rig itself: its `store` is a getter (the binding's store of the moment).
+  const l: Loops = Object.assign(base, {
+    advance: async (ms: number) => {
       clock.advance(ms);
       await l.settle();
     },
-    dueAt: (sourceId = "tick") => binding()?.controllerHost?.cronTicker.dueAt(CONTROLLER, sourceId),
-    res: async (op, ...args) => {
+    dueAt: (sourceId = "tick") => rig.manager.binding(key)?.controllerHost?.cronTicker.dueAt(CONTROLLER, sourceId),
+    res: async (op: string, ...args: unknown[]) => {
       const result = await rig.manager.execute(pluginInstanceId, "res", JSON.stringify({ op, args }));
       return JSON.parse(result.kind === "message" ? result.text : "{}") as never;
     },
-  };
+  });
   await l.settle();
   return l;
 }
@@ -167,8 +140,7 @@ describe("cron Sources", () => {
     ["a duplicate sourceId", { cron: [{ sourceId: "t", cron: "* * * * *", timeZone: "UTC" }, { sourceId: "t", cron: "0 * * * *", timeZone: "UTC" }] }, "sourceId 't' is used twice in this controller"],
     ["a Source for Baton's Turns (RES-06)", { mode: "turn-source" }, "Baton's Turn resources come from the session's turns and take no Source"],
   ])("given %s, then activation fails saying so", async (_what, config, message) => {
-    const rig = createPluginRig();
-    rigs.push(rig);
+    const rig = rigs.bare();
     await expect(rig.installAndEnable(LOOPS_DIR, config)).rejects.toThrow(message);
     expect(rig.updates.at(-1)).toMatchObject({ state: "failed", reason: { code: "activation" } });
   });
