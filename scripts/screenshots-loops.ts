@@ -5,14 +5,14 @@
  * servers, a real turn, and the suggestion card and the Board as they appear; the pane is captured with
  * colours and turned into PNG by scripts/ansi-svg.ts. gh-review reads a fake `gh` (tests/support/fake-gh.ts).
  *
- *   node_modules/.bin/bun scripts/screenshots-loops.ts [outDir]     (default docs/images)
+ *   node_modules/.bin/bun scripts/screenshots-loops.ts [outDir [test-watch|second-opinion|gh-review]]
+ *   (outDir defaults to docs/images; a name takes that loop's pictures only)
  *
  * Needs tmux, rsvg-convert (Debian: `apt-get install tmux librsvg2-bin`) and the DejaVu Sans Mono font.
  * Tests do not use this script; tests/e2e/tui-bundled-loops.test.ts checks the test-watch scene.
  */
 import fs from "node:fs";
 import path from "node:path";
-import { PluginCatalog } from "../src/plugin/catalog.ts";
 import { makeClaudeEnv } from "../tests/support/claude-env.ts";
 import { makeCodexHome } from "../tests/support/codex-home.ts";
 import { fakeGh, thread } from "../tests/support/fake-gh.ts";
@@ -20,7 +20,7 @@ import { initRepo } from "../tests/support/git-repo.ts";
 import { startMockAnthropic, type MockAnthropic } from "../tests/support/mock-anthropic/client.ts";
 import { reply } from "../tests/support/mock-anthropic/script.ts";
 import { startMockResponses, type MockResponses } from "../tests/support/mock-responses/index.ts";
-import { BATON_VERSION, npmEnv } from "../tests/support/plugin-rig.ts";
+import { installPlugin } from "../tests/support/plugin-rig.ts";
 import { Tmux } from "../tests/support/tmux.ts";
 import { checkTools, shoot } from "./ansi-svg.ts";
 
@@ -31,14 +31,7 @@ const COLS = 132;
 const ROWS = 42;
 const TERMINAL = { TERM: "screen-256color", COLORTERM: "truecolor", LANG: "C.UTF-8" };
 
-async function enable(batonHome: string, npmHome: string, name: string, config?: unknown): Promise<void> {
-  const catalog = new PluginCatalog({ home: batonHome, batonVersion: BATON_VERSION, npm: { env: npmEnv(npmHome) } });
-  const installed = await catalog.install(path.join(ROOT, "bundled-plugins", name));
-  if (config !== undefined) {
-    await catalog.settings.upsert(`${installed.receipt.pluginId}@${installed.receipt.marketplace}`, { enabled: false, version: installed.receipt.version, config });
-  }
-  await catalog.enable({ pluginId: installed.receipt.pluginId }, async () => true);
-}
+const enable = (batonHome: string, npmHome: string, name: string, config?: unknown) => installPlugin({ batonHome, npmHome, dir: path.join(ROOT, "bundled-plugins", name), config });
 
 function picture(t: Tmux, name: string, title: string): void {
   const file = shoot(t, { out: OUT, name, title, cols: COLS, rows: ROWS });

@@ -7,22 +7,17 @@
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { PluginCatalog } from "../../src/plugin/catalog.ts";
 import { pluginInstanceIdFor } from "../../src/shared/ids.ts";
 import { spawnBaton, waitUntil } from "../support/baton-process.ts";
 import { useCodexCliRig } from "../support/codex-cli-rig.ts";
-import { BATON_VERSION, BOARD_DIR, npmEnv } from "../support/plugin-rig.ts";
+import { BOARD_DIR, installPlugin } from "../support/plugin-rig.ts";
 import { ledgerOf, newestSession, sessionDir } from "../support/session-files.ts";
 
 const rig = useCodexCliRig({ codex: { approvalPolicy: "on-request", sandboxMode: "read-only" } });
 
 test("a plugin question answered in repl, Baton killed with -9 before the plugin acted, reopened: the next reconcile sees the answer", async () => {
   const { home, batonHome, env, mock } = rig;
-  const catalog = new PluginCatalog({ home: batonHome, batonVersion: BATON_VERSION, npm: { env: npmEnv(home.root) } });
-  const installed = await catalog.install(BOARD_DIR);
-  const key = `${installed.receipt.pluginId}@${installed.receipt.marketplace}`;
-  await catalog.settings.upsert(key, { enabled: false, version: installed.receipt.version, config: { cards: [{ name: "c1", spec: { title: "One", ask: "ship-c1" } }] } });
-  await catalog.enable({ pluginId: "baton-test/board" }, async () => true);
+  const key = await installPlugin({ batonHome, npmHome: home.root, dir: BOARD_DIR, config: { cards: [{ name: "c1", spec: { title: "One", ask: "ship-c1" } }] } });
   const pi = pluginInstanceIdFor(key);
 
   const first = spawnBaton(["repl"], { env, cwd: home.workdir });

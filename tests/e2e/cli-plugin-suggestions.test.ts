@@ -4,19 +4,15 @@
  * `[suggestion from <plugin>] …` line before it ends — shown, never sent (a proposal always needs a person).
  */
 import { expect, test } from "bun:test";
-import { PluginCatalog } from "../../src/plugin/catalog.ts";
 import { runBaton } from "../support/baton-process.ts";
 import { useCodexCliRig } from "../support/codex-cli-rig.ts";
-import { BATON_VERSION, LOOPS_DIR, npmEnv } from "../support/plugin-rig.ts";
+import { installPlugin, LOOPS_DIR } from "../support/plugin-rig.ts";
 
 const rig = useCodexCliRig({ codex: { approvalPolicy: "on-request", sandboxMode: "read-only" } });
 
 test("exec prints the plugin's suggestion after the turn as one line and sends nothing more", async () => {
   const { home, batonHome, env, mock } = rig;
-  const catalog = new PluginCatalog({ home: batonHome, batonVersion: BATON_VERSION, npm: { env: npmEnv(home.root) } });
-  const installed = await catalog.install(LOOPS_DIR);
-  await catalog.settings.upsert(`${installed.receipt.pluginId}@${installed.receipt.marketplace}`, { enabled: false, version: installed.receipt.version, config: { turns: "propose" } });
-  await catalog.enable({ pluginId: "baton-test/loops" }, async () => true);
+  await installPlugin({ batonHome, npmHome: home.root, dir: LOOPS_DIR, config: { turns: "propose" } });
   await mock.script([{ kind: "text", text: "Hello from Codex." }]);
 
   const result = await runBaton(["exec", "--agent", "codex", "say hello"], { env, cwd: home.workdir, stdin: "" });

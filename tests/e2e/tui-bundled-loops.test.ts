@@ -5,69 +5,39 @@
  * tests fail; Enter sends it to Codex (the model's request carries the failing line), Codex's fix turn passes
  * and the Board says so. The README screenshot (scripts/screenshots.ts) is this same scene.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import path from "node:path";
-import { PluginCatalog } from "../../src/plugin/catalog.ts";
+import { waitUntil } from "../support/baton-process.ts";
 import { BUNDLED_DIR } from "../support/bundled-loops.ts";
-import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
+import { codexTuiFile } from "../support/codex-tui.ts";
 import { codexLastUserText } from "../support/crash-harnesses.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
-import { BATON_VERSION, npmEnv } from "../support/plugin-rig.ts";
-import { EXIT_MARKER, processesIn, Tmux } from "../support/tmux.ts";
+import { cardAround, EXIT_MARKER, processesIn } from "../support/tmux.ts";
 
-const LAUNCHER = path.resolve(import.meta.dir, "../../bin/baton.cjs");
-let mock: MockResponses;
-let home: CodexHome | undefined;
-let tmux: Tmux | undefined;
-
-beforeAll(async () => {
-  mock = await startMockResponses();
-});
-afterAll(async () => {
-  tmux?.kill();
-  await mock.stop();
-  home?.cleanup();
-});
-
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
+const tui = codexTuiFile();
 
 test("test-watch: a Codex edit breaks the tests → the suggestion card and a failing Board on screen; Enter sends it, Codex's fix turns the Board green", async () => {
-  home = makeCodexHome({ baseUrl: mock.baseUrl, approvalPolicy: "never", sandboxMode: "danger-full-access" });
-  const cwd = home.workdir;
-  writeFileSync(path.join(cwd, "a.txt"), "ok\n");
-  writeFileSync(path.join(cwd, "check.sh"), 'if grep -qx ok a.txt; then echo " 1 pass"; else echo "FAIL a.txt: expected ok, got $(cat a.txt)"; exit 1; fi\n');
-  const batonHome = path.join(home.root, "baton");
-  const catalog = new PluginCatalog({ home: batonHome, batonVersion: BATON_VERSION, npm: { env: npmEnv(home.root) } });
-  const installed = await catalog.install(path.join(BUNDLED_DIR, "test-watch"));
-  await catalog.settings.upsert(`${installed.receipt.pluginId}@${installed.receipt.marketplace}`, { enabled: false, version: installed.receipt.version, config: { command: "sh ./check.sh" } });
-  await catalog.enable({ pluginId: "baton/test-watch" }, async () => true);
-  // The breaking turn (patch, then text), the session title (its own request after the first turn), the fix turn.
-  await mock.script([
-    { kind: "apply_patch", patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n-ok\n+broken\n*** End Patch" },
-    { kind: "text", text: "I changed a.txt." },
-    { kind: "text", text: '{"title":"Change a.txt"}' },
-    { kind: "apply_patch", patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n-broken\n+ok\n*** End Patch" },
-    { kind: "text", text: "Fixed: a.txt says ok again." },
-  ]);
-
-  const env = { ...home.env, BATON_HOME: batonHome, TERM: "screen-256color", LANG: "C.UTF-8" };
-  const t = (tmux = Tmux.start({ command: ["node", LAUNCHER, "--agent", "codex"], env, cwd, width: 130, height: 40 }));
+  const { t, cwd, mock } = await tui.start({
+    codex: { approvalPolicy: "never", sandboxMode: "danger-full-access" },
+    files: { "a.txt": "ok\n", "check.sh": 'if grep -qx ok a.txt; then echo " 1 pass"; else echo "FAIL a.txt: expected ok, got $(cat a.txt)"; exit 1; fi\n' },
+    plugins: [{ dir: path.join(BUNDLED_DIR, "test-watch"), config: { command: "sh ./check.sh" } }],
+    // The breaking turn (patch, then text), the session title (its own request after the first turn), the fix turn.
+    replies: [
+      { kind: "apply_patch", patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n-ok\n+broken\n*** End Patch" },
+      { kind: "text", text: "I changed a.txt." },
+      { kind: "text", text: '{"title":"Change a.txt"}' },
+      { kind: "apply_patch", patch: "*** Begin Patch\n*** Update File: a.txt\n@@\n-broken\n+ok\n*** End Patch" },
+      { kind: "text", text: "Fixed: a.txt says ok again." },
+    ],
+    width: 130,
+    height: 40,
+  });
   await t.waitFor(/Message Codex .*Ctrl\+J newline/, 30_000);
   // The Board is beside the transcript (130 columns) once test-watch presents its first line.
   await t.waitFor("waiting for an edit", 30_000);
-  t.type("change a.txt");
-  await t.waitFor("› change a.txt");
-  t.keys("Enter");
-  await t.waitFor("I changed a.txt.", 30_000);
+  await t.send("change a.txt", "I changed a.txt.");
   let screen = await t.waitFor("Suggested by baton/test-watch", 30_000);
-  const card = screen.slice(screen.lastIndexOf("╭", screen.indexOf("Suggested by baton/test-watch")));
+  const card = cardAround(screen, "Suggested by baton/test-watch");
   expect(card).toContain("Fix the failing tests");
   expect(card).toContain("FAIL a.txt: expected ok, got broken");
   expect(card).toContain("Enter send");
@@ -77,7 +47,7 @@ test("test-watch: a Codex edit breaks the tests → the suggestion card and a fa
   const footer = screen.split("\n").find((line) => line.includes("queue:")) ?? "";
   expect(footer).toMatch(/^ (session: bs_\w+…?  )?in:\d+ out:\d+  turns:1  queue:0  1 suggestion  board:1 +cwd:\S+ ╰─+╯$/);
   expect(readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("broken\n");
-  await until(async () => (await mock.requests()).length === 3, "the title's request");
+  await waitUntil(async () => (await mock.requests()).length === 3, 30_000, "the title's request");
 
   // Enter: sent as suggested, to Codex.
   t.keys("Enter");

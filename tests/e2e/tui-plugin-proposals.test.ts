@@ -4,62 +4,34 @@
  * the composer, the user edits it and sends it, and the edited text is what the model receives; `t` on the
  * next card offers the configured targets.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import path from "node:path";
-import { PluginCatalog } from "../../src/plugin/catalog.ts";
-import { makeCodexHome, type CodexHome } from "../support/codex-home.ts";
-import { inputMessages, startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
-import { BATON_VERSION, LOOPS_DIR, npmEnv } from "../support/plugin-rig.ts";
-import { EXIT_MARKER, Tmux } from "../support/tmux.ts";
+import { expect, test } from "bun:test";
+import { waitUntil } from "../support/baton-process.ts";
+import { codexTuiFile } from "../support/codex-tui.ts";
+import { inputMessages } from "../support/mock-responses/index.ts";
+import { LOOPS_DIR } from "../support/plugin-rig.ts";
+import { cardAround, EXIT_MARKER } from "../support/tmux.ts";
 
-const LAUNCHER = path.resolve(import.meta.dir, "../../bin/baton.cjs");
-let mock: MockResponses;
-let home: CodexHome | undefined;
-let tmux: Tmux | undefined;
-
-/** Polls `check` every 25 ms until it holds (a screen state, not a duration). */
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await Bun.sleep(25);
-  }
-}
-
-beforeAll(async () => {
-  mock = await startMockResponses();
-});
-afterAll(async () => {
-  tmux?.kill();
-  await mock.stop();
-  home?.cleanup();
-});
+const tui = codexTuiFile();
 
 test("a plugin proposes after a Codex turn; the user edits the suggestion and sends it; the model gets the edited text", async () => {
-  home = makeCodexHome({ baseUrl: mock.baseUrl, approvalPolicy: "on-request", sandboxMode: "read-only" });
-  const batonHome = path.join(home.root, "baton");
-  const catalog = new PluginCatalog({ home: batonHome, batonVersion: BATON_VERSION, npm: { env: npmEnv(home.root) } });
-  const installed = await catalog.install(LOOPS_DIR);
-  await catalog.settings.upsert(`${installed.receipt.pluginId}@${installed.receipt.marketplace}`, { enabled: false, version: installed.receipt.version, config: { turns: "propose" } });
-  await catalog.enable({ pluginId: "baton-test/loops" }, async () => true);
-  // The first turn, the session title (generated after it, on its own request), then the edited suggestion's turn.
-  await mock.script([{ kind: "text", text: "First answer." }, { kind: "text", text: '{"title":"Greet the mock model"}' }, { kind: "text", text: "Second answer." }]);
-
-  const env = { ...home.env, BATON_HOME: batonHome, TERM: "screen-256color", LANG: "C.UTF-8" };
-  const t = (tmux = Tmux.start({ command: ["node", LAUNCHER, "--agent", "codex"], env, cwd: home.workdir, width: 130, height: 40 }));
+  const { t, mock } = await tui.start({
+    codex: { approvalPolicy: "on-request", sandboxMode: "read-only" },
+    plugins: [{ dir: LOOPS_DIR, config: { turns: "propose" } }],
+    // The first turn, the session title (generated after it, on its own request), then the edited suggestion's turn.
+    replies: [{ kind: "text", text: "First answer." }, { kind: "text", text: '{"title":"Greet the mock model"}' }, { kind: "text", text: "Second answer." }],
+    width: 130,
+    height: 40,
+  });
   await t.waitFor(/Message Codex .*Ctrl\+J newline/, 30_000);
-  t.type("say hi");
-  await t.waitFor("› say hi");
-  t.keys("Enter");
-  await t.waitFor("First answer.", 30_000);
+  await t.send("say hi", "First answer.");
   let screen = await t.waitFor("Suggested by baton-test/loops", 30_000);
-  const card = screen.slice(screen.lastIndexOf("╭", screen.indexOf("Suggested by baton-test/loops")));
+  const card = cardAround(screen, "Suggested by baton-test/loops");
   expect(card).toContain("Loops follow-up · baton-test/loops");
   expect(card).toContain('Follow up on "say hi" (end_turn)');
   expect(card).toContain("Enter send · e edit");
   expect(screen).toMatch(/\b1 suggestion\b/);
   // The title's request (sent after the first turn) takes its reply before the suggestion's turn can.
-  await until(async () => (await mock.requests()).length === 2, "the title's request");
+  await waitUntil(async () => (await mock.requests()).length === 2, 30_000, "the title's request");
 
   // e: the card hides and its text is in the composer; the user adds to it and sends it.
   t.keys("e");

@@ -91,9 +91,10 @@ export function runBaton(args: readonly string[], options: SpawnBatonOptions): P
   return spawnBaton(args, { ...options, stdin: options.stdin ?? "" }).done;
 }
 
-export async function waitUntil(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
+/** Poll `predicate` (sync or async) every 20 ms until it holds; throws naming `what` after `timeoutMs`. */
+export async function waitUntil(predicate: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const start = Date.now();
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -60,6 +60,20 @@ export function fixtureVariant(
   return dir;
 }
 
+/**
+ * Install the plugin in `dir` into the Baton home `batonHome` (npm's cache in a temp HOME under `npmHome`), give it
+ * `config`, and enable it (consent granted), as `baton plugin install` + settings + enable would before Baton
+ * starts. Returns its settings key (`<pluginId>@<marketplace>`).
+ */
+export async function installPlugin(options: { readonly batonHome: string; readonly npmHome: string; readonly dir: string; readonly config?: unknown }): Promise<string> {
+  const catalog = new PluginCatalog({ home: options.batonHome, batonVersion: BATON_VERSION, npm: { env: npmEnv(options.npmHome) } });
+  const installed = await catalog.install(options.dir);
+  const key = `${installed.receipt.pluginId}@${installed.receipt.marketplace}`;
+  if (options.config !== undefined) await catalog.settings.upsert(key, { enabled: false, version: installed.receipt.version, config: options.config });
+  await catalog.enable({ pluginId: installed.receipt.pluginId }, async () => true);
+  return key;
+}
+
 export interface PluginRig {
   readonly root: string;
   readonly home: string;

@@ -98,6 +98,14 @@ export class Tmux {
     throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(pattern)}; screen:\n${screen}`);
   }
 
+  /** Types `prompt` into the composer, waits for it there, sends it (Enter) and waits for `reply`; returns that screen. */
+  async send(prompt: string, reply: string | RegExp, timeoutMs = 30_000): Promise<string> {
+    this.type(prompt);
+    await this.waitFor(`› ${prompt}`);
+    this.keys("Enter");
+    return this.waitFor(reply, timeoutMs);
+  }
+
   /** Polls the screen (every 25 ms) until `text` is gone; returns the screen without it. */
   async waitGone(text: string, timeoutMs = 10_000): Promise<string> {
     const start = Date.now();
@@ -125,6 +133,11 @@ export class Tmux {
     }
     if (this.socketPath !== undefined && this.socketPath.includes(this.socket)) rmSync(this.socketPath, { force: true });
   }
+}
+
+/** The card (or any box) on `screen` that holds `text`: from the top edge (╭) above it to the end of the screen. */
+export function cardAround(screen: string, text: string): string {
+  return screen.slice(screen.lastIndexOf("╭", screen.indexOf(text)));
 }
 
 /** PIDs of processes whose working directory is `dir` and whose executable path contains `exeIncludes`. */
