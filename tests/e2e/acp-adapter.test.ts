@@ -3,7 +3,7 @@
  * text and usage, permissions allowed and denied (the file on disk tells), cancel mid-stream and during a pending
  * permission, resume in a new process, load with its replay kept out of the ledger, and a lost agent session.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { AcpAdapter } from "../../src/harness/acp/adapter.ts";
@@ -11,27 +11,19 @@ import type { ResumeState } from "../../src/harness/contract.ts";
 import { makeClaudeAcpWorld, makeCodexAcpWorld, spawnEditingAnswers, spawnEditingInitialize, spawnEditingLines, type AcpWorld } from "../support/acp-rig.ts";
 import { INVALID_UTF8_FIELD } from "../../src/shared/jsonl.ts";
 import { ClaudeHost, agentText } from "../support/claude-host.ts";
-import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { reply } from "../support/mock-anthropic/script.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { mockModelServers } from "../support/mock-servers.ts";
 
-let anthropic: MockAnthropic;
-let responses: MockResponses;
-beforeAll(async () => {
-  [anthropic, responses] = await Promise.all([startMockAnthropic(), startMockResponses()]);
-});
-afterAll(async () => {
-  await Promise.all([anthropic.stop(), responses.stop()]);
-});
+const mocks = mockModelServers();
 
 const worlds: Record<string, () => Promise<AcpWorld>> = {
   "claude-agent-acp": async () => {
-    await anthropic.reset();
-    return makeClaudeAcpWorld(anthropic);
+    await mocks.anthropic.reset();
+    return makeClaudeAcpWorld(mocks.anthropic);
   },
   "codex-acp": async () => {
-    await responses.reset();
-    return makeCodexAcpWorld(responses);
+    await mocks.responses.reset();
+    return makeCodexAcpWorld(mocks.responses);
   },
 };
 
@@ -323,7 +315,7 @@ describe("ACP adapter with claude-agent-acp: details", () => {
         await adapter.sendTurn(handle, turn);
         expect((await host.waitForIdle(turn.turnId, 30_000)).payload).toMatchObject({ stopReason: "failed" });
         expect(host.ofTurn(turn.turnId).filter((e) => e.kind === "_baton_error_update").length).toBe(1);
-        await anthropic.script(reply.text("fine again"));
+        await mocks.anthropic.script(reply.text("fine again"));
         const next = host.prompt("again");
         await adapter.sendTurn(handle, next);
         expect((await host.waitForIdle(next.turnId, 30_000)).payload).toMatchObject({ stopReason: "end_turn" });

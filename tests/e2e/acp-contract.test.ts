@@ -2,21 +2,12 @@
  * The harness contract suite against two real ACP agents, offline: claude-agent-acp 0.49 (mock Anthropic API) and
  * codex-acp 2.6 (mock Responses API), both driven by the one ACP adapter with no per-agent code.
  */
-import { afterAll, beforeAll } from "bun:test";
 import type { AcpAdapter } from "../../src/harness/acp/adapter.ts";
 import { describeHarnessContract, type ContractKit } from "../contract/harness.contract.ts";
 import { makeClaudeAcpWorld, makeCodexAcpWorld, type AcpWorld } from "../support/acp-rig.ts";
-import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { mockModelServers } from "../support/mock-servers.ts";
 
-let anthropic: MockAnthropic;
-let responses: MockResponses;
-beforeAll(async () => {
-  [anthropic, responses] = await Promise.all([startMockAnthropic(), startMockResponses()]);
-});
-afterAll(async () => {
-  await Promise.all([anthropic.stop(), responses.stop()]);
-});
+const mocks = mockModelServers();
 
 function kitOf(world: AcpWorld): ContractKit {
   const adapters: AcpAdapter[] = [];
@@ -49,8 +40,8 @@ function kitOf(world: AcpWorld): ContractKit {
 describeHarnessContract(
   "acp:claude-agent-acp",
   async () => {
-    await anthropic.reset();
-    return kitOf(makeClaudeAcpWorld(anthropic));
+    await mocks.anthropic.reset();
+    return kitOf(makeClaudeAcpWorld(mocks.anthropic));
   },
   { timeoutMs: 40_000 },
 );
@@ -58,8 +49,8 @@ describeHarnessContract(
 describeHarnessContract(
   "acp:codex-acp",
   async () => {
-    await responses.reset();
-    return kitOf(makeCodexAcpWorld(responses));
+    await mocks.responses.reset();
+    return kitOf(makeCodexAcpWorld(mocks.responses));
   },
   { timeoutMs: 40_000 },
 );

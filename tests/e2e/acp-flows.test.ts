@@ -3,7 +3,7 @@
  * card once; a SIGKILLed agent fails its turn once, the queue moves on and the next prompt respawns and
  * resumes; `session/load` adds nothing to the ledger; a session the agent lost only shows at the first prompt.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { AcpAdapter } from "../../src/harness/acp/adapter.ts";
 import { acpDefinition } from "../../src/harness/acp/definition.ts";
 import type { spawnAgent } from "../../src/harness/acp/connection.ts";
@@ -12,20 +12,12 @@ import { readLedgerFile } from "../../src/store/index.ts";
 import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
 import { makeClaudeAcpWorld, makeCodexAcpWorld, spawnEditingInitialize, type AcpWorld } from "../support/acp-rig.ts";
-import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { reply } from "../support/mock-anthropic/script.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { mockModelServers } from "../support/mock-servers.ts";
 import { bindingOf } from "../support/controller-internals.ts";
 import { kindsOf, openRealSession, waitFor } from "../support/session-host.ts";
 
-let anthropic: MockAnthropic;
-let responses: MockResponses;
-beforeAll(async () => {
-  [anthropic, responses] = await Promise.all([startMockAnthropic(), startMockResponses()]);
-});
-afterAll(async () => {
-  await Promise.all([anthropic.stop(), responses.stop()]);
-});
+const mocks = mockModelServers();
 
 /** The real ACP definition, optionally with its agent started through another process port. */
 function definition(spawn?: typeof spawnAgent): HarnessDefinition {
@@ -52,8 +44,8 @@ async function open(world: AcpWorld, options: { spawn?: typeof spawnAgent; home?
 const text = (value: string) => [{ type: "text" as const, text: value }];
 
 test("interrupt while a card is open: the agent is answered, the card resolves once, the turn ends cancelled", async () => {
-  await anthropic.reset();
-  const world = makeClaudeAcpWorld(anthropic);
+  await mocks.anthropic.reset();
+  const world = makeClaudeAcpWorld(mocks.anthropic);
   const { session, cleanup } = await open(world);
   try {
     const controller = session.controller;
@@ -74,8 +66,8 @@ test("interrupt while a card is open: the agent is answered, the card resolves o
 }, 60_000);
 
 test("SIGKILL of the agent mid-turn: one error and one failed terminal, the queued prompt runs on a respawned agent that resumed the session", async () => {
-  await anthropic.reset();
-  const world = makeClaudeAcpWorld(anthropic);
+  await mocks.anthropic.reset();
+  const world = makeClaudeAcpWorld(mocks.anthropic);
   const { session, cleanup } = await open(world);
   try {
     const controller = session.controller;
@@ -90,8 +82,8 @@ test("SIGKILL of the agent mid-turn: one error and one failed terminal, the queu
     const pid = adapter.processId(bindingOf(controller, world.targetId).handle!);
     process.kill(pid!, "SIGKILL");
     expect(await slow).toBe("failed");
-    await anthropic.reset();
-    await anthropic.script(reply.text("lime"));
+    await mocks.anthropic.reset();
+    await mocks.anthropic.script(reply.text("lime"));
     expect(await queued).toBe("completed");
     const ledger = readLedgerFile(session.ref.paths.ledger);
     const slowTurn = ledger.find((e) => e.kind === "user_message" && JSON.stringify(e.payload).includes("go slowly"))?.turnId;
@@ -106,8 +98,8 @@ test("SIGKILL of the agent mid-turn: one error and one failed terminal, the queu
 }, 90_000);
 
 test("reopening with session/load (resume hidden): the replayed history adds nothing to the ledger", async () => {
-  await responses.reset();
-  const world = makeCodexAcpWorld(responses);
+  await mocks.responses.reset();
+  const world = makeCodexAcpWorld(mocks.responses);
   const first = await open(world);
   let home = first.home;
   const id = first.session.ref.batonSessionId;
@@ -131,7 +123,7 @@ test("reopening with session/load (resume hidden): the replayed history adds not
     expect(opened.map((e) => e.kind).filter((k) => k !== "config_option_update" && k !== "available_commands_update" && k !== "context_usage_update")).toEqual([]);
     expect(readLedgerFile(second.session.ref.paths.ledger).filter((e) => e.kind === "agent_message").length).toBe(1);
     expect(second.session.meta().harnessSessions[world.targetId]?.resumeState?.data).toMatchObject({ via: "load" });
-    await responses.reset();
+    await mocks.responses.reset();
     await world.scriptText("pear it was");
     expect(await second.session.controller.submit(world.targetId, text("which word?"))).toBe("completed");
     expect((await world.modelTexts()).at(-1)).toContain("remember the word pear");
@@ -145,8 +137,8 @@ test("reopening with session/load (resume hidden): the replayed history adds not
 }, 120_000);
 
 test("a lost session that resume does not reveal (no session/list): the first prompt fails and says so; the next one gets a new session with the history", async () => {
-  await responses.reset();
-  const world = makeCodexAcpWorld(responses);
+  await mocks.responses.reset();
+  const world = makeCodexAcpWorld(mocks.responses);
   const first = await open(world);
   const id = first.session.ref.batonSessionId;
   try {
@@ -165,7 +157,7 @@ test("a lost session that resume does not reveal (no session/list): the first pr
     expect(await controller.submit(world.targetId, text("which word?"))).toBe("failed");
     const errors = readLedgerFile(second.session.ref.paths.ledger).filter((e) => e.kind === "_baton_error_update");
     expect(JSON.stringify(errors.at(-1)?.payload)).toContain("its session is gone");
-    await responses.reset();
+    await mocks.responses.reset();
     await world.scriptText("quince, from the history");
     expect(await controller.submit(world.targetId, text("which word, then?"))).toBe("completed");
     const last = (await world.modelTexts()).at(-1) ?? "";

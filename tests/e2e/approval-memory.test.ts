@@ -5,7 +5,7 @@
  * `npm test` is answered by the rule — it runs, an `approval_review_update` "baton rule <id>" is the receipt, and no
  * card opens; `npm test && git push` still asks; after the rule is revoked `npm test` asks again.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fs from "node:fs";
 import path from "node:path";
 import { claudeDefinition } from "../../src/harness/claude/definition.ts";
@@ -21,19 +21,11 @@ import { targetIdOf } from "../../src/shared/ids.ts";
 import { makeClaudeAcpWorld } from "../support/acp-rig.ts";
 import { makeClaudeEnv } from "../support/claude-env.ts";
 import { makeCodexHome } from "../support/codex-home.ts";
-import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropic/client.ts";
 import { reply } from "../support/mock-anthropic/script.ts";
-import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
+import { mockModelServers } from "../support/mock-servers.ts";
 import { ledgerOf, openRealSession, waitFor } from "../support/session-host.ts";
 
-let anthropic: MockAnthropic;
-let responses: MockResponses;
-beforeAll(async () => {
-  [anthropic, responses] = await Promise.all([startMockAnthropic(), startMockResponses()]);
-});
-afterAll(async () => {
-  await Promise.all([anthropic.stop(), responses.stop()]);
-});
+const mocks = mockModelServers();
 
 interface World {
   readonly targetId: string;
@@ -48,38 +40,38 @@ interface World {
 
 function codexWorld(): World {
   // on-request + read-only: the mock's escalated exec_command asks (the same shape a real escalation has).
-  const home = makeCodexHome({ baseUrl: responses.baseUrl, approvalPolicy: "on-request", sandboxMode: "read-only" });
+  const home = makeCodexHome({ baseUrl: mocks.responses.baseUrl, approvalPolicy: "on-request", sandboxMode: "read-only" });
   return {
     targetId: "codex",
     cwd: home.workdir,
     env: home.env,
     definitions: [codexDefinition],
-    scriptAsk: (cmd) => responses.script([{ kind: "exec", cmd, escalate: true }, { kind: "text", text: "ran it" }]),
+    scriptAsk: (cmd) => mocks.responses.script([{ kind: "exec", cmd, escalate: true }, { kind: "text", text: "ran it" }]),
     cleanup: () => home.cleanup(),
   };
 }
 
 function claudeWorld(): World {
-  const env = makeClaudeEnv({ baseUrl: anthropic.url });
+  const env = makeClaudeEnv({ baseUrl: mocks.anthropic.url });
   return {
     targetId: "claude",
     cwd: env.cwd,
     env: env.env,
     definitions: [claudeDefinition],
-    scriptAsk: (command) => anthropic.script(reply.tool("Bash", { command, description: "run it" }), reply.text("ran it")),
+    scriptAsk: (command) => mocks.anthropic.script(reply.tool("Bash", { command, description: "run it" }), reply.text("ran it")),
     cleanup: () => env.cleanup(),
   };
 }
 
 function acpWorld(): World {
-  const world = makeClaudeAcpWorld(anthropic);
+  const world = makeClaudeAcpWorld(mocks.anthropic);
   return {
     targetId: world.targetId,
     cwd: world.cwd,
     env: world.env,
     definitions: [acpDefinition],
     config: { harnesses: {}, targets: { [world.targetId]: { harness: "acp", ...world.settings } } },
-    scriptAsk: (command) => anthropic.script(reply.tool("Bash", { command, description: "run it" }), reply.text("ran it")),
+    scriptAsk: (command) => mocks.anthropic.script(reply.tool("Bash", { command, description: "run it" }), reply.text("ran it")),
     cleanup: () => world.cleanup(),
   };
 }
@@ -156,17 +148,17 @@ async function scenario(world: World): Promise<void> {
 
 describe("approval memory across agents (real binaries, mock model servers)", () => {
   test("Codex: always → a Baton rule answers the next npm test with a receipt and no card; && git push asks; revoked asks", async () => {
-    await responses.reset();
+    await mocks.responses.reset();
     await scenario(codexWorld());
   }, 180_000);
 
   test("Claude Code: the same", async () => {
-    await anthropic.reset();
+    await mocks.anthropic.reset();
     await scenario(claudeWorld());
   }, 180_000);
 
   test("ACP (claude-agent-acp): the same", async () => {
-    await anthropic.reset();
+    await mocks.anthropic.reset();
     await scenario(acpWorld());
   }, 180_000);
 });
