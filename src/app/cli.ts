@@ -7,6 +7,7 @@ import { terminalIo, type CliIo } from "./io.ts";
 import { HELP, runHelp, runVersion } from "./commands/help.ts";
 import { EXIT } from "./commands/shared.ts";
 import { withResolvedHome } from "./app-context.ts";
+import { loadWithReactProduction } from "./react-build.ts";
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number> | number;
 
@@ -34,7 +35,7 @@ export async function runCli(argv: readonly string[], processIo: CliIo): Promise
   const io = withResolvedHome(terminalIo(processIo));
   const [first, ...rest] = argv;
   if (first === undefined || (first.startsWith("-") && !["--help", "-h", "--version", "-V"].includes(first))) {
-    return (await import("./commands/tui.ts")).runTuiCommand(argv, io);
+    return (await loadWithReactProduction(() => import("./commands/tui.ts"))).runTuiCommand(argv, io);
   }
   if (first === "--help" || first === "-h") return runHelp(io);
   if (first === "--version" || first === "-V") return runVersion(io);
@@ -43,5 +44,7 @@ export async function runCli(argv: readonly string[], processIo: CliIo): Promise
     io.stderr.write(`baton: unknown command '${first}'\n\n${HELP}`);
     return EXIT.usage;
   }
-  return (await command())(rest, io);
+  // A command's modules load with React's production build selected (react-build.ts); none of them starts a
+  // process while loading, and NODE_ENV is back as it was before the command runs.
+  return (await loadWithReactProduction(command))(rest, io);
 }
