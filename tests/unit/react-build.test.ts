@@ -38,7 +38,7 @@ interface Probe {
 
 function probe(argv: readonly string[], env: Record<string, string | undefined>): Omit<Probe, "element"> {
   const base: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== "NODE_ENV") base[key] = value;
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined && key !== "NODE_ENV" && key !== "BATON_REACT_DEVELOPMENT") base[key] = value;
   for (const [key, value] of Object.entries(env)) if (value !== undefined) base[key] = value;
   base["HOME"] = dir;
   base["BATON_HOME"] = path.join(dir, "baton");
