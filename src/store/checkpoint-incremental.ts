@@ -24,6 +24,10 @@ export interface CheckpointNodeStore {
   liveOf(token: string): number;
   read(token: unknown): unknown;
   remember(node: object, token: unknown): void;
+  /** A stub of this store read its record (the store's bounded cache may evict it later). */
+  loaded?(stub: { evict(): void; takeUse(): boolean }, token: unknown): void;
+  keep?(token: unknown, value: object): void;
+  recall?(token: unknown): object | undefined;
 }
 
 /** A state encoded for a checkpoint: the head's JSON text and the node bytes it references. */

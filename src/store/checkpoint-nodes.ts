@@ -17,6 +17,14 @@
  * The file is opened for reading when the store is created for an existing file, and when a head first
  * names a new one, so a compaction (or another process's) removing it later never strands a stub; the
  * descriptor is closed when the store is closed or collected.
+ *
+ * Memory: the records a state reads stay in memory only up to `NODE_CACHE.maxBytes` (bytes of record JSON,
+ * process-wide, every node file together); past that the least recently used loaded stubs let go of their
+ * values (CLOCK: a stub read again since it was last passed over gets a second chance) and read their
+ * records again when next used — the bytes at a record's offset never change, so a reread is the same
+ * content, and the same object while anybody still holds it (`lazy.ts`). Only stubs are evicted: a node a
+ * writer changed is a copy in the live state, never a stub, and a stub's value is never changed in place
+ * (writers copy before changing), so nothing a state holds that the file lacks can be dropped.
  */
 import fs from "node:fs";
 import * as path from "node:path";
@@ -29,6 +37,105 @@ export const NODES_PATTERN = /^checkpoint-[0-9a-f]{12}\.nodes$/;
 
 /** When a node file is rewritten with its live records only (tests may lower `minBytes`). */
 export const COMPACTION = { minBytes: 4 * 1024 * 1024, liveRatio: 0.5 };
+
+/**
+ * How many bytes of loaded records (their JSON on disk) stay in memory, process-wide (tests and benches may
+ * change it; a lower limit applies at the next load). 32 MiB of records is about 80–100 MB of heap, a
+ * 100k-event session's whole node file (≈ 25 MB) fits.
+ */
+export const NODE_CACHE = { maxBytes: 32 * 1024 * 1024 };
+
+/** A loaded stub as the cache sees it (`lazy.ts`'s `Stub`, structurally). */
+interface LoadedStub {
+  evict(): void;
+  takeUse(): boolean;
+}
+
+/**
+ * The loaded stubs, oldest first, in a ring (CLOCK): while the bytes are over the limit, the oldest is evicted
+ * unless it was read since it was last passed over, in which case it goes to the back once.
+ */
+class LoadedNodes {
+  #stubs: (LoadedStub | undefined)[] = new Array<LoadedStub | undefined>(1024);
+  #sizes = new Float64Array(1024);
+  #head = 0;
+  #count = 0;
+  #bytes = 0;
+  #evictions = 0;
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  get count(): number {
+    return this.#count;
+  }
+
+  get evictions(): number {
+    return this.#evictions;
+  }
+
+  add(stub: LoadedStub, bytes: number): void {
+    this.push(stub, bytes);
+    this.#bytes += bytes;
+    this.trim(NODE_CACHE.maxBytes);
+  }
+
+  /** Evicts until at most `maxBytes` are held. */
+  trim(maxBytes: number): void {
+    let passes = 0;
+    while (this.#bytes > maxBytes && this.#count > 0) {
+      const at = this.#head;
+      const stub = this.#stubs[at] as LoadedStub;
+      const bytes = this.#sizes[at] as number;
+      this.#stubs[at] = undefined;
+      this.#head = (at + 1) % this.#stubs.length;
+      this.#count--;
+      // Second chance, bounded: after one pass over everything each bit is clear.
+      if (stub.takeUse() && passes++ < this.#count + 1) {
+        this.push(stub, bytes);
+        continue;
+      }
+      stub.evict();
+      this.#bytes -= bytes;
+      this.#evictions++;
+    }
+  }
+
+  private push(stub: LoadedStub, bytes: number): void {
+    if (this.#count === this.#stubs.length) this.grow();
+    const at = (this.#head + this.#count) % this.#stubs.length;
+    this.#stubs[at] = stub;
+    this.#sizes[at] = bytes;
+    this.#count++;
+  }
+
+  private grow(): void {
+    const size = this.#stubs.length;
+    const stubs = new Array<LoadedStub | undefined>(size * 2);
+    const sizes = new Float64Array(size * 2);
+    for (let i = 0; i < this.#count; i++) {
+      const from = (this.#head + i) % size;
+      stubs[i] = this.#stubs[from];
+      sizes[i] = this.#sizes[from] as number;
+    }
+    this.#stubs = stubs;
+    this.#sizes = sizes;
+    this.#head = 0;
+  }
+}
+
+const loadedNodes = new LoadedNodes();
+
+/** What the loaded-node cache holds now (record bytes and stubs) and how many stubs it evicted so far. */
+export function loadedNodeStats(): { readonly bytes: number; readonly count: number; readonly evictions: number } {
+  return { bytes: loadedNodes.bytes, count: loadedNodes.count, evictions: loadedNodes.evictions };
+}
+
+/** Evicts loaded stubs until at most `maxBytes` of records are held (0: all of them). */
+export function trimLoadedNodes(maxBytes = NODE_CACHE.maxBytes): void {
+  loadedNodes.trim(maxBytes);
+}
 
 export function newNodesName(): string {
   return `checkpoint-${randomBytes(6).toString("hex")}.nodes`;
@@ -45,6 +152,17 @@ interface MovableStub {
 
 const readDescriptors = new FinalizationRegistry<number>((fd) => closeQuietly(fd));
 
+interface KeptValue {
+  readonly kept: Map<number, WeakRef<object>>;
+  readonly offset: number;
+  readonly ref: WeakRef<object>;
+}
+
+/** An evicted value was collected: its entry goes (unless a newer one took its place). */
+const keptValues = new FinalizationRegistry<KeptValue>(({ kept, offset, ref }) => {
+  if (kept.get(offset) === ref) kept.delete(offset);
+});
+
 export class CheckpointNodes {
   readonly file: string;
   /** Bytes covered by the head on disk (what reads may reference). */
@@ -53,6 +171,8 @@ export class CheckpointNodes {
   #live: number;
   #readFd: number | undefined;
   #known = new WeakMap<object, string>();
+  /** Values of evicted stubs by record offset, held weakly: a reread while one is alive returns it. */
+  #kept = new Map<number, WeakRef<object>>();
   #staged = new Map<object, string>();
   #adopted: [MovableStub, string][] = [];
   #parts: string[] = [];
@@ -140,6 +260,27 @@ export class CheckpointNodes {
 
   remember(node: object, token: unknown): void {
     this.#known.set(node, this.tokenText(token));
+  }
+
+  /** A stub of this file read its record: held in the process's bounded cache of loaded nodes. */
+  loaded(stub: LoadedStub, token: unknown): void {
+    loadedNodes.add(stub, (token as Token).$[1] as number);
+  }
+
+  keep(token: unknown, value: object): void {
+    const offset = (token as Token).$[0] as number;
+    const ref = new WeakRef(value);
+    this.#kept.set(offset, ref);
+    keptValues.register(value, { kept: this.#kept, offset, ref });
+  }
+
+  recall(token: unknown): object | undefined {
+    const offset = (token as Token).$[0] as number;
+    const ref = this.#kept.get(offset);
+    if (ref === undefined) return undefined;
+    const value = ref.deref();
+    if (value === undefined) this.#kept.delete(offset);
+    return value;
   }
 
   /** Bytes staged for the next flush. */
