@@ -1,7 +1,7 @@
 /**
  * Growth table (issue #18, "Scale"): how open time, memory and the checkpoint grow with the session.
  *
- *   node_modules/.bin/bun bench/growth.ts [--sizes 10000,30000,100000,300000,1000000] [--rounds 7] [--big-rounds 3]
+ *   node_modules/.bin/bun bench/growth.ts [--sizes 10000,30000,100000,300000,1000000] [--rounds 7] [--big-rounds 3] [--no-export]
  *
  * One generated session (bench/_fixture.ts: 500-event turns, ~1 KB per event, ~92 % streamed chunks with `raw`
  * kept) grows through the sizes, folded as the live session folds it, with a checkpoint at each size. At each
@@ -12,15 +12,20 @@
  * and without a checkpoint (a full replay). `--rounds` rounds for the sizes of the ratio figures (the smallest
  * and 300k), `--big-rounds` for the others. Each figure: median (min–max). The goal (#18): open time and RSS
  * with a checkpoint at 300k within 1.3× of those at 10k, as the median of the per-round ratios.
+ * Last, at each size, `export --format json` once as it streams and once as the whole-projection export it
+ * replaced, each in a fresh process into /dev/null: their peak RSS (a memory check, not a timing).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { initialState, storedProjectionFold, type ProjectionState } from "../src/projection/index.ts";
+import { EXPORT_CACHE_BYTES, exportText, memoryKeeper } from "../src/app/commands/export.ts";
+import { initialState, plainState, storedProjectionFold, type ProjectionState } from "../src/projection/index.ts";
+import { terminalJson } from "../src/shared/terminal-text.ts";
+import type { SessionMeta } from "../src/store/meta.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createUlidSource, type BatonSessionId } from "../src/shared/ids.ts";
 import { CHECKPOINT_FILE, loadState, writeCheckpoint, type StateFold } from "../src/store/checkpoint.ts";
-import { NODES_PATTERN } from "../src/store/checkpoint-nodes.ts";
+import { NODE_CACHE, NODES_PATTERN } from "../src/store/checkpoint-nodes.ts";
 import { openLedger, type Ledger } from "../src/store/ledger.ts";
 import { EVENTS_PER_TURN, turnDrafts } from "./_fixture.ts";
 
@@ -30,8 +35,11 @@ const RATIO_BUDGET = 1.3;
 const RATIO_SIZE = 300_000;
 const TURN_ENDS = 3;
 
-type Mode = "deferred" | "checked" | "full";
-const MODES: readonly Mode[] = ["deferred", "checked", "full"];
+type OpenMode = "deferred" | "checked" | "full";
+/** `export`: `baton export --format json` as it streams now, into /dev/null; `export-whole`: the whole-projection export it replaced. */
+type Mode = OpenMode | "export" | "export-whole";
+const MODES: readonly OpenMode[] = ["deferred", "checked", "full"];
+const EXPORTS = ["export", "export-whole"] as const;
 
 interface OpenReport {
   readonly openMs: number;
@@ -39,6 +47,8 @@ interface OpenReport {
   readonly rssMb: number;
   readonly fromCheckpoint: boolean;
   readonly replayed: number;
+  /** An export's output bytes. */
+  readonly bytes?: number;
 }
 
 /** VmHWM (peak resident set) of this process, MB: what the open needed at its height. */
@@ -51,14 +61,41 @@ function open(file: string, readOnly: boolean): Ledger {
   return openLedger({ path: file, batonSessionId: SESSION, clock: systemClock, ids: createUlidSource(), readOnly });
 }
 
-/** One open in a fresh process: the time to a state, and the resident memory holding it. */
-function child(mode: Mode, file: string): void {
+/** One open in a fresh process: the time to a state, and the resident memory holding it (or an export's, to its end). */
+async function child(mode: Mode, file: string): Promise<void> {
+  if (mode === "export" || mode === "export-whole") return exportChild(mode, file);
   const started = Bun.nanoseconds();
   const ledger = open(file, true);
   const loaded = loadState(ledger, mode === "full" ? { ...FOLD, version: "bench-no-checkpoint" } : FOLD, { verify: mode === "deferred" ? "deferred" : "sync" });
   const openMs = (Bun.nanoseconds() - started) / 1e6;
   const report: OpenReport = { openMs, rssMb: peakRssMb(), fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed };
   if (loaded.state.lastSeq === 0) throw new Error("empty state");
+  console.log(JSON.stringify(report));
+}
+
+/** An export of the session as `baton export --format json` makes it (open with the digest checked, then the text), written to /dev/null. */
+async function exportChild(mode: "export" | "export-whole", file: string): Promise<void> {
+  const started = Bun.nanoseconds();
+  const ledger = open(file, true);
+  if (mode === "export") NODE_CACHE.maxBytes = Math.min(NODE_CACHE.maxBytes, EXPORT_CACHE_BYTES); // as the command does
+  const loaded = loadState(ledger, FOLD, { verify: "sync" });
+  const meta = { batonSessionId: SESSION, cwd: "/bench", createdAt: "2026-01-01T00:00:00.000Z", harnessSessions: {} } as unknown as SessionMeta;
+  const out = fs.openSync("/dev/null", "w");
+  let bytes = 0;
+  if (mode === "export-whole") {
+    const text = `${terminalJson({ meta, projection: plainState(loaded.state) })}\n`;
+    bytes = Buffer.byteLength(text);
+    fs.writeSync(out, text);
+  } else {
+    const keepMemory = memoryKeeper();
+    for (const batch of exportText("json", { meta, batonSessionId: SESSION }, loaded.state)) {
+      bytes += fs.writeSync(out, batch);
+      await new Promise<void>((resolve) => setImmediate(resolve)); // as the command does between batches
+      keepMemory();
+    }
+  }
+  fs.closeSync(out);
+  const report: OpenReport = { openMs: (Bun.nanoseconds() - started) / 1e6, rssMb: peakRssMb(), fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed, bytes };
   console.log(JSON.stringify(report));
 }
 
@@ -86,7 +123,8 @@ interface Row {
   readonly turnEndBytes: number[];
   readonly turnEndCpuMs: number[];
   readonly turnEndWallMs: number[];
-  readonly opens: Record<Mode, OpenReport[]>;
+  readonly opens: Record<OpenMode, OpenReport[]>;
+  readonly exports: Partial<Record<(typeof EXPORTS)[number], OpenReport | string>>;
 }
 
 function nodeFileOf(dir: string): { name: string; bytes: number } {
@@ -166,6 +204,7 @@ async function main(): Promise<void> {
         turnEndCpuMs,
         turnEndWallMs,
         opens: { deferred: [], checked: [], full: [] },
+        exports: {},
       });
       console.log(`… ${turn * EVENTS_PER_TURN} events built`);
     }
@@ -180,6 +219,19 @@ async function main(): Promise<void> {
     }
     for (const row of rows) {
       if (!row.opens.deferred.every((r) => r.fromCheckpoint) || !row.opens.checked.every((r) => r.fromCheckpoint)) throw new Error(`at ${row.events} events the checkpoint was not used`);
+    }
+    // Memory of `export --format json`, streamed and whole (one run each: a memory figure, not a timing).
+    if (!args.includes("--no-export")) {
+      for (const row of rows) {
+        for (const mode of EXPORTS) {
+          try {
+            row.exports[mode] = runChild(mode, path.join(row.dir, "session.jsonl"));
+          } catch (error) {
+            row.exports[mode] = error instanceof Error ? error.message : String(error);
+          }
+        }
+        console.log(`… ${row.events} events exported`);
+      }
     }
     report(rows, rounds, bigRounds);
   } finally {
@@ -198,7 +250,7 @@ function report(rows: readonly Row[], rounds: number, bigRounds: number): void {
       .join(""),
   );
   for (const row of rows) {
-    const pick = (mode: Mode, key: "openMs" | "rssMb"): number[] => row.opens[mode].map((r) => r[key]);
+    const pick = (mode: OpenMode, key: "openMs" | "rssMb"): number[] => row.opens[mode].map((r) => r[key]);
     console.log(
       [
         String(row.events),
@@ -247,9 +299,31 @@ function report(rows: readonly Row[], rounds: number, bigRounds: number): void {
     line(`turn end writes (node append + head), ${row.events}`, `${(bytes / 1e3).toFixed(1)} KB`, "—", `${(bytes / baseBytes).toFixed(2)}× of ${base.events}`);
     line(`turn end CPU, ${row.events}`, `${median(row.turnEndCpuMs).toFixed(1)} ms`, "—", `${(median(row.turnEndCpuMs) / median(base.turnEndCpuMs)).toFixed(2)}× of ${base.events}`);
   }
+  const exported = rows.filter((row) => row.exports.export !== undefined);
+  if (exported.length > 0) {
+    console.log("\nexport --format json into /dev/null (open with the digest checked + the text), one run each: peak RSS MB and wall ms");
+    console.log(["events", "output MB", "streamed RSS", "whole RSS", "streamed ms", "whole ms"].map((h) => h.padStart(15)).join(""));
+    for (const row of exported) {
+      const cell = (mode: (typeof EXPORTS)[number], key: "rssMb" | "openMs"): string => {
+        const value = row.exports[mode];
+        return typeof value === "object" ? value[key].toFixed(0) : "failed";
+      };
+      const streamed = row.exports.export;
+      console.log(
+        [String(row.events), typeof streamed === "object" ? mb(streamed.bytes ?? 0) : "—", cell("export", "rssMb"), cell("export-whole", "rssMb"), cell("export", "openMs"), cell("export-whole", "openMs")]
+          .map((c) => c.padStart(15))
+          .join(""),
+      );
+    }
+    const first = exported[0]?.exports.export;
+    const last = exported.at(-1)?.exports.export;
+    if (typeof first === "object" && typeof last === "object") {
+      line(`export json peak RSS, streamed, ${exported.at(-1)?.events} ÷ ${exported[0]?.events}`, `${last.rssMb.toFixed(0)} ÷ ${first.rssMb.toFixed(0)} MB`, "—", `${(last.rssMb / first.rssMb).toFixed(2)}×`);
+    }
+  }
   const over = verdicts.filter((ok) => !ok).length;
   console.log(`summary: growth ${over === 0 ? "OK" : `${over} of ${verdicts.length} figures OVER budget`} (open and RSS with a checkpoint at ${ratioRow.events} ÷ ${base.events}, budget ${RATIO_BUDGET}×)`);
 }
 
-if (process.argv[2] === "--child") child((process.argv[3] ?? "deferred") as Mode, process.argv[4] ?? "");
+if (process.argv[2] === "--child") await child((process.argv[3] ?? "deferred") as Mode, process.argv[4] ?? "");
 else await main();

@@ -6,6 +6,8 @@ export type TerminationSignal = "SIGTERM" | "SIGHUP" | "SIGPIPE";
 
 export interface OutStream {
   write(text: string): void;
+  /** Resolves once what was written has left the process's buffer (backpressure; a broken stream resolves at once). */
+  drain?(): Promise<void>;
   readonly isTTY?: boolean;
   /** The stream under a terminal-safe one: only for control sequences Baton itself means (the title). */
   readonly raw?: OutStream;

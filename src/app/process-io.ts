@@ -38,15 +38,28 @@ interface Output extends OutStream {
 
 function output(stream: NodeJS.WriteStream, onBroken: (error: unknown) => void): Output {
   let broken = false;
+  let full = false;
+  const waiting = new Set<() => void>();
+  const release = (): void => {
+    full = false;
+    for (const resolve of [...waiting]) resolve();
+    waiting.clear();
+  };
   stream.on("error", (error) => {
+    release();
     if (broken) return;
     broken = true;
     onBroken(error);
   });
+  stream.on("drain", release);
   return {
     isTTY: stream.isTTY === true,
     write(text) {
-      if (!broken) stream.write(text);
+      if (!broken && !stream.write(text)) full = true;
+    },
+    drain() {
+      if (broken || !full) return Promise.resolve();
+      return new Promise((resolve) => waiting.add(resolve));
     },
     finish() {
       if (broken || stream.writableFinished) return Promise.resolve();

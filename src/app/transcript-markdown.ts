@@ -1,6 +1,6 @@
 /** `baton export --format md`: the reduced transcript for people. Thoughts are folded in <details>. */
 import { textOf, type ContentBlock } from "../event/content.ts";
-import { displayUserText, listToArray, selectTranscript, summaryOf, type ProjectionState, type TranscriptEntry } from "../projection/index.ts";
+import { displayUserText, listSlice, PAGE_SIZE, selectTranscriptWindow, summaryOf, type ProjectionState, type TranscriptEntry } from "../projection/index.ts";
 import { REF_ROOT } from "../rewind/refs.ts";
 import { assertNever } from "../shared/assert.ts";
 
@@ -12,36 +12,68 @@ export interface MarkdownHeader {
 }
 
 export function transcriptMarkdown(state: ProjectionState, header: MarkdownHeader): string {
-  const out: string[] = [`# ${header.title}`, "", `Session \`${header.batonSessionId}\` · ${header.cwd} · ${header.createdAt}`, ""];
-  for (const entry of selectTranscript(state)) {
-    const block = renderEntry(entry);
-    if (block) out.push(block, "");
+  return [...transcriptMarkdownPieces(state, header)].join("");
+}
+
+/**
+ * `transcriptMarkdown` in pieces, a transcript window at a time: what `baton export` writes as it goes, so an
+ * export of a long session holds one window of it, not the transcript and its text.
+ */
+export function* transcriptMarkdownPieces(state: ProjectionState, header: MarkdownHeader): Generator<string> {
+  yield* joinedTrimmed(markdownLines(state, header));
+}
+
+function* markdownLines(state: ProjectionState, header: MarkdownHeader): Generator<string> {
+  yield* [`# ${header.title}`, "", `Session \`${header.batonSessionId}\` · ${header.cwd} · ${header.createdAt}`, ""];
+  for (let start = 0; start < state.timeline.length; start += PAGE_SIZE) {
+    for (const entry of selectTranscriptWindow(state, start, start + PAGE_SIZE)) {
+      const block = renderEntry(entry);
+      if (block) yield* [block, ""];
+    }
   }
-  out.push(...fileCheckpoints(state, header.batonSessionId));
-  return `${out.join("\n").trimEnd()}\n`;
+  yield* fileCheckpoints(state, header.batonSessionId);
+}
+
+/** `${[...lines].join("\n").trimEnd()}\n`, written as the lines come: trailing whitespace is held back until more text follows. */
+function* joinedTrimmed(lines: Iterable<string>): Generator<string> {
+  let held = "";
+  let first = true;
+  for (const line of lines) {
+    const text = first ? line : `\n${line}`;
+    first = false;
+    const kept = text.trimEnd();
+    if (kept.length === 0) {
+      held += text;
+      continue;
+    }
+    yield held + kept;
+    held = text.slice(kept.length);
+  }
+  yield "\n";
 }
 
 /** The session's file checkpoints (git commits kept under refs/baton/checkpoints/…): what `/rewind` can restore. */
-function fileCheckpoints(state: ProjectionState, sessionId: string): string[] {
-  const items = listToArray(state.fileCheckpoints);
-  if (items.length === 0) return [];
-  const rows = items.map((item) => {
-    const asked = summaryOf(state, item.turnId)?.userText ?? "";
-    const turn = `\`${item.turnId}\`${asked === "" ? "" : ` “${clipText(asked, 40)}”`}`;
-    const changed = item.dirtyUnknown ? "unknown" : item.dirtyPaths.length === 0 ? "—" : item.dirtyPaths.map((p) => `\`${p}\``).join(", ");
-    const undo = item.undo ? ` (undo: \`${item.undo.commit.slice(0, 12)}\`, ${item.undo.batonSessionId})` : "";
-    return `| ${item.boundary} | ${turn} | \`${item.commit.slice(0, 12)}\`${undo} | ${changed} |`;
-  });
-  return [
+function* fileCheckpoints(state: ProjectionState, sessionId: string): Generator<string> {
+  const list = state.fileCheckpoints;
+  if (list.length === 0) return;
+  yield* [
     "## File checkpoints",
     "",
     `Git commits of the working tree, kept by refs under \`${REF_ROOT}/${sessionId}/\` (and those of the sessions this one was forked from).`,
     "",
     "| boundary | turn | commit | changed since the previous checkpoint |",
     "|---|---|---|---|",
-    ...rows,
-    "",
   ];
+  for (let start = 0; start < list.length; start += PAGE_SIZE) {
+    for (const item of listSlice(list, start, start + PAGE_SIZE)) {
+      const asked = summaryOf(state, item.turnId)?.userText ?? "";
+      const turn = `\`${item.turnId}\`${asked === "" ? "" : ` “${clipText(asked, 40)}”`}`;
+      const changed = item.dirtyUnknown ? "unknown" : item.dirtyPaths.length === 0 ? "—" : item.dirtyPaths.map((p) => `\`${p}\``).join(", ");
+      const undo = item.undo ? ` (undo: \`${item.undo.commit.slice(0, 12)}\`, ${item.undo.batonSessionId})` : "";
+      yield `| ${item.boundary} | ${turn} | \`${item.commit.slice(0, 12)}\`${undo} | ${changed} |`;
+    }
+  }
+  yield "";
 }
 
 function clipText(text: string, max: number): string {

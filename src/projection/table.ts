@@ -151,7 +151,8 @@ export function tableDelete<T>(table: Table<T>, id: string): Table<T> {
   return withLeaf(table, hash, next, table.size - 1);
 }
 
-function forEachEntry<T>(table: Table<T>, visit: (id: string, value: T) => void): void {
+/** Visits every entry in hash order; `raw`: values as stored (a value may be an unread stub), for a walk over ids. */
+function forEachEntry<T>(table: Table<T>, visit: (id: string, value: T) => void, raw = false): void {
   const recentId = table.recentId;
   const hash = recentId === null ? 0 : hashId(recentId);
   // Where the recent entry would be: its bucket (-1 when none), inner node and leaf.
@@ -175,7 +176,7 @@ function forEachEntry<T>(table: Table<T>, visit: (id: string, value: T) => void)
       const inner = resolve(storedInner);
       for (let c = 0; c < inner.length; c++) {
         const leaf = resolve(inner[c] as Leaf<T>);
-        for (let i = 0; i < leaf.length; i += 2) visit(leaf[i] as string, resolve(leaf[i + 1] as T));
+        for (let i = 0; i < leaf.length; i += 2) visit(leaf[i] as string, raw ? (leaf[i + 1] as T) : resolve(leaf[i + 1] as T));
         if (a === ra && b === rb && c === rc) visitRecent();
       }
     }
@@ -186,6 +187,13 @@ function forEachEntry<T>(table: Table<T>, visit: (id: string, value: T) => void)
 export function tableValues<T>(table: Table<T>): T[] {
   const out: T[] = [];
   forEachEntry(table, (_id, value) => out.push(value));
+  return out;
+}
+
+/** All ids, in hash order, without reading the values (an export walks ids first, then reads one value at a time). */
+export function tableIds<T>(table: Table<T>): string[] {
+  const out: string[] = [];
+  forEachEntry(table, (id) => out.push(id), true);
   return out;
 }
 

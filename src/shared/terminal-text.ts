@@ -125,6 +125,11 @@ export function terminalSafeDeep<T>(value: T): T {
  * the C1 controls that it leaves raw, are written as `\u00XX` escapes. The value read back is unchanged.
  */
 export function terminalJson(value: unknown, space?: number): string {
+  return terminalJsonText(JSON.stringify(value, null, space));
+}
+
+/** JSON text with DEL and the C1 controls written as `\u00XX` (what `terminalJson` does), for JSON written in pieces. */
+export function terminalJsonText(json: string): string {
   // eslint-disable-next-line no-control-regex
-  return JSON.stringify(value, null, space).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return json.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

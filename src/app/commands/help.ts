@@ -62,8 +62,9 @@ Commands:
   baton logs [bs_id] [--level L] [--component prefix] [--tail N] [--json] [--cwd DIR]
       The session's diagnostic log (default: the latest session of this directory), oldest first.
         baton logs --level warn --tail 20
-  baton export <bs_id> [--format md|json]
-      The session's transcript as Markdown (default) or its projection as JSON.
+  baton export <bs_id> [--format md|json] [--output FILE]
+      The session's transcript as Markdown (default) or its projection as JSON, streamed. --output writes
+      FILE whole or not at all (a temp renamed over it); cut short, stdout output is incomplete and exits 1.
         baton export bs_01J… > transcript.md
   baton plugins marketplace add <dir> | install <owner/name>[@v] | <dir> | <file.tgz> | --bundled
   baton plugins enable | disable | remove | restart | logs <owner/name> | list
