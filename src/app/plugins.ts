@@ -7,7 +7,9 @@ import path from "node:path";
 import type { InteractionDraft, InteractionResolution } from "../event/interaction-types.ts";
 import { PluginCatalog, type ConsentRequest } from "../plugin/catalog.ts";
 import { PluginManager, type PluginHostPort } from "../plugin/manager.ts";
-import { pluginStoppedToast, type PluginTone, type TuiPlugins } from "../tui/index.ts";
+// The one TUI helper plugins need, by file: the TUI's index loads React and OpenTUI, which exec and repl never use.
+import { pluginStoppedToast } from "../tui/plugins-view.ts";
+import type { PluginTone, TuiPlugins } from "../tui/index.ts";
 import type { AppContext } from "./app-context.ts";
 import { packageVersion } from "./commands/help.ts";
 import { syncContextProviders } from "./plugin-context.ts";
