@@ -14,7 +14,6 @@ import { parseArgs } from "node:util";
 import { ClaudeAdapter } from "../src/harness/claude/adapter.ts";
 import { claudeDefinition } from "../src/harness/claude/definition.ts";
 import { bundledClaudePath } from "../src/harness/claude/executable.ts";
-import { checkpointWritesSettled } from "../src/store/index.ts";
 import { makeClaudeEnv } from "../tests/support/claude-env.ts";
 import { ClaudeHost } from "../tests/support/claude-host.ts";
 import { startMockAnthropic } from "../tests/support/mock-anthropic/client.ts";
@@ -97,9 +96,8 @@ try {
   const viaBaton = async (text: string): Promise<number> => {
     const start = performance.now();
     await session.controller.submit("claude", [{ type: "text", text }]);
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    await session.fileCheckpointsSettled();
-    await checkpointWritesSettled(session.ledger, 60_000);
+    // What the turn left running (turn-end hook, checkpoint, meta.json, log, trace) is inside this window.
+    await session.backgroundSettled();
     return performance.now() - start;
   };
 

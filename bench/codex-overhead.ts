@@ -4,14 +4,18 @@
  *
  *   1. A one-turn new session: `baton exec --agent codex "…"` (bun on src/app/main.ts) vs `codex exec "…"`, each
  *      timed from spawn to process exit — so whatever either leaves running after its turn (Baton's checkpoint,
- *      meta and log at close) is inside its own window. Budget: ≤ 1.3× `codex exec`.
+ *      meta and log at close) is inside its own window. Budget: ≤ 1.3× `codex exec`. Each side keeps its own
+ *      HOME, CODEX_HOME and BATON_HOME across the pairs — an installed, used Baton and Codex starting a new
+ *      session (a fresh HOME per run would charge Bun's transpiler cache and Codex's first-run setup to every
+ *      run); the first pair, in fresh homes, is the warm-up and is printed as the first run ever.
+ *      `--against <checkout>` adds that checkout's `baton exec` as a third side (A/B in the same run).
  *   2. Per turn in a long session: all of Baton (controller, ledger with its fsync before dispatch, projection,
  *      adapter) as `baton exec --session` drives a turn, on a session that already holds `--events` events,
  *      vs a minimal raw JSON-RPC client on `codex app-server`. Baton's window ends when the background work the
  *      turn started (checkpoint, file checkpoints) has finished. The adapter alone is shown for reference.
  *      Budget: ≤ 5 % or ≤ 10 ms per turn.
  *
- *   node_modules/.bin/bun bench/codex-overhead.ts [--pairs 9] [--turns 20] [--events 100000] [--only exec|turns]
+ *   node_modules/.bin/bun bench/codex-overhead.ts [--pairs 9] [--turns 20] [--events 100000] [--only exec|turns] [--against /work/main]
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -27,7 +31,7 @@ import { HarnessRegistry } from "../src/harness/registry.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createUlidSource } from "../src/shared/ids.ts";
 import { silentLogger } from "../src/shared/log.ts";
-import { checkpointWritesSettled, createSessionStore } from "../src/store/index.ts";
+import { createSessionStore } from "../src/store/index.ts";
 import { BATON_ENTRY } from "../tests/support/baton-process.ts";
 import { makeCodexHome } from "../tests/support/codex-home.ts";
 import { startMockResponses, type MockReply } from "../tests/support/mock-responses/index.ts";
@@ -35,7 +39,7 @@ import { RecordingSink, ScriptedInteractions } from "../tests/support/recording-
 import { turnDrafts } from "./_fixture.ts";
 import { BenchReport, samples, withSpread } from "./_report.ts";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { pairs: { type: "string" }, turns: { type: "string" }, events: { type: "string" }, only: { type: "string" } } });
+const { values } = parseArgs({ args: process.argv.slice(2), options: { pairs: { type: "string" }, turns: { type: "string" }, events: { type: "string" }, only: { type: "string" }, against: { type: "string" } } });
 const PAIRS = Number(values.pairs ?? 9);
 const TURNS = Number(values.turns ?? 20);
 const EVENTS = Number(values.events ?? 100_000);
@@ -119,34 +123,47 @@ const fresh = () => {
 };
 try {
   if (values.only === undefined || values.only === "exec") {
-    // 1. one-turn new session, process start to exit.
-    const codexTimes: number[] = [];
-    const batonTimes: number[] = [];
-    for (let pair = 0; pair < PAIRS + 1; pair++) {
-      const codexRun = async (): Promise<number> => {
-        const home = fresh();
-        await mock.script([REPLY]);
-        return timedRun([bin, "exec", "--skip-git-repo-check", `pair ${pair}`], home.env, home.workdir);
-      };
-      const batonRun = async (): Promise<number> => {
-        const home = fresh();
-        await mock.script([REPLY]);
-        const env = { ...home.env, BATON_HOME: path.join(home.root, "baton"), BATON_CODEX_BIN: bin };
-        return timedRun([process.execPath, BATON_ENTRY, "exec", "--agent", "codex", `pair ${pair}`], env, home.workdir);
-      };
-      const [first, second] = pair % 2 === 0 ? [codexRun, batonRun] : [batonRun, codexRun];
-      const a = await first();
-      const b = await second();
-      if (pair === 0) continue; // warm-up (file cache)
-      const [codexMs, batonMs] = pair % 2 === 0 ? [a, b] : [b, a];
-      codexTimes.push(codexMs);
-      batonTimes.push(batonMs);
+    // 1. one-turn new session, process start to exit; each side in homes of its own, kept across the pairs.
+    const sides: { name: string; argv: (prompt: string) => string[]; baton: boolean }[] = [
+      { name: "codex exec", argv: (prompt) => [bin, "exec", "--skip-git-repo-check", prompt], baton: false },
+      { name: "baton exec", argv: (prompt) => [process.execPath, BATON_ENTRY, "exec", "--agent", "codex", prompt], baton: true },
+    ];
+    if (values.against !== undefined) {
+      const entry = path.resolve(values.against, "src/app/main.ts");
+      sides.push({ name: `baton exec (${values.against})`, argv: (prompt) => [process.execPath, entry, "exec", "--agent", "codex", prompt], baton: true });
     }
-    const ratios = samples(batonTimes.map((ms, i) => ms / (codexTimes[i] as number)));
-    report.info("codex exec, one-turn new session (spawn → exit)", withSpread(samples(codexTimes), "ms"));
-    report.info("baton exec --agent codex, same", withSpread(samples(batonTimes), "ms"));
-    report.info("  baton adds (median of pairs)", withSpread(samples(batonTimes.map((ms, i) => ms - (codexTimes[i] as number))), "ms"));
-    report.figure(`baton exec ÷ codex exec (${PAIRS} pairs)`, `${ratios.median.toFixed(2)}× (${ratios.min.toFixed(2)}–${ratios.max.toFixed(2)})`, `${EXEC_RATIO_BUDGET}×`, ratios.median / EXEC_RATIO_BUDGET);
+    const sideHomes = sides.map(() => fresh());
+    const times = sides.map(() => [] as number[]);
+    const firstRun = sides.map(() => 0);
+    for (let pair = 0; pair < PAIRS + 1; pair++) {
+      const order = sides.map((_, i) => i);
+      if (pair % 2 === 1) order.reverse();
+      for (const i of order) {
+        const side = sides[i]!;
+        const home = sideHomes[i]!;
+        await mock.script([REPLY]);
+        const env = side.baton ? { ...home.env, BATON_HOME: path.join(home.root, "baton"), BATON_CODEX_BIN: bin } : home.env;
+        const ms = await timedRun(side.argv(`pair ${pair}`), env, home.workdir);
+        if (pair === 0) firstRun[i] = ms; // warm-up: fresh homes (transpiler cache, Codex's first start)
+        else times[i]!.push(ms);
+      }
+    }
+    const codexTimes = times[0]!;
+    report.info("first run in fresh homes: " + sides.map((side) => side.name).join(" / "), firstRun.map((ms) => ms.toFixed(0)).join(" / ") + " ms");
+    for (const [i, side] of sides.entries()) {
+      report.info(`${side.name}, one-turn new session (spawn → exit)`, withSpread(samples(times[i]!), "ms"));
+      if (i === 0) continue;
+      const ratios = samples(times[i]!.map((ms, k) => ms / (codexTimes[k] as number)));
+      report.info(`  ${side.name} adds (median of pairs)`, withSpread(samples(times[i]!.map((ms, k) => ms - (codexTimes[k] as number))), "ms"));
+      const label = `${side.name} ÷ codex exec (${PAIRS} pairs)`;
+      const value = `${ratios.median.toFixed(2)}× (${ratios.min.toFixed(2)}–${ratios.max.toFixed(2)})`;
+      if (i === 1) report.figure(label, value, `${EXEC_RATIO_BUDGET}×`, ratios.median / EXEC_RATIO_BUDGET);
+      else {
+        report.info(label, value);
+        const ab = samples(times[1]!.map((ms, k) => ms / (times[i]![k] as number)));
+        report.info(`  this checkout ÷ ${values.against}`, `${ab.median.toFixed(2)}× (${ab.min.toFixed(2)}–${ab.max.toFixed(2)})`);
+      }
+    }
   }
 
   if (values.only === undefined || values.only === "turns") {
@@ -185,10 +202,8 @@ try {
     const fullTurn = async (text: string): Promise<number> => {
       const start = performance.now();
       await session.controller.submit("codex", [{ type: "text", text }]);
-      // What the turn left running: the turn-end hook runs on setImmediate, then the checkpoint write.
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      await session.fileCheckpointsSettled();
-      await checkpointWritesSettled(session.ledger, 60_000);
+      // What the turn left running (turn-end hook, checkpoint, meta.json, log, trace) is inside this window.
+      await session.backgroundSettled();
       return performance.now() - start;
     };
     const raw = await rawClient(rawHome.env, rawHome.workdir);

@@ -67,6 +67,12 @@ export interface OpenedSession {
   readonly checkpoints: SessionCheckpoints;
   /** Resolves once every file checkpoint asked for so far is recorded (they share Baton's index with a rewind). */
   fileCheckpointsSettled(): Promise<void>;
+  /**
+   * Resolves once the background work started so far has finished: the turn-end hook (meta.json's updatedAt,
+   * the checkpoint it starts), file checkpoints, meta.json's write-behind, the log and the native traces. What a
+   * benchmark charges to the turn that caused it; close waits for the same work on its own.
+   */
+  backgroundSettled(): Promise<void>;
   /** What opening found of a rewind a dead process left half done (also a notice in the ledger). */
   readonly rewindRecovery: RewindRecovery;
   meta(): SessionMeta;
@@ -187,14 +193,19 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     const history = createHistoryCheck({ loaded, ledger, fold, controller: () => controllerRef!, log, closed: () => closed });
     // A checkpoint is written from the live state only once the one it started from is known to match,
     // and never from a projection that holds events a stopped ledger does not.
+    let background: Promise<unknown> = Promise.resolve();
+    const inBackground = (work: Promise<unknown>): void => {
+      const previous = background;
+      background = Promise.all([previous, work.catch(() => undefined)]);
+    };
     const checkpointSoon = (): void => {
-      void history.writable.then((ok) => {
+      inBackground(history.writable.then((ok) => {
         if (!ok || closed || openLedgerRef.writeFailure) return;
         return writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).then(
           () => undefined,
           (error: unknown) => log?.log("warn", "could not write a checkpoint", { error }),
         );
-      });
+      }));
     };
     const checkpoints = new SessionCheckpoints({
       cwd: ref.meta.cwd,
@@ -263,11 +274,12 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     controller.subscribe((event) => {
       if (event.kind !== "_baton_turn_summary") return;
       lastSummaryTs = event.ts;
-      setImmediate(() => {
+      inBackground(new Promise<void>((resolve) => setImmediate(() => {
+        resolve();
         if (closed || openLedgerRef.writeFailure) return;
         metaCache.update((current) => touched(current, event.ts));
         checkpointSoon();
-      });
+      })));
     });
     if (!loaded.fromCheckpoint && loaded.replayed > 0) checkpointSoon();
     const sessionLog = log;
@@ -284,6 +296,17 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       contextProviders,
       checkpoints,
       fileCheckpointsSettled: () => recorder?.settled() ?? Promise.resolve(),
+      backgroundSettled: async () => {
+        // Each step may start the next (the turn-end hook starts a checkpoint): wait until a pass finds nothing new.
+        for (let pending = background; ; pending = background) {
+          await pending;
+          await recorder?.settled();
+          await metaCache.flush().catch(() => undefined); // a failed write was reported when it failed
+          await checkpointWritesSettled(openLedgerRef, CHECKPOINT_SETTLE_MS);
+          await Promise.all([sessionLog.flush(), ...[...traces.values()].map((trace) => trace.flush())]);
+          if (background === pending) return;
+        }
+      },
       rewindRecovery,
       meta: () => metaCache.read(),
       verifyHistory: () => history.verify(),

@@ -12,6 +12,8 @@ export type TraceDirection = "in" | "out";
 export interface NativeTrace {
   readonly path: string;
   trace(direction: TraceDirection, message: unknown): void;
+  /** Resolves once every line traced so far was written (or given up on). */
+  flush(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,6 +44,7 @@ export function createNativeTrace(sessionDir: string, targetId: string, clock: C
       }
       sink.enqueue(line, bytes);
     },
+    flush: () => sink.flush(),
     close: () => sink.close(),
   };
 }
