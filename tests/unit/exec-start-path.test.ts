@@ -24,7 +24,7 @@ function staticGraph(entry: string): { files: Map<string, string>; packages: Map
   const queue = [entry];
   for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
     for (const found of transpiler.scanImports(readFileSync(file, "utf8"))) {
-      if (found.kind !== "import-statement" && found.kind !== "require-call") continue;
+      if (found.kind !== "import-statement") continue; // a require() or import() inside a function loads on use
       const spec = found.path;
       if (!spec.startsWith(".")) {
         const name = spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : (spec.split("/")[0] as string);
