@@ -27,7 +27,7 @@ export function BatonApp(props: BatonAppProps): ReactNode {
       theme={theme}
       onMentionQuery={host.mentionQuery}
       {...(props.now === undefined ? {} : { now: props.now })}
-      {...(props.timelineWindow === undefined ? {} : { timelineWindow: props.timelineWindow })}
+      timelineWindow={props.timelineWindow ?? host.timelineWindow}
       {...(props.onSurfaceRender === undefined ? {} : { onSurfaceRender: props.onSurfaceRender })}
     />
   );

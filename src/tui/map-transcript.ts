@@ -19,7 +19,7 @@ import type { TargetLook } from "./targets.ts";
 
 export type LookFn = (targetId: string | null) => TargetLook;
 
-/** A transient item (e.g. `/status`) shown after the first `after` projected entries; never persisted. */
+/** A transient item (e.g. `/status`) shown after the first `after` timeline entries; never persisted. */
 export interface LocalItem {
   readonly after: number;
   readonly item: TimelineItem;
@@ -28,8 +28,10 @@ export interface LocalItem {
 export interface TimelineOutput {
   readonly items: readonly TimelineItem[];
   readonly plan: PinnedPlan | undefined;
-  /** Number of projected entries (where a new local item goes). */
+  /** Number of timeline entries (where a new local item goes). */
   readonly entries: number;
+  /** Index of the first timeline entry mapped into `items` (the entries before it are not read). */
+  readonly start: number;
 }
 
 const NOTICE_TONE = { info: "info", warning: "warning", error: "error" } as const;

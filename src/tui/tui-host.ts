@@ -32,7 +32,6 @@ import { continuedTarget, createTargetLooks, type TargetLook } from "./targets.t
 import { sanitizeTitle } from "./terminal-title.ts";
 import { Toasts } from "./toasts.ts";
 import { ViewComposer } from "./view-composer.ts";
-import { historyOf } from "./view-states.ts";
 import { queueIntent, refusalText } from "./queue-intents.ts";
 import { ProposalEditor } from "./proposal-intents.ts";
 import type { AttentionNotifier } from "./attention.ts";
@@ -51,6 +50,8 @@ export interface TuiHostOptions {
   readonly attention?: AttentionNotifier;
   /** Sets the terminal title (given only on a real terminal). */
   readonly setTitle?: (title: string) => void;
+  /** Timeline items shown and mapped at first (older history is read when the view asks); default 100. */
+  readonly timelineWindow?: number;
 }
 
 export type { LocalDraft } from "./local-draft.ts";
@@ -68,7 +69,6 @@ export class TuiHost {
   private targetId: TargetId;
   private readonly view: ViewComposer;
   private local: LocalItem[] = [];
-  private history: readonly string[] = [];
   private draft: { id: string; text: string; mode?: "ifEmpty" } | undefined;
   private readonly proposalEdits = new ProposalEditor(this);
   private readonly picker = new PickerSlot(() => this.publish());
@@ -106,6 +106,7 @@ export class TuiHost {
       config: this.config,
       targetIds: this.controller.targets().list().map((t) => t.id),
       showThoughts: options.showThoughts,
+      ...(options.timelineWindow === undefined ? {} : { timelineWindow: options.timelineWindow }),
       ...(options.home === undefined ? {} : { home: options.home }),
     });
     this.attach(options.session);
@@ -114,6 +115,7 @@ export class TuiHost {
   get session(): TuiSession { return this.current; }
   get controller(): Controller { return this.current.controller; }
   get target(): TargetId { return this.targetId; }
+  get timelineWindow(): number { return this.view.timelineWindow; } // shown at first; PageUp at the top shows as many more
 
   /** The user's home directory, if known (cwds are shown relative to it). */
   get home(): string | undefined { return this.options.home; }
@@ -165,6 +167,8 @@ export class TuiHost {
         return this.publish();
       case "draftRejected":
         return this.proposalEdits.rejected(intent.id) ? this.publish() : this.toast("Clear the composer first", "warning");
+      case "loadEarlier": // old turns may be on disk (lazy checkpoint nodes): read after the key, not in it
+        return this.later(() => void (this.view.loadEarlier(intent.items) && this.publish()));
     }
   };
 
@@ -212,9 +216,7 @@ export class TuiHost {
     return this.picker.show(title, select, items, remote);
   }
 
-  get clock(): Clock {
-    return this.options.clock;
-  }
+  get clock(): Clock { return this.options.clock; }
 
   /** How the Board shows (TUI-11); `/board` changes it. */
   get board(): { readonly mode: BoardMode; readonly columns: number } {
@@ -284,7 +286,6 @@ export class TuiHost {
         target: this.targetId,
         busy: this.isBusy(),
         local: this.local,
-        history: this.history,
         picker: this.picker.state,
         draft: this.draft,
         hiddenCard: this.proposalEdits.hidden,
@@ -340,7 +341,6 @@ export class TuiHost {
     this.local = [];
     this.draft = undefined;
     this.proposalEdits.reset();
-    this.history = historyOf(session.controller.state);
     const controller = session.controller;
     this.detachFns.push(
       controller.subscribe((event) => this.onEvent(event)),

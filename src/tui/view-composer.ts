@@ -5,7 +5,7 @@
  */
 import type { Controller } from "../controller/controller.ts";
 import { selectActivity, selectApprovalRoute, selectFooter, selectPendingInteractions, selectPendingProposals, selectTargetPlan, type InteractionItem, type ProjectionState } from "../projection/index.ts";
-import type { ActivityItem, ChatCommand, ChatStatePatch, DraftInjection, InteractionCard, PickerState, QueuedInput, SidecarState, Toast } from "chat-tui";
+import { DEFAULT_TIMELINE_WINDOW, type ActivityItem, type ChatCommand, type ChatStatePatch, type DraftInjection, type InteractionCard, type PickerState, type QueuedInput, type SidecarState, type Toast } from "chat-tui";
 import { boardSidecar, mainColumns, type BoardMode } from "./board-view.ts";
 import type { BoardView } from "./session-port.ts";
 import { terminalSafeDeep } from "../shared/terminal-text.ts";
@@ -15,7 +15,7 @@ import { mapCards } from "./map-cards.ts";
 import { pluginCompletions } from "./plugins-view.ts";
 import type { LocalItem, LookFn, TimelineOutput } from "./map-transcript.ts";
 import { createTimelineMapper, type DirtyRef, type TimelineMapper } from "./timeline-mapper.ts";
-import { footerTexts, headerFor, keepArray, mapQueued, placeholderFor, shallowSame } from "./view-states.ts";
+import { footerTexts, headerFor, historyOf, keepArray, mapQueued, placeholderFor, shallowSame } from "./view-states.ts";
 import type { TargetId } from "../shared/ids.ts";
 
 /** What the host knows that the projection does not. */
@@ -26,7 +26,6 @@ export interface HostView {
   readonly target: TargetId;
   readonly busy: boolean;
   readonly local: readonly LocalItem[];
-  readonly history: readonly string[];
   readonly picker: PickerState | undefined;
   readonly draft: DraftInjection | undefined;
   /** A card not shown (a suggestion whose text is being edited in the composer). */
@@ -47,12 +46,18 @@ export interface ComposerDeps {
   readonly config: ConfigControl;
   readonly targetIds: readonly TargetId[];
   readonly showThoughts: boolean;
+  /** Timeline items shown at first (default 100): the window mapped until the view asks for older history. */
+  readonly timelineWindow?: number;
   readonly home?: string;
 }
 
 export class ViewComposer {
   private mapTimeline: TimelineMapper;
   private timelineOut: TimelineOutput | undefined;
+  /** Shown timeline items mapped at least: the view's window, grown when it asks for older history. */
+  private want: number;
+  /** ↑/↓ history: the prompts of the mapped window, recomputed when the window starts earlier. */
+  private history: { from: number; value: readonly string[] } | undefined;
   private cards: readonly InteractionCard[] = [];
   private cardsFrom: readonly InteractionItem[] | undefined;
   private cardTargets: ReadonlyMap<string, TargetId> | undefined;
@@ -64,7 +69,21 @@ export class ViewComposer {
   private sidecar: { board: BoardView | undefined; mode: BoardMode; value: SidecarState | undefined } | undefined;
 
   constructor(private readonly deps: ComposerDeps) {
-    this.mapTimeline = createTimelineMapper(deps.lookOf);
+    this.mapTimeline = createTimelineMapper(deps.lookOf, { hideThoughts: !deps.showThoughts });
+    this.want = this.timelineWindow;
+  }
+
+  get timelineWindow(): number {
+    return this.deps.timelineWindow ?? DEFAULT_TIMELINE_WINDOW;
+  }
+
+  /** The view needs older history: map at least `items` shown items, or one window more. False when nothing changes. */
+  loadEarlier(items: number | undefined): boolean {
+    if (this.older === 0) return false;
+    const next = items === undefined ? this.want + this.timelineWindow : Math.max(this.want, items);
+    if (next === this.want) return false;
+    this.want = next;
+    return true;
   }
 
   /** Number of projected timeline entries at the last composition (where a new local item goes). */
@@ -72,19 +91,28 @@ export class ViewComposer {
     return this.timelineOut?.entries ?? 0;
   }
 
+  /** Timeline entries before the mapped window (not read yet). */
+  get older(): number {
+    return this.timelineOut?.start ?? 0;
+  }
+
   /** A new session: forget per-item caches. */
   reset(): void {
-    this.mapTimeline = createTimelineMapper(this.deps.lookOf);
+    this.mapTimeline = createTimelineMapper(this.deps.lookOf, { hideThoughts: !this.deps.showThoughts });
     this.timelineOut = undefined;
     this.cardsFrom = undefined;
+    this.history = undefined;
+    this.want = this.timelineWindow;
   }
 
   compose(view: HostView): ChatStatePatch {
     const { lookOf, config } = this.deps;
     const state = view.controller.state;
     const look = lookOf(view.target);
-    const timeline = this.mapTimeline(state, view.target, view.local, view.dirty);
+    const timeline = this.mapTimeline(state, view.target, view.local, view.dirty, this.want);
     this.timelineOut = timeline;
+    // Seeded at open from the window's prompts; the composer adds what is submitted, until older ones load.
+    if (this.history === undefined || this.history.from > timeline.start) this.history = { from: timeline.start, value: historyOf(state, timeline.start) };
     const pending = selectPendingInteractions(state);
     if (pending !== this.cardsFrom || view.cardTargets !== this.cardTargets) {
       this.cardsFrom = pending;
@@ -120,6 +148,7 @@ export class ViewComposer {
     return {
       timeline: {
         items: timeline.items,
+        ...(timeline.start === 0 ? {} : { older: timeline.start }),
         ...(timeline.plan === undefined ? {} : { plan: terminalSafeDeep(timeline.plan) }),
         header: this.header.value,
         showThoughts: this.deps.showThoughts,
@@ -129,7 +158,7 @@ export class ViewComposer {
         queued: this.queued,
         interactions: view.hiddenCard === undefined ? this.cards : this.cards.filter((card) => card.id !== view.hiddenCard),
         placeholder: placeholderFor(look.label, view.busy, queued.length),
-        history: view.history,
+        history: this.history.value,
         ...(this.pluginCommands.length === 0 ? {} : { commands: this.pluginCommands }),
         ...(view.picker === undefined ? {} : { picker: view.picker }),
         ...(settings.mode === "plan" ? { mode: "plan mode" } : {}),

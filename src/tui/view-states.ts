@@ -1,6 +1,6 @@
 /** Composer, footer and header text (TUI-02, TUI-06, TUI-10), and helpers that keep unchanged values identical. */
 import type { Controller } from "../controller/controller.ts";
-import { displayUserText, selectTranscript, type Footer as ProjectedFooter, type ProjectionState } from "../projection/index.ts";
+import { displayUserText, listAt, tableGet, type Footer as ProjectedFooter, type ProjectionState } from "../projection/index.ts";
 import type { QueuedInput, TimelineHeader } from "chat-tui";
 import { compactNumber } from "./map-activity.ts";
 import type { LookFn } from "./map-transcript.ts";
@@ -105,12 +105,18 @@ export function shallowSame(a: object, b: object): boolean {
   return ka.every((k) => Object.is((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
 }
 
-/** TUI-13: the ↑/↓ history of a session, seeded from its user messages (visible text, adjacent repeats once). */
-export function historyOf(state: ProjectionState): readonly string[] {
+/**
+ * TUI-13: the ↑/↓ history of a session, seeded from its user messages (visible text, adjacent repeats once) from
+ * timeline entry `from` on: the TUI reads only the window it mapped, so a long session's old turns stay unread.
+ */
+export function historyOf(state: ProjectionState, from = 0): readonly string[] {
   const out: string[] = [];
-  for (const entry of selectTranscript(state)) {
-    if (entry.type !== "message" || entry.item.role !== "user") continue;
-    const text = displayUserText(entry.item.content).trim();
+  for (let i = Math.max(0, from); i < state.timeline.length; i++) {
+    const ref = listAt(state.timeline, i);
+    if (ref?.type !== "message") continue;
+    const item = tableGet(state.messages, ref.id);
+    if (item === undefined || item.role !== "user") continue;
+    const text = displayUserText(item.content).trim();
     if (text !== "" && out[out.length - 1] !== text) out.push(text);
   }
   return out;

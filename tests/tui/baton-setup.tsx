@@ -62,6 +62,8 @@ export interface BatonMountOptions {
   /** File checkpoints (and `/rewind`) on: the home's cwd should then be a git worktree. */
   readonly fileCheckpoints?: boolean;
   readonly env?: Record<string, string>;
+  /** Timeline items shown and mapped at first (TuiHost's `timelineWindow`). */
+  readonly timelineWindow?: number;
 }
 
 export async function mountBaton(options: BatonMountOptions = {}): Promise<BatonMounted> {
@@ -127,6 +129,7 @@ export async function mountBaton(options: BatonMountOptions = {}): Promise<Baton
     showThoughts: options.showThoughts ?? true,
     clock: systemClock,
     setTitle: (title) => titles.push(title),
+    ...(options.timelineWindow === undefined ? {} : { timelineWindow: options.timelineWindow }),
   });
   host.resize(width);
   const setup = await testRender(<BatonApp host={host} />, { width, height, exitOnCtrlC: false });

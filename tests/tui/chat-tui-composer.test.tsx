@@ -176,6 +176,25 @@ test("history comes from composer.history too", async () => {
   expect(mounted.draft()).toBe("old one");
 });
 
+test("↑ nearing the oldest prompt asks the host for older history when it has some (`timeline.older`); the walk goes on over what arrives", async () => {
+  mounted = await mountChat({ width: 60, height: 12, initial: { composer: { history: ["p7", "p8", "p9"] }, timeline: { items: [], older: 40 } } });
+  await mounted.keys((k) => k.pressArrow("up"));
+  expect(mounted.draft()).toBe("p9");
+  expect(mounted.intents).toContainEqual({ type: "loadEarlier" });
+  await mounted.keys((k) => k.pressArrow("up"));
+  expect(mounted.draft()).toBe("p8");
+  await mounted.commit({ composer: { history: ["p4", "p5", "p6", "p7", "p8", "p9"] }, timeline: { items: [], older: 0 } });
+  const asked = mounted.intents.length;
+  await mounted.keys((k) => k.pressArrow("up"));
+  expect(mounted.draft()).toBe("p7");
+  await mounted.keys((k) => k.pressArrow("up"));
+  expect(mounted.draft()).toBe("p6");
+  // Nothing older on the host: no more asking.
+  expect(mounted.intents.slice(asked).filter((i) => i.type === "loadEarlier")).toEqual([]);
+  await mounted.keys((k) => k.pressArrow("down"));
+  expect(mounted.draft()).toBe("p7");
+});
+
 test("↑ on an empty composer with queued inputs emits recall first; queued inputs show their target", async () => {
   mounted = await mountChat({
     width: 60,

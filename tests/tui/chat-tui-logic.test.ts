@@ -20,6 +20,8 @@ import {
   slashQuery,
   toolStatusLook,
   defaultTheme,
+  earlierMarker,
+  followNav,
   type ChatStateKey,
 } from "chat-tui";
 import { COMMANDS } from "./chat-tui-setup.tsx";
@@ -195,5 +197,25 @@ describe("display helpers", () => {
     ];
     expect(filterPickerItems(items, "deep op").map((i) => i.id)).toEqual(["b"]);
     expect(filterPickerItems(items, "").length).toBe(2);
+  });
+});
+
+describe("windowed history (#18)", () => {
+  test("the marker counts the items not shown and the entries the host has not read", () => {
+    expect(earlierMarker(200, 0)).toBe("↑ 200 earlier items (PageUp to load more)");
+    expect(earlierMarker(1, 0)).toBe("↑ 1 earlier item (PageUp to load more)");
+    expect(earlierMarker(0, 1)).toBe("↑ 1 older entry (PageUp to load more)");
+    expect(earlierMarker(3, 40)).toBe("↑ 3 earlier items and 40 older entries (PageUp to load more)");
+  });
+
+  test("↑/↓ stay on the entry shown when older prompts arrive in front or local ones are replaced", () => {
+    const before = ["c", "d", "e"];
+    expect(followNav(before, ["a", "b", "c", "d", "e"], { index: 1, stash: "draft" })).toEqual({ index: 3, stash: "draft" });
+    // The host's list now holds what was submitted locally: the same entry, not the same index.
+    expect(followNav([...before, "f"], ["a", "c", "d", "e", "f"], { index: 3, stash: "" })).toEqual({ index: 4, stash: "" });
+    // A repeated prompt: the occurrence nearest to where the shown one moved.
+    expect(followNav(["x", "y", "x"], ["x", "q", "x", "y", "x"], { index: 2, stash: "" })).toEqual({ index: 4, stash: "" });
+    expect(followNav(before, ["z"], { index: 0, stash: "s" })).toEqual(IDLE_NAV);
+    expect(followNav(before, ["a", ...before], IDLE_NAV)).toBe(IDLE_NAV);
   });
 });

@@ -174,6 +174,29 @@ test("only the last window of items is rendered, with an earlier-items marker", 
   expect(mounted.frame()).toContain("↑ 150 earlier items (PageUp to load more)");
 });
 
+test("a host that mapped only the tail (`older`): the view asks for as many items as its window needs, and PageUp at the top for more", async () => {
+  const items: TimelineItem[] = Array.from({ length: 20 }, (_, i) => ({ kind: "user", id: `u${i}`, text: `message ${i}` }));
+  mounted = await mountChat({ width: 100, height: 12, timelineWindow: 30, initial: { timeline: { items, older: 500 } } });
+  // 20 items for a window of 30: the view asks at once.
+  expect(mounted.intents).toContainEqual({ type: "loadEarlier", items: 30 });
+  const more: TimelineItem[] = Array.from({ length: 30 }, (_, i) => ({ kind: "user", id: `v${i}`, text: `older ${i}` }));
+  await mounted.commit({ timeline: { items: [...more, ...items], older: 470 } });
+  const asked = mounted.intents.filter((i) => i.type === "loadEarlier").length;
+  for (let i = 0; i < 60 && !mounted.frame().includes("older entries"); i++) await mounted.keys((k) => k.pressKey("\x1b[5~"));
+  expect(mounted.frame()).toContain("↑ 20 earlier items and 470 older entries (PageUp to load more)");
+  await mounted.keys((k) => k.pressKey("\x1b[5~"));
+  expect(mounted.intents.filter((i) => i.type === "loadEarlier").slice(asked)).toEqual([{ type: "loadEarlier", items: 60 }]);
+  // Everything the host has is shown; the marker now only counts what it has not read.
+  expect(mounted.frame()).toContain("↑ 470 older entries (PageUp to load more)");
+});
+
+test("without `older` the view never asks the host for more", async () => {
+  const items: TimelineItem[] = Array.from({ length: 5 }, (_, i) => ({ kind: "user", id: `u${i}`, text: `message ${i}` }));
+  mounted = await mountChat({ width: 60, height: 12, timelineWindow: 30, initial: { timeline: { items } } });
+  for (let i = 0; i < 5; i++) await mounted.keys((k) => k.pressKey("\x1b[5~"));
+  expect(mounted.intents.filter((i) => i.type === "loadEarlier")).toEqual([]);
+});
+
 test("a 10,000-item timeline renders", async () => {
   const items: TimelineItem[] = Array.from({ length: 10_000 }, (_, i) =>
     i % 3 === 0

@@ -14,6 +14,7 @@ import type { ChatStore } from "./store.ts";
 import { defaultTheme, type ChatTheme } from "./theme.ts";
 import { PinnedPlan } from "./timeline/pinned-plan.tsx";
 import { Timeline } from "./timeline/timeline.tsx";
+import { DEFAULT_TIMELINE_WINDOW } from "./timeline/timeline-view.ts";
 import type { ChatCommand, MentionQuery } from "./types.ts";
 
 /** Surfaces reported to `onSurfaceRender` (a React Profiler per surface). */
@@ -123,7 +124,7 @@ export function ChatApp(props: ChatAppProps): ReactNode {
         <box flexDirection="row" width="100%" height="100%">
           <box flexDirection="column" flexGrow={1} flexShrink={1}>
             <Surface id="timeline" onRender={onRender}>
-              <Timeline windowSize={props.timelineWindow ?? 100} />
+              <Timeline windowSize={props.timelineWindow ?? DEFAULT_TIMELINE_WINDOW} />
               <PinnedPlan />
             </Surface>
             <Surface id="activity" onRender={onRender}>

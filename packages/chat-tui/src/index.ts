@@ -18,11 +18,13 @@ export {
   resolveCommand,
   slashQuery,
 } from "./composer/completion.ts";
-export { historyNext, historyPrev, IDLE_NAV, normaliseHistory, type HistoryNav } from "./composer/history.ts";
+export { followNav, historyNext, historyPrev, IDLE_NAV, normaliseHistory, type HistoryNav } from "./composer/history.ts";
 export { clipLines, hiddenMarker, splitLines, visualRows } from "./timeline/clip.ts";
 export { parseUnifiedDiff, type DiffRow, type DiffRowKind } from "./timeline/diff-lines.ts";
 export { isKnownToolStatus, toolStatusLook } from "./timeline/status.ts";
 export { planWindow } from "./timeline/pinned-plan.tsx";
+export { earlierMarker } from "./timeline/timeline.tsx";
+export { DEFAULT_TIMELINE_WINDOW } from "./timeline/timeline-view.ts";
 export { formatElapsed } from "./activity/elapsed.ts";
 export { PAUSED_HINT } from "./composer/queued-list.tsx";
 export { filterPickerItems } from "./picker/picker-overlay.tsx";

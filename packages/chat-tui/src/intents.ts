@@ -22,7 +22,12 @@ export type ChatIntent =
   /** Esc on the sidecar overlay. */
   | { readonly type: "dismissSidecar" }
   /** A `composer.draft` with mode "ifEmpty" arrived while the user had a draft. */
-  | { readonly type: "draftRejected"; readonly id: string };
+  | { readonly type: "draftRejected"; readonly id: string }
+  /**
+   * The view needs history the host has not mapped (`timeline.older` > 0): at least `items` timeline items
+   * (PageUp at the top), or without `items` one more window of them (↑ reaching the oldest prompt it has).
+   */
+  | { readonly type: "loadEarlier"; readonly items?: number };
 
 export type ChatIntentType = ChatIntent["type"];
 

@@ -128,6 +128,12 @@ export interface TimelineState {
   readonly header?: TimelineHeader;
   /** Thoughts are hidden when false. Defaults to true. */
   readonly showThoughts?: boolean;
+  /**
+   * Entries of the session's history before `items` that the host has not mapped yet (a long session opens
+   * with only its tail mapped). The view asks for them with a `loadEarlier` intent when it needs more items
+   * than it has (PageUp at the top, ↑ past the oldest prompt). Defaults to 0.
+   */
+  readonly older?: number;
 }
 
 export interface QueuedInput {

@@ -7,7 +7,7 @@ import type { ChatCommand, MentionQuery } from "../types.ts";
 import { useChatState } from "../use-chat-state.ts";
 import { commonPrefix, resolveCommand } from "./completion.ts";
 import { CompletionPopup } from "./completion-popup.tsx";
-import { historyNext, historyPrev, IDLE_NAV, normaliseHistory, type HistoryNav, type HistoryStep } from "./history.ts";
+import { followNav, historyNext, historyPrev, IDLE_NAV, normaliseHistory, type HistoryNav, type HistoryStep } from "./history.ts";
 import { QueuedList } from "./queued-list.tsx";
 import { visualRows } from "../timeline/clip.ts";
 import { useCompletion, type Completion } from "./use-completion.ts";
@@ -18,6 +18,8 @@ export interface ComposerProps {
 }
 
 const MAX_EDITOR_ROWS = 8;
+/** ↑ this close to the oldest prompt the view has asks the host for older history (`timeline.older`). */
+const HISTORY_PREFETCH = 5;
 /** Enter/Tab/↑/↓ are routed by the key layers; only Option+Enter needs rebinding (default: submit). */
 const KEY_BINDINGS = [{ name: "return", meta: true, action: "newline" as const }];
 const DEFAULT_PLACEHOLDER = "Message (/ commands, @ mentions, Shift+Tab mode, Ctrl+J newline)";
@@ -118,6 +120,12 @@ export const Composer = memo(function Composer(props: ComposerProps): ReactNode 
   // The caller's history replaces what was submitted locally since its last change.
   useEffect(() => setLocal((l) => (l.length === 0 ? l : [])), [state.history]);
   const entries = useMemo(() => normaliseHistory([...(state.history ?? []), ...local]), [state.history, local]);
+  // Older prompts arriving in front (a windowed host loaded more) keep ↑/↓ on the entry shown.
+  const shownEntries = useRef(entries);
+  if (shownEntries.current !== entries) {
+    nav.current = followNav(shownEntries.current, entries, nav.current);
+    shownEntries.current = entries;
+  }
 
   useEffect(() => {
     const draft = state.draft;
@@ -241,6 +249,8 @@ export const Composer = memo(function Composer(props: ComposerProps): ReactNode 
       }
       if (el.logicalCursor.row !== 0) return "pass";
       const step = historyPrev(entries, nav.current, el.plainText);
+      // The host has older history than these prompts: ask for it before the walk reaches the oldest one.
+      if ((store.get("timeline").older ?? 0) > 0 && (step === null || (step.nav.index ?? 0) < HISTORY_PREFETCH)) emit({ type: "loadEarlier" });
       if (step === null) return nav.current.index === null ? "pass" : "consume";
       applyStep(step);
       return "consume";

@@ -47,3 +47,17 @@ export function historyNext(entries: readonly string[], nav: HistoryNav): Histor
   }
   return { nav: IDLE_NAV, text: nav.stash };
 }
+
+/**
+ * The same navigation over `next` entries that replaced `prev` (older ones arrived in front, or the host's list
+ * replaced what was submitted locally): it stays on the entry it showed, the occurrence nearest to where that
+ * entry moved by the change in length; idle when that entry is gone.
+ */
+export function followNav(prev: readonly string[], next: readonly string[], nav: HistoryNav): HistoryNav {
+  if (nav.index === null || prev === next) return nav;
+  const text = prev[nav.index];
+  const expected = nav.index + (next.length - prev.length);
+  let best = -1;
+  for (let i = 0; i < next.length; i++) if (next[i] === text && (best < 0 || Math.abs(i - expected) < Math.abs(best - expected))) best = i;
+  return best < 0 ? IDLE_NAV : { index: best, stash: nav.stash };
+}

@@ -1,5 +1,8 @@
 import { createContext, useContext } from "react";
 
+/** Timeline items rendered at first (PageUp at the top shows this many more); hosts that map windowed use it too. */
+export const DEFAULT_TIMELINE_WINDOW = 100;
+
 /** Per-timeline display settings shared by all items (changes re-render items; items are memoised otherwise). */
 export interface TimelineView {
   /** Ctrl+O: show clipped blocks in full. */

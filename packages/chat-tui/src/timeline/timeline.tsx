@@ -1,4 +1,4 @@
-import { memo, useMemo, useRef, useState, type ReactNode } from "react";
+import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { TextAttributes, type ScrollBoxRenderable } from "@opentui/core";
 import { useTerminalDimensions } from "@opentui/react";
 import { useChat } from "../context.ts";
@@ -25,12 +25,22 @@ function Header(props: { readonly header: TimelineHeader }): ReactNode {
   );
 }
 
+/** The marker above the window: items not shown, and entries the host has not mapped yet (`older`). */
+export function earlierMarker(earlier: number, older: number): string {
+  const items = `${earlier} earlier item${earlier === 1 ? "" : "s"}`;
+  const entries = `${older} older entr${older === 1 ? "y" : "ies"}`;
+  const what = older === 0 ? items : earlier === 0 ? entries : `${items} and ${entries}`;
+  return `↑ ${what} (PageUp to load more)`;
+}
+
 /**
  * The transcript: a sticky-bottom scrollbox over the last `windowSize` items (older ones are summarised by
- * an "↑ N earlier items" marker). Ctrl+O toggles expansion of clipped blocks; PageUp/PageDown scroll.
+ * an "↑ N earlier items" marker). Ctrl+O toggles expansion of clipped blocks; PageUp/PageDown scroll. A host
+ * that maps a long history windowed says how many entries it left out (`older`); when the window needs more
+ * items than the host gave, the view asks for them (`loadEarlier`) and shows them when they arrive.
  */
 export const Timeline = memo(function Timeline(props: TimelineProps): ReactNode {
-  const { store, theme } = useChat();
+  const { store, theme, emit } = useChat();
   const state = useChatState(store, "timeline");
   const { width } = useTerminalDimensions();
   const [expanded, setExpanded] = useState(false);
@@ -45,6 +55,10 @@ export const Timeline = memo(function Timeline(props: TimelineProps): ReactNode 
   const windowSize = props.windowSize + extra;
   const visible = items.length > windowSize ? items.slice(items.length - windowSize) : items;
   const earlier = items.length - visible.length;
+  const older = state.older ?? 0;
+  useEffect(() => {
+    if (older > 0 && items.length < windowSize) emit({ type: "loadEarlier", items: windowSize });
+  }, [older, items.length, windowSize, emit]);
 
   const view = useMemo<TimelineView>(
     () => ({ expanded, width: Math.max(10, width - 4), previewRows: 5 }),
@@ -59,7 +73,7 @@ export const Timeline = memo(function Timeline(props: TimelineProps): ReactNode 
     const box = scroll.current;
     if (box === null) return "pass";
     if (isPlainKey(key, "pageup")) {
-      if (box.scrollTop <= 0 && earlier > 0) setExtra((n) => n + props.windowSize);
+      if (box.scrollTop <= 0 && (earlier > 0 || older > 0)) setExtra((n) => n + props.windowSize);
       else box.scrollBy(-1 / 2, "viewport");
       return "consume";
     }
@@ -83,13 +97,13 @@ export const Timeline = memo(function Timeline(props: TimelineProps): ReactNode 
         paddingRight={1}
       >
         {state.header === undefined ? null : <Header header={state.header} />}
-        {earlier > 0 ? (
+        {earlier > 0 || older > 0 ? (
           <text fg={theme.muted} attributes={TextAttributes.DIM} flexShrink={0}>
-            {`↑ ${earlier} earlier item${earlier === 1 ? "" : "s"} (PageUp to load more)`}
+            {earlierMarker(earlier, older)}
           </text>
         ) : null}
         {visible.map((item, i) => (
-          <TimelineEntry key={item.id} item={item} first={i === 0 && earlier === 0} />
+          <TimelineEntry key={item.id} item={item} first={i === 0 && earlier === 0 && older === 0} />
         ))}
       </scrollbox>
     </TimelineViewContext.Provider>
