@@ -12,7 +12,7 @@
  * (another checkout, e.g. `git worktree add /tmp/base main`) every variant also runs from that tree, alternated
  * with this one, and the ratio this ÷ baseline is printed per variant.
  */
-import { existsSync, mkdtempSync, openSync, readSync, closeSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { codexDefinition } from "../src/harness/codex/definition.ts";
@@ -71,8 +71,24 @@ function readFrom(file: string, offset: number): string {
   }
 }
 
-/** One start in a fresh tmux server: ms from `exec` until the first full frame reached the terminal. */
-async function startOnce(command: readonly string[], home: Home): Promise<number> {
+/** Resident memory of a process, MB (0 when it is gone). */
+function rssMb(pid: number): number {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kb === undefined ? 0 : Number(kb) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/** Baton's RSS once the frame is out and what runs after it (history check, plugin host) had a second. */
+const SETTLE_MS = 1000;
+
+/**
+ * One start in a fresh tmux server: ms from `exec` until the first full frame reached the terminal, and the
+ * largest RSS of the processes it started, SETTLE_MS after that frame.
+ */
+async function startOnce(command: readonly string[], home: Home): Promise<{ ms: number; rssMb: number }> {
   home.prepare?.();
   const scratch = mkdtempSync(path.join(os.tmpdir(), "baton-bench-pane-"));
   const raw = path.join(scratch, "pane.raw");
@@ -87,7 +103,11 @@ async function startOnce(command: readonly string[], home: Home): Promise<number
     for (;;) {
       seen += readFrom(raw, seen.length);
       const footer = seen.indexOf("queue:");
-      if (footer >= 0 && seen.indexOf("\x1b[?2026l", footer) >= 0) return performance.now() - started;
+      if (footer >= 0 && seen.indexOf("\x1b[?2026l", footer) >= 0) {
+        const ms = performance.now() - started;
+        await Bun.sleep(SETTLE_MS);
+        return { ms, rssMb: Math.max(0, ...[...processesIn(home.cwd, "node"), ...processesIn(home.cwd, "bun")].map(rssMb)) };
+      }
       if (performance.now() - started > FRAME_TIMEOUT_MS) throw new Error(`no frame within ${FRAME_TIMEOUT_MS} ms: ${command.join(" ")}\n${tmux.capture()}`);
       await Bun.sleep(2);
     }
@@ -148,16 +168,18 @@ export async function firstFrames(report: BenchReport, options: { readonly round
     { key: "nocheckpoint", figure: `first frame, ${k} session without checkpoint`, command: direct, home: (tree) => sessionOf(tree, false) },
   ];
   const times = new Map<string, number[]>();
+  const rss = new Map<string, number[]>();
   try {
     for (let round = 0; round <= options.rounds; round++) {
       // Alternate which tree goes first, so neither always runs right after the other's shutdown.
       const order = round % 2 === 0 ? trees.map((_, i) => i) : trees.map((_, i) => i).reverse();
       for (const variant of variants) {
         for (const tree of order) {
-          const ms = await startOnce(variant.command(trees[tree]!.root), variant.home(tree));
+          const { ms, rssMb } = await startOnce(variant.command(trees[tree]!.root), variant.home(tree));
           if (round === 0) continue;
           const key = `${tree}:${variant.key}`;
           times.set(key, [...(times.get(key) ?? []), ms]);
+          rss.set(key, [...(rss.get(key) ?? []), rssMb]);
         }
       }
     }
@@ -172,6 +194,7 @@ export async function firstFrames(report: BenchReport, options: { readonly round
     const budget = budgetOf[variant.key];
     if (budget !== undefined) report.figure(variant.figure, withSpread(mine, "ms"), `${budget} ms`, mine.median / budget);
     else report.info(variant.figure, withSpread(mine, "ms"));
+    report.info(`  RSS ${SETTLE_MS / 1000} s after the first frame`, withSpread(samples(rss.get(`0:${variant.key}`) ?? []), "MB"));
     if (variant.key === "launcher") {
       const added = samples(of(0, "launcher").map((ms, i) => ms - (of(0, "direct")[i] ?? ms)));
       report.figure("  the launcher adds (paired per round)", withSpread(added, "ms"), `${FIRST_FRAME_BUDGET.launcherAdds} ms`, added.median / FIRST_FRAME_BUDGET.launcherAdds);
@@ -180,6 +203,7 @@ export async function firstFrames(report: BenchReport, options: { readonly round
       const base = samples(of(1, variant.key));
       const ratios = samples(of(0, variant.key).map((ms, i) => ms / (of(1, variant.key)[i] ?? ms)));
       report.info(`  baseline (${options.baseline})`, withSpread(base, "ms"));
+      report.info(`  baseline RSS ${SETTLE_MS / 1000} s after the first frame`, withSpread(samples(rss.get(`1:${variant.key}`) ?? []), "MB"));
       report.info("  this ÷ baseline, per round", `${ratios.median.toFixed(2)}× (${ratios.min.toFixed(2)}–${ratios.max.toFixed(2)})`);
     }
   }
