@@ -21,8 +21,11 @@ import {
   toolStatusLook,
   defaultTheme,
   earlierMarker,
+  estimateRows,
   followNav,
+  tailWindow,
   type ChatStateKey,
+  type TimelineItem,
 } from "chat-tui";
 import { COMMANDS } from "./chat-tui-setup.tsx";
 
@@ -217,5 +220,26 @@ describe("windowed history (#18)", () => {
     expect(followNav(["x", "y", "x"], ["x", "q", "x", "y", "x"], { index: 2, stash: "" })).toEqual({ index: 4, stash: "" });
     expect(followNav(before, ["z"], { index: 0, stash: "s" })).toEqual(IDLE_NAV);
     expect(followNav(before, ["a", ...before], IDLE_NAV)).toBe(IDLE_NAV);
+  });
+});
+
+describe("the transcript's render window (#18)", () => {
+  const agent = (chars: number, id = "a"): TimelineItem => ({ kind: "agent", id, text: "x".repeat(chars) });
+  test("rows are estimated low: wrapped text lines plus the header and margin; other items two rows", () => {
+    expect(estimateRows(agent(98), 100)).toBe(3);
+    expect(estimateRows(agent(99), 100)).toBe(4);
+    expect(estimateRows({ kind: "agent", id: "a", text: "one\ntwo\n\nfour" }, 100)).toBe(6);
+    expect(estimateRows({ kind: "user", id: "u", text: "hi" }, 100)).toBe(2);
+    expect(estimateRows({ kind: "notice", id: "n", tone: "info", title: "t" }, 100)).toBe(2);
+  });
+
+  test("the tail within both bounds, at least one item; `full` says whether a bound stopped it", () => {
+    const items = Array.from({ length: 10 }, (_, i) => agent(980, `a${i}`)); // 12 rows each at 100 columns
+    expect(tailWindow(items, 100, 30, 100)).toEqual({ start: 7, full: true });
+    expect(tailWindow(items, 2, 1000, 100)).toEqual({ start: 8, full: true });
+    expect(tailWindow(items, 100, 1000, 100)).toEqual({ start: 0, full: false });
+    expect(tailWindow(items, 10, 1000, 100)).toEqual({ start: 0, full: true });
+    expect(tailWindow([agent(100_000)], 100, 30, 100)).toEqual({ start: 0, full: true });
+    expect(tailWindow([], 100, 30, 100)).toEqual({ start: 0, full: false });
   });
 });

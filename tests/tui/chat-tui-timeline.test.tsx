@@ -174,6 +174,29 @@ test("only the last window of items is rendered, with an earlier-items marker", 
   expect(mounted.frame()).toContain("↑ 150 earlier items (PageUp to load more)");
 });
 
+test("long messages: the window is a few screens of rows, not 100 items — only the tail's markdown is parsed; PageUp at the top shows more", async () => {
+  const items: TimelineItem[] = Array.from({ length: 50 }, (_, i) => ({ kind: "agent", id: `a${i}`, author: "codex", text: `answer ${i} ${"word ".repeat(1000)}`, format: "markdown" }));
+  mounted = await mountChat({ width: 100, height: 20, initial: { timeline: { items } } });
+  const markdowns = (): number => {
+    let n = 0;
+    const walk = (node: { getChildren(): unknown[] }): void => {
+      for (const child of node.getChildren() as { getChildren(): unknown[]; constructor: { name: string } }[]) {
+        if (child.constructor.name === "MarkdownRenderable") n++;
+        walk(child);
+      }
+    };
+    walk(mounted!.setup.renderer.root);
+    return n;
+  };
+  // 200 rows (5 screens of 20, at least 200): each answer is ~55 rows at 96 columns.
+  expect(markdowns()).toBe(4);
+  for (let i = 0; i < 60 && !mounted.frame().includes("earlier items"); i++) await mounted.keys((k) => k.pressKey("\x1b[5~"));
+  expect(mounted.frame()).toContain("↑ 46 earlier items (PageUp to load more)");
+  await mounted.keys((k) => k.pressKey("\x1b[5~"));
+  expect(markdowns()).toBe(8);
+  expect(mounted.frame()).toContain("↑ 42 earlier items (PageUp to load more)");
+});
+
 test("a host that mapped only the tail (`older`): the view asks for as many items as its window needs, and PageUp at the top for more", async () => {
   const items: TimelineItem[] = Array.from({ length: 20 }, (_, i) => ({ kind: "user", id: `u${i}`, text: `message ${i}` }));
   mounted = await mountChat({ width: 100, height: 12, timelineWindow: 30, initial: { timeline: { items, older: 500 } } });

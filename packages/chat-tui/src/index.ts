@@ -24,6 +24,7 @@ export { parseUnifiedDiff, type DiffRow, type DiffRowKind } from "./timeline/dif
 export { isKnownToolStatus, toolStatusLook } from "./timeline/status.ts";
 export { planWindow } from "./timeline/pinned-plan.tsx";
 export { earlierMarker } from "./timeline/timeline.tsx";
+export { estimateRows, tailWindow, WINDOW_MIN_ROWS, WINDOW_SCREENS, type TailWindow } from "./timeline/window-rows.ts";
 export { DEFAULT_TIMELINE_WINDOW } from "./timeline/timeline-view.ts";
 export { formatElapsed } from "./activity/elapsed.ts";
 export { PAUSED_HINT } from "./composer/queued-list.tsx";

@@ -7,9 +7,10 @@ import type { TimelineHeader, TimelineItem } from "../types.ts";
 import { useChatState } from "../use-chat-state.ts";
 import { TimelineEntry } from "./timeline-item.tsx";
 import { TimelineViewContext, type TimelineView } from "./timeline-view.ts";
+import { tailWindow, WINDOW_MIN_ROWS, WINDOW_SCREENS } from "./window-rows.ts";
 
 export interface TimelineProps {
-  /** Items rendered at first; PageUp at the top loads this many more. */
+  /** Items rendered at most at first; PageUp at the top loads this many more. */
   readonly windowSize: number;
 }
 
@@ -34,17 +35,18 @@ export function earlierMarker(earlier: number, older: number): string {
 }
 
 /**
- * The transcript: a sticky-bottom scrollbox over the last `windowSize` items (older ones are summarised by
- * an "↑ N earlier items" marker). Ctrl+O toggles expansion of clipped blocks; PageUp/PageDown scroll. A host
+ * The transcript: a sticky-bottom scrollbox over the last `windowSize` items, and no more than a few screens of
+ * rows of them (`window-rows.ts`; older ones are summarised by an "↑ N earlier items" marker). Ctrl+O toggles expansion of clipped blocks; PageUp/PageDown scroll. A host
  * that maps a long history windowed says how many entries it left out (`older`); when the window needs more
  * items than the host gave, the view asks for them (`loadEarlier`) and shows them when they arrive.
  */
 export const Timeline = memo(function Timeline(props: TimelineProps): ReactNode {
   const { store, theme, emit } = useChat();
   const state = useChatState(store, "timeline");
-  const { width } = useTerminalDimensions();
+  const { width, height } = useTerminalDimensions();
   const [expanded, setExpanded] = useState(false);
-  const [extra, setExtra] = useState(0);
+  /** PageUp presses at the top: each shows one window more. */
+  const [pages, setPages] = useState(0);
   const scroll = useRef<ScrollBoxRenderable>(null);
 
   const showThoughts = state.showThoughts !== false;
@@ -52,13 +54,16 @@ export const Timeline = memo(function Timeline(props: TimelineProps): ReactNode 
     () => (showThoughts ? state.items : state.items.filter((i) => i.kind !== "thought")),
     [state.items, showThoughts],
   );
-  const windowSize = props.windowSize + extra;
-  const visible = items.length > windowSize ? items.slice(items.length - windowSize) : items;
-  const earlier = items.length - visible.length;
+  const windowSize = props.windowSize * (1 + pages);
+  const windowRows = Math.max(WINDOW_MIN_ROWS, WINDOW_SCREENS * height) * (1 + pages);
+  const tail = useMemo(() => tailWindow(items, windowSize, windowRows, Math.max(10, width - 4)), [items, windowSize, windowRows, width]);
+  const visible = tail.start === 0 ? items : items.slice(tail.start);
+  const earlier = tail.start;
   const older = state.older ?? 0;
+  // Everything the host gave is shown and the window has room: ask for older history.
   useEffect(() => {
-    if (older > 0 && items.length < windowSize) emit({ type: "loadEarlier", items: windowSize });
-  }, [older, items.length, windowSize, emit]);
+    if (older > 0 && !tail.full) emit({ type: "loadEarlier", items: windowSize });
+  }, [older, tail, windowSize, emit]);
 
   const view = useMemo<TimelineView>(
     () => ({ expanded, width: Math.max(10, width - 4), previewRows: 5 }),
@@ -73,7 +78,7 @@ export const Timeline = memo(function Timeline(props: TimelineProps): ReactNode 
     const box = scroll.current;
     if (box === null) return "pass";
     if (isPlainKey(key, "pageup")) {
-      if (box.scrollTop <= 0 && (earlier > 0 || older > 0)) setExtra((n) => n + props.windowSize);
+      if (box.scrollTop <= 0 && (earlier > 0 || older > 0)) setPages((n) => n + 1);
       else box.scrollBy(-1 / 2, "viewport");
       return "consume";
     }
