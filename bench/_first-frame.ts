@@ -10,7 +10,8 @@
  * direct (`bun src/app/main.ts`) and through the npm launcher (`node bin/baton.cjs`) on an empty BATON_HOME;
  * direct on a 100k-event session (bench/_fixture.ts) with its checkpoint and without one. With `--baseline DIR`
  * (another checkout, e.g. `git worktree add /tmp/base main`) every variant also runs from that tree, alternated
- * with this one, and the ratio this ÷ baseline is printed per variant.
+ * with this one, and the ratio this ÷ baseline is printed per variant. `--variants direct,launcher` runs only those
+ * (keys: direct, launcher, checkpoint, nocheckpoint).
  */
 import { existsSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, readdirSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
@@ -142,7 +143,7 @@ interface Variant {
 }
 
 /** Runs every variant `rounds` times (after a warm-up round), alternated, on each tree; prints the figures. */
-export async function firstFrames(report: BenchReport, options: { readonly rounds: number; readonly baseline?: string; readonly events?: number }): Promise<void> {
+export async function firstFrames(report: BenchReport, options: { readonly rounds: number; readonly baseline?: string; readonly events?: number; readonly variants?: readonly string[] }): Promise<void> {
   const trees: Tree[] = [{ label: "this", root: path.resolve(import.meta.dir, "..") }];
   if (options.baseline !== undefined) trees.push({ label: "baseline", root: path.resolve(options.baseline) });
   const bun = process.execPath;
@@ -153,20 +154,22 @@ export async function firstFrames(report: BenchReport, options: { readonly round
   const empties = trees.map(() => makeTestHome());
   // One session per tree (the same deterministic events), so neither reads a checkpoint the other wrote.
   const sessions: Awaited<ReturnType<typeof sessionHome>>[] = [];
-  for (const _ of trees) sessions.push(await sessionHome(events));
+  const needsSession = options.variants === undefined || options.variants.some((key) => key === "checkpoint" || key === "nocheckpoint");
+  if (needsSession) for (const _ of trees) sessions.push(await sessionHome(events));
   const emptyHome = (tree: number): Home => ({ home: empties[tree]!.home, cwd: empties[tree]!.cwd, args: [], cleanup: () => undefined });
   const sessionOf = (tree: number, withCheckpoint: boolean): Home => {
     const s = sessions[tree]!;
     return { home: s.home, cwd: s.cwd, args: ["-s", s.id], cleanup: () => undefined, ...(withCheckpoint ? {} : { prepare: () => removeCheckpoints(s.home, s.id) }) };
   };
   const k = `${Math.round(events / 1000)}k`;
-  const variants: Variant[] = [
+  const all: Variant[] = [
     { key: "direct", figure: "first frame, empty session, direct", command: direct, home: emptyHome },
     { key: "launcher", figure: "first frame, empty session, via bin/baton.cjs", command: launcher, home: emptyHome },
     // With its checkpoint first: the open without one rewrites it at close, for the next round.
     { key: "checkpoint", figure: `first frame, ${k} session with checkpoint`, command: direct, home: (tree) => sessionOf(tree, true) },
     { key: "nocheckpoint", figure: `first frame, ${k} session without checkpoint`, command: direct, home: (tree) => sessionOf(tree, false) },
   ];
+  const variants = options.variants === undefined ? all : all.filter((variant) => options.variants!.includes(variant.key));
   const times = new Map<string, number[]>();
   const rss = new Map<string, number[]>();
   try {

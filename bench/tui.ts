@@ -11,6 +11,7 @@
  *     as the key). Budget: ≤ 50 ms. The main-thread stall while streaming is bench/stall.ts.
  *
  *   node_modules/.bin/bun bench/tui.ts [--rounds 7] [--baseline DIR] [--events 100000] [--only first-frame|frames]
+ *     [--variants direct,launcher,checkpoint,nocheckpoint]
  *   node_modules/.bin/bun bench/tui.ts --size N   (one size, prints JSON)
  */
 import { spawnSync } from "node:child_process";
@@ -158,7 +159,7 @@ async function benchSize(n: number): Promise<SizeResult> {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     args: process.argv.slice(2),
-    options: { size: { type: "string" }, rounds: { type: "string" }, baseline: { type: "string" }, events: { type: "string" }, only: { type: "string" } },
+    options: { size: { type: "string" }, rounds: { type: "string" }, baseline: { type: "string" }, events: { type: "string" }, only: { type: "string" }, variants: { type: "string" } },
   });
   if (values.size !== undefined) {
     const result = await benchSize(Number(values.size));
@@ -169,7 +170,7 @@ async function main(): Promise<void> {
   const rounds = Number(values.rounds ?? 7);
   process.stdout.write(`Baton TUI benchmarks (issue #18, architecture §8); ${rounds} rounds after a warm-up, alternated\n\n`);
   if (values.only === undefined || values.only === "first-frame") {
-    await firstFrames(report, { rounds, ...(values.baseline === undefined ? {} : { baseline: values.baseline }), ...(values.events === undefined ? {} : { events: Number(values.events) }) });
+    await firstFrames(report, { rounds, ...(values.baseline === undefined ? {} : { baseline: values.baseline }), ...(values.events === undefined ? {} : { events: Number(values.events) }), ...(values.variants === undefined ? {} : { variants: values.variants.split(",") }) });
     process.stdout.write("\n");
   }
   if (values.only === undefined || values.only === "frames") {

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { contentBlockSchema, contextAttachmentSchema, promptBlockSchema } from "./content.ts";
 import { interactionDraftSchema, requesterSchema, resolutionSchema } from "./interaction-types.ts";
+import { built } from "./lazy-schema.ts";
 import { STOP_REASONS } from "./stop-reasons.ts";
 import {
   attemptIdField,
@@ -78,42 +79,42 @@ export const launchSnapshotSchema = z.looseObject({
 export const EVENT_KINDS = {
   state_update: {
     doc: "A turn's run state: running, requires_action, or idle (closes that turn with a closed stopReason; the harness's own word in nativeStopReason).",
-    payload: z.looseObject({ state: z.enum(RUN_STATES), stopReason: z.enum(STOP_REASONS).optional(), nativeStopReason: z.string().optional() }),
+    get payload() { return built(this, () => z.looseObject({ state: z.enum(RUN_STATES), stopReason: z.enum(STOP_REASONS).optional(), nativeStopReason: z.string().optional() })); },
   },
   user_message: {
     doc: "What the user (or a steer/follow-up) submitted; upsert by messageId.",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       messageId,
       content: z.array(promptBlockSchema).optional(),
       delivery: z.enum(["prompt", "steer", "follow_up"]).optional(),
-    }),
+    })); },
   },
   user_message_chunk: {
     doc: "A piece of a user message echoed by a harness; appended.",
     stream: "content",
-    payload: z.looseObject({ messageId, content: contentBlockSchema }),
+    get payload() { return built(this, () => z.looseObject({ messageId, content: contentBlockSchema })); },
   },
   agent_message_chunk: {
     doc: "A streamed piece of agent text; appended, message in progress.",
     stream: "content",
-    payload: z.looseObject({ messageId, content: contentBlockSchema }),
+    get payload() { return built(this, () => z.looseObject({ messageId, content: contentBlockSchema })); },
   },
   agent_thought_chunk: {
     doc: "A streamed piece of agent reasoning; appended, thought in progress.",
     stream: "content",
-    payload: z.looseObject({ messageId, content: contentBlockSchema }),
+    get payload() { return built(this, () => z.looseObject({ messageId, content: contentBlockSchema })); },
   },
   agent_message: {
     doc: "A complete agent message; replaces streamed content and marks it completed.",
-    payload: z.looseObject({ messageId, content: contentArray.optional() }),
+    get payload() { return built(this, () => z.looseObject({ messageId, content: contentArray.optional() })); },
   },
   agent_thought: {
     doc: "A complete agent thought; replaces streamed content and marks it completed.",
-    payload: z.looseObject({ messageId, content: contentArray.optional() }),
+    get payload() { return built(this, () => z.looseObject({ messageId, content: contentArray.optional() })); },
   },
   tool_call_update: {
     doc: "A tool call upsert: omitted = unchanged, null = cleared, value = replaced.",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       toolCallId: z.string().min(1),
       title: nullable(z.string()),
       kind: nullable(z.string()),
@@ -122,33 +123,33 @@ export const EVENT_KINDS = {
       locations: nullable(z.array(z.looseObject({ path: z.string(), line: z.number().optional() }))),
       rawInput: z.unknown().optional(),
       rawOutput: z.unknown().optional(),
-    }),
+    })); },
   },
   tool_call_content_chunk: {
     doc: "Streamed tool output appended to a tool call's content.",
     stream: "content",
-    payload: z.looseObject({ toolCallId: z.string().min(1), content: contentBlockSchema }),
+    get payload() { return built(this, () => z.looseObject({ toolCallId: z.string().min(1), content: contentBlockSchema })); },
   },
   plan_update: {
     doc: "A plan's entries, replaced whole; becomes the target's latest plan.",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       planId: z.string().min(1),
       entries: z.array(
         z.looseObject({ content: z.string(), priority: z.string().optional(), status: z.string() }),
       ),
-    }),
+    })); },
   },
   proposed_plan: {
     doc: "A plan the agent proposes to implement (plan mode); first write wins.",
-    payload: z.looseObject({ planId: z.string().min(1), content: z.string() }),
+    get payload() { return built(this, () => z.looseObject({ planId: z.string().min(1), content: z.string() })); },
   },
   proposed_plan_implementation_started: {
     doc: "Links a proposed plan to the turn that implements it; once.",
-    payload: z.looseObject({ planId: z.string().min(1), implementationTurnId: turnIdField }),
+    get payload() { return built(this, () => z.looseObject({ planId: z.string().min(1), implementationTurnId: turnIdField })); },
   },
   task_update: {
     doc: "A background task or sub-agent's progress; defined fields upsert.",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       taskId: z.string().min(1),
       status: z.enum(TASK_STATUSES),
       title: z.string().optional(),
@@ -159,23 +160,23 @@ export const EVENT_KINDS = {
         .looseObject({ totalTokens: z.number().optional(), toolUses: z.number().optional(), durationMs: z.number().optional() })
         .optional(),
       skipTranscript: z.boolean().optional(),
-    }),
+    })); },
   },
   "interaction.opened": {
     doc: "An approval, question or hook-trust card opened; its turn requires action until resolved.",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       interactionId: interactionIdField,
       requester: requesterSchema,
       draft: interactionDraftSchema,
-    }),
+    })); },
   },
   "interaction.resolved": {
     doc: "The one resolution of an interaction (answer, or cancel with a reason); first wins.",
-    payload: z.looseObject({ interactionId: interactionIdField, resolution: resolutionSchema }),
+    get payload() { return built(this, () => z.looseObject({ interactionId: interactionIdField, resolution: resolutionSchema })); },
   },
   approval_review_update: {
     doc: "A harness-side reviewer decided an approval (no card was opened).",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       reviewId: reviewIdField,
       toolCallId: z.string().optional(),
       decision: z.enum(["approved", "denied", "aborted"]),
@@ -183,29 +184,29 @@ export const EVENT_KINDS = {
       userAuthorization: z.string().optional(),
       rationale: z.string().optional(),
       actionType: z.string().optional(),
-    }),
+    })); },
   },
   approval_route_update: {
     doc: "Who answers the target's approvals, as its harness reported it when the session opened (null: not reported).",
-    payload: z.looseObject({ route: z.enum(APPROVAL_ROUTES).nullable() }),
+    get payload() { return built(this, () => z.looseObject({ route: z.enum(APPROVAL_ROUTES).nullable() })); },
   },
   usage_update: {
     doc: "Token usage delta; accumulated.",
     stream: "tick",
-    payload: z.looseObject(usageFields),
+    get payload() { return built(this, () => z.looseObject(usageFields)); },
   },
   context_usage_update: {
     doc: "The target's context-window usage snapshot; replaces the previous one.",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       model: z.string().optional(),
       contextUsed: z.number().optional(),
       contextSize: z.number().optional(),
       cost: z.looseObject({ amount: z.number(), currency: z.string() }).optional(),
-    }),
+    })); },
   },
   available_commands_update: {
     doc: "The target's native slash commands; replaces the previous list.",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       commands: z.array(
         z.looseObject({
           name: z.string(),
@@ -213,46 +214,46 @@ export const EVENT_KINDS = {
           input: z.looseObject({ hint: z.string() }).optional(),
         }),
       ),
-    }),
+    })); },
   },
   config_option_update: {
     doc: "The target's session config (model, effort, mode); replaces the previous snapshot.",
-    payload: z.looseObject({ options: z.array(sessionConfigOption) }),
+    get payload() { return built(this, () => z.looseObject({ options: z.array(sessionConfigOption) })); },
   },
   _baton_error_update: {
     doc: "An error shown on the timeline (harness or Baton); a limit failure's code is one of LIMIT_CODES, the harness's word in nativeCode.",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       message: z.string(),
       code: z.string().optional(),
       nativeCode: z.string().optional(),
       retryable: z.boolean().optional(),
       willRetry: z.boolean().optional(),
-    }),
+    })); },
   },
   _baton_notice: {
     doc: "An informational, warning or error notice on the timeline.",
-    payload: z.looseObject({ level: z.enum(["info", "warning", "error"]), title: z.string(), detail: z.string().optional() }),
+    get payload() { return built(this, () => z.looseObject({ level: z.enum(["info", "warning", "error"]), title: z.string(), detail: z.string().optional() })); },
   },
   _baton_run_status: {
     doc: "A turn's transient phase (e.g. 'Starting codex…'); null clears it.",
-    payload: z.looseObject({ phase: z.string().nullable(), title: z.string().optional() }),
+    get payload() { return built(this, () => z.looseObject({ phase: z.string().nullable(), title: z.string().optional() })); },
   },
   _baton_stall_notice: {
     doc: "A running turn has been silent for a while; what the harness said when asked (if it can be asked).",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       silentMs: z.number(),
       level: z.enum(["L1", "L2"]),
       verdict: z.enum(RECONCILE_STATES).optional(),
       detail: z.string().optional(),
-    }),
+    })); },
   },
   _baton_stall_cleared: {
     doc: "Output resumed on a turn that had a stall notice: the notice is withdrawn.",
-    payload: z.looseObject({ silentMs: z.number() }),
+    get payload() { return built(this, () => z.looseObject({ silentMs: z.number() })); },
   },
   _baton_context_snapshot: {
     doc: "The history assembled for a target before a turn; delivered only once a receipt follows.",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       snapshotId: snapshotIdField,
       // plugin_resource: owner = the plugin instance (pi_…), key = "<apiVersion>/<Kind>/<name>#<uid>".
       source: z.looseObject({ kind: z.enum(CONTEXT_SOURCE_KINDS), owner: z.string(), key: z.string() }),
@@ -260,20 +261,20 @@ export const EVENT_KINDS = {
       afterSeq: z.number(),
       throughSeq: z.number(),
       text: z.string(),
-    }),
+    })); },
   },
   _baton_context_delivery_receipt: {
     doc: "The adapter accepted a snapshot; the target session's context epoch advances.",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       snapshotId: snapshotIdField,
       contextEpochId: epochIdField,
       transport: z.enum(CONTEXT_TRANSPORTS),
       accepted: z.literal(true),
-    }),
+    })); },
   },
   _baton_input_queued: {
     doc: "A prompt (or /compact) that waits for the driven-turn slot, recorded when it is queued: identity, target, content (the one copy; its user_message refers to it by messageId).",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       messageId,
       turnId: turnIdField,
       targetId: targetIdField,
@@ -283,26 +284,26 @@ export const EVENT_KINDS = {
       control: z.enum(["compact"]).optional(),
       /** Plugin Resources it references (`@` providers, a proposal's contextRefs), as attached at submit: sent with it, also after a restart. */
       context: z.array(contextAttachmentSchema).optional(),
-    }),
+    })); },
   },
   _baton_input_update: {
     doc: "A queued input left the queue without a user message: recalled into the composer, dropped, or admitted as a control turn.",
-    payload: z.looseObject({ messageId, state: z.enum(INPUT_EXITS) }),
+    get payload() { return built(this, () => z.looseObject({ messageId, state: z.enum(INPUT_EXITS) })); },
   },
   _baton_delivery_attempt_update: {
     doc: "A Delivery Attempt's phase: prepared before dispatch, then dispatching/accepted/uncertain/finalized.",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       attemptId: attemptIdField,
       phase: z.enum(ATTEMPT_PHASES),
       inputId: z.string().optional(),
       launchSnapshot: launchSnapshotSchema.optional(),
       outcome: z.enum(ATTEMPT_OUTCOMES).optional(),
       detail: z.string().optional(),
-    }),
+    })); },
   },
   _baton_plugin_binding_update: {
     doc: "A plugin binding became active (with what it registered), failed (with why), or closed.",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       pluginInstanceId: pluginInstanceIdField,
       pluginId: z.string().min(1),
       packageVersion: z.string().min(1),
@@ -319,11 +320,11 @@ export const EVENT_KINDS = {
           }),
         )
         .optional(),
-    }),
+    })); },
   },
   _baton_turn_summary: {
     doc: "One per turn: what the user asked and the agent said (by messageId: each text is stored once), what it did, how it ended.",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       turnId: turnIdField,
       role: z.enum(TURN_ROLES).optional(),
       stopReason: z.enum(STOP_REASONS).optional(),
@@ -344,11 +345,11 @@ export const EVENT_KINDS = {
       usage: z.looseObject(usageFields).optional(),
       startedAt: z.string().optional(),
       endedAt: z.string().optional(),
-    }),
+    })); },
   },
   _baton_checkpoint: {
     doc: "A file checkpoint: the working tree as a git commit before/after a driven turn or where a rewind restored it; dirtyPaths changed since the previous one.",
-    payload: z.looseObject({
+    get payload() { return built(this, () => z.looseObject({
       turnId: turnIdField,
       commit: gitCommit,
       dirtyPaths: z.array(z.string()),
@@ -359,7 +360,7 @@ export const EVENT_KINDS = {
       throughSeq: z.number().int().nonnegative().optional(),
       /** rewind: where the worktree and conversation were before this rewind (to undo it). */
       undo: z.looseObject({ batonSessionId: sessionIdField, throughSeq: z.number().int().nonnegative(), commit: gitCommit }).optional(),
-    }),
+    })); },
   },
 } as const satisfies Record<string, { doc: string; payload: z.ZodType; stream?: StreamClass }>;
 

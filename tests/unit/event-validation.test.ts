@@ -94,3 +94,15 @@ describe("payload validation", () => {
     expect(validatePayload("some_future_kind", { anything: 1 })).toBeUndefined();
   });
 });
+
+describe("payload schemas are built on first use (issue #18: not at every start)", () => {
+  test("a row's schema is built once and kept: every read returns the same schema, and it validates", () => {
+    for (const kind of Object.keys(EVENT_KINDS) as (keyof typeof EVENT_KINDS)[]) {
+      const first = EVENT_KINDS[kind].payload;
+      expect(EVENT_KINDS[kind].payload).toBe(first);
+      expect(Object.keys(EVENT_KINDS[kind])).toContain("payload");
+    }
+    expect(EVENT_KINDS.state_update.payload.safeParse({ state: "idle" }).success).toBe(true);
+    expect(EVENT_KINDS.state_update.payload.safeParse({ state: "dancing" }).success).toBe(false);
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * What Baton loads before the TUI's first frame (issue #18: first frame ≤ 300 ms): every module costs its
+ * transpile and evaluation at each start, so code the first frame does not need loads on first use. A fresh Bun
+ * imports exactly what `bun src/app/main.ts` loads before the screen (main's static imports and the TUI
+ * command) and lists the modules it holds; the list must not contain the ones below.
+ */
+import { describe, expect, test } from "bun:test";
+import path from "node:path";
+
+const ROOT = path.resolve(import.meta.dir, "../..");
+/** A package's files, in node_modules or (a linked install) in Bun's package cache. */
+const pkg = (name: string): RegExp => new RegExp(`/(node_modules|\\.bun/install/cache)/${name.replace("/", "\\/")}[@/]`);
+
+/** Loaded on first use, never before the first frame. */
+const NOT_AT_START: readonly { readonly name: string; readonly module: RegExp; readonly why: string }[] = [
+  { name: "the ACP adapter", module: /\/src\/harness\/acp\/(adapter|connection|session|mapper|establish|probe-executable)\.ts$/, why: "an ACP target's adapter loads when the target is first used" },
+  { name: "the diff library", module: pkg("diff"), why: "the diff library is the ACP mapper's" },
+  { name: "the ACP SDK", module: pkg("@agentclientprotocol/sdk"), why: "the ACP SDK loads when an ACP target starts" },
+  { name: "the Codex adapter", module: /\/src\/harness\/codex\/(adapter|session|inspector)\.ts$/, why: "the Codex adapter loads at the first turn" },
+  { name: "the Claude adapter", module: /\/src\/harness\/claude\/(adapter|session|inspector)\.ts$/, why: "the Claude adapter and the Agent SDK load at the first turn" },
+  { name: "the Claude Agent SDK", module: pkg("@anthropic-ai/claude-agent-sdk"), why: "the Claude Agent SDK loads at the first turn" },
+];
+
+function startGraph(): string[] {
+  const script = [
+    `await import(${JSON.stringify(path.join(ROOT, "src/app/process-io.ts"))});`,
+    `await import(${JSON.stringify(path.join(ROOT, "src/app/commands/shared.ts"))});`,
+    `await import(${JSON.stringify(path.join(ROOT, "src/app/cli.ts"))});`,
+    `await import(${JSON.stringify(path.join(ROOT, "src/app/commands/tui.ts"))});`,
+    `process.stdout.write(JSON.stringify(Object.keys(require.cache)));`,
+  ].join("\n");
+  const child = Bun.spawnSync([process.execPath, "-e", script], { cwd: ROOT, env: { ...process.env, NODE_ENV: "production" } });
+  if (child.exitCode !== 0) throw new Error(`the start graph did not load: ${child.stderr.toString()}`);
+  return JSON.parse(child.stdout.toString()) as string[];
+}
+
+describe("the TUI's start graph", () => {
+  const loaded = startGraph().map((file) => file.split(path.sep).join("/"));
+
+  test("holds the TUI and the core (the list is real)", () => {
+    expect(loaded.some((file) => file.endsWith("/src/tui/start-tui.tsx"))).toBe(true);
+    expect(loaded.some((file) => file.endsWith("/src/harness/acp/definition.ts"))).toBe(true);
+    expect(loaded.some((file) => pkg("@opentui/core").test(file))).toBe(true);
+  });
+
+  for (const rule of NOT_AT_START) {
+    test(`does not load ${rule.name}: ${rule.why}`, () => {
+      expect(loaded.filter((file) => rule.module.test(file))).toEqual([]);
+    });
+  }
+});
