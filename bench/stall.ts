@@ -10,7 +10,12 @@
  * checkpoint) is inside the window. Several turns run per process (`--turns`), and processes alternate
  * (`--rounds`), each turn a sample. Budget: no gap over 8 ms, streaming or after the turn.
  *
- *   node_modules/.bin/bun bench/stall.ts [--rounds 3] [--turns 3] [--chunks 1500] [--events 100000] [--after 1500]
+ * What streams (`--text`): `markdown` (default) is an answer as agents write one — paragraphs of 30–70 words, a
+ * bullet list, a fenced code block — a token (a word or a piece of markup) per chunk; `line` is one paragraph with
+ * no line break that grows to ~12 KB (1500 chunks), a stress case: OpenTUI's markdown re-lexes the trailing block
+ * at each publication and marked's setext-heading regex leaves JSC's regex JIT on a paragraph over ~5 KB.
+ *
+ *   node_modules/.bin/bun bench/stall.ts [--rounds 3] [--turns 3] [--chunks 1500] [--events 100000] [--after 1500] [--text markdown|line]
  *   node_modules/.bin/bun --cpu-prof bench/stall.ts --child …   (one process, prints JSON; profile it)
  */
 import { spawnSync } from "node:child_process";
@@ -34,12 +39,15 @@ const { values } = parseArgs({
     chunks: { type: "string" },
     events: { type: "string" },
     after: { type: "string" },
+    text: { type: "string" },
   },
 });
 const TURNS = Number(values.turns ?? 3);
 const CHUNKS = Number(values.chunks ?? 1500);
 const EVENTS = Number(values.events ?? 100_000);
 const AFTER_MS = Number(values.after ?? 1500);
+const TEXT = values.text ?? "markdown";
+if (TEXT !== "markdown" && TEXT !== "line") throw new Error(`--text: "${TEXT}" is neither markdown nor line`);
 
 interface TurnResult {
   readonly streamingMax: number;
@@ -70,12 +78,40 @@ class GapProbe {
   }
 }
 
+/** The pieces of a markdown answer as an agent streams it: prose, a list, a code block, repeated. */
+function markdownPieces(count: number): string[] {
+  const pieces: string[] = [];
+  let word = 0;
+  const prose = (words: number): void => {
+    for (let i = 0; i < words; i++) pieces.push(`${i === 0 ? "" : " "}${word % 9 === 4 ? `**word${word}**` : word % 13 === 7 ? `\`word${word}\`` : `word${word}`}`), word++;
+    pieces.push(".\n\n");
+  };
+  for (let block = 0; pieces.length < count; block++) {
+    prose(30 + ((block * 17) % 41));
+    if (block % 3 === 1) {
+      for (let item = 0; item < 4; item++) {
+        pieces.push("- ");
+        for (let i = 0; i < 8; i++) pieces.push(`${i === 0 ? "" : " "}item${word++}`);
+        pieces.push("\n");
+      }
+      pieces.push("\n");
+    }
+    if (block % 3 === 2) {
+      pieces.push("```ts\n");
+      for (let line = 0; line < 6; line++) pieces.push(`const value${word} = compute(${word++}, "text");\n`);
+      pieces.push("```\n\n");
+    }
+  }
+  return pieces.slice(0, count);
+}
+
 /** One answer per turn (its own message id), `chunks` chunks one millisecond apart. */
 function streamScript(turns: number, chunks: number): FakeAction[][] {
+  const pieces = TEXT === "line" ? Array.from({ length: chunks }, (_, i) => `word${i} `) : markdownPieces(chunks);
   return Array.from({ length: turns }, (_, t) => {
     const turn: FakeAction[] = [];
-    for (let i = 0; i < chunks; i++) {
-      turn.push({ type: "emit", draft: { kind: "agent_message_chunk", payload: { messageId: `m_stream_${t}`, content: { type: "text", text: `word${i} ` } } } });
+    for (const text of pieces) {
+      turn.push({ type: "emit", draft: { kind: "agent_message_chunk", payload: { messageId: `m_stream_${t}`, content: { type: "text", text } } } });
       turn.push({ type: "wait", ms: 1 });
     }
     turn.push({ type: "end" });
@@ -84,11 +120,14 @@ function streamScript(turns: number, chunks: number): FakeAction[][] {
 }
 
 async function child(): Promise<TurnResult[]> {
-  const [{ createElement }, { testRender }] = await Promise.all([import("react"), import("@opentui/react/test-utils")]);
-  const { BatonApp } = await import("../src/tui/index.ts");
-  // The test renderer's helpers turn React's act() environment on; the real app runs without it (and with it on,
-  // every update outside act() prints a warning, which is a stall of its own).
-  (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = false;
+  // React's production build, loaded the way the CLI loads the TUI (src/app/react-build.ts; BATON_REACT_DEVELOPMENT=1
+  // keeps the development build). The screen is mounted with createRoot on OpenTUI's test renderer, as start-tui.tsx
+  // mounts it on the real one: no act(), which exists only in the development build.
+  const { loadWithReactProduction, loadedReactBuild } = await import("../src/app/react-build.ts");
+  const [{ createElement }, { createRoot }, { createTestRenderer }, { BatonApp }] = await loadWithReactProduction(() =>
+    Promise.all([import("react"), import("@opentui/react"), import("@opentui/core/testing"), import("../src/tui/index.ts")]),
+  );
+  process.stderr.write(`stall child: React ${loadedReactBuild()} build\n`);
 
   const home = makeTestHome();
   const definitions = [fakeDefinition({ turns: streamScript(TURNS, CHUNKS) }, "fake")];
@@ -105,7 +144,10 @@ async function child(): Promise<TurnResult[]> {
   await writer.close();
   const session = await openTestSession(home, { definitions, choice: { kind: "id", id }, verifyCheckpoint: "deferred", settings: { generateTitles: false } });
   const host = await screenHost(session, home.cwd);
-  const setup = await testRender(createElement(BatonApp, { host }), { width: 120, height: 40, exitOnCtrlC: false });
+  const setup = await createTestRenderer({ width: 120, height: 40, exitOnCtrlC: false });
+  const root = createRoot(setup.renderer);
+  root.render(createElement(BatonApp, { host }));
+  await Bun.sleep(0);
   await setup.renderOnce();
   await session.verifyHistory();
   let rendering = false;
@@ -140,6 +182,7 @@ async function child(): Promise<TurnResult[]> {
     });
   }
   clearInterval(frames);
+  root.unmount();
   setup.renderer.destroy();
   host.dispose();
   await session.close();
@@ -154,10 +197,10 @@ async function main(): Promise<void> {
   }
   const rounds = Number(values.rounds ?? 3);
   const report = new BenchReport("stall");
-  process.stdout.write(`Main-thread stalls while streaming: ${Math.round(EVENTS / 1000)}k-event session, ${CHUNKS} chunks at ~1 kHz, ${TURNS} turns × ${rounds} processes, ${TIMER_MS} ms timer\n\n`);
+  process.stdout.write(`Main-thread stalls while streaming: ${Math.round(EVENTS / 1000)}k-event session, ${CHUNKS} chunks at ~1 kHz (${TEXT}), ${TURNS} turns × ${rounds} processes, ${TIMER_MS} ms timer\n\n`);
   const turns: TurnResult[] = [];
   for (let round = 0; round < rounds; round++) {
-    const args = [import.meta.path, "--child", "--turns", String(TURNS), "--chunks", String(CHUNKS), "--events", String(EVENTS), "--after", String(AFTER_MS)];
+    const args = [import.meta.path, "--child", "--turns", String(TURNS), "--chunks", String(CHUNKS), "--events", String(EVENTS), "--after", String(AFTER_MS), "--text", TEXT];
     const run = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
     const line = run.stdout.trim().split("\n").at(-1) ?? "";
     if (run.status !== 0 || !line.startsWith("[")) throw new Error(`stall child failed (${run.status}):\n${run.stderr.slice(-2000)}`);
