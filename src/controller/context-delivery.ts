@@ -46,23 +46,29 @@ export function targetLabel(registry: HarnessRegistry, targetId: TargetId): stri
   return registry.definitionOf(registry.target(targetId)).label;
 }
 
-export function summaryRecords(state: ProjectionState, label: (targetId: TargetId) => string): SummaryRecord[] {
+export function summaryRecords(state: ProjectionState, label: (targetId: TargetId) => string, sinceSeq = 0): SummaryRecord[] {
+  // Only turns after `sinceSeq` can be delivered (assembleCatchUp drops the rest, keeping them for numbering):
+  // their texts are resolved, the others' are not — resolving them read every earlier message of a long
+  // session (checkpoint nodes from disk) on every turn.
   return allSummaries(state).map((entry) => ({
     seq: entry.seq,
     targetId: entry.harnessTargetId ?? undefined,
     label: entry.harnessTargetId ? label(entry.harnessTargetId) : "agent",
     summary: entry,
-    ...summaryTexts(state, entry),
+    ...(entry.seq > sinceSeq ? summaryTexts(state, entry) : NOT_DELIVERED),
   }));
 }
+
+const NOT_DELIVERED = Object.freeze({ userText: "", steers: Object.freeze([] as string[]), agentText: "" });
 
 /** Append a snapshot when something is missing; returns how it will travel, or undefined. */
 export function planDelivery(deps: DeliveryDeps, state: ProjectionState, binding: HarnessBinding, turnId: TurnId): PlannedDelivery | undefined {
   const contextEpochId = binding.contextEpochId();
   const fresh = binding.isFresh;
+  const sinceSeq = fresh ? 0 : epochThroughSeq(state, contextEpochId);
   const catchUp = assembleCatchUp({
-    summaries: summaryRecords(state, deps.label),
-    sinceSeq: fresh ? 0 : epochThroughSeq(state, contextEpochId),
+    summaries: summaryRecords(state, deps.label, sinceSeq),
+    sinceSeq,
     fresh,
     targetId: binding.target.id,
     budgetChars: deps.budgetChars,
