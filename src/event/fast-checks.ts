@@ -44,6 +44,26 @@ function isFullMessage(payload: unknown): boolean {
   return isRecord(payload) && isId(payload["messageId"]) && (payload["content"] === undefined || isBlocks(payload["content"]));
 }
 
+const DELIVERIES: ReadonlySet<unknown> = new Set(["prompt", "steer", "follow_up"]);
+/** A prompt's text block; other prompt block kinds are left to the schema (a check may only say yes when it is sure). */
+const isTextBlock = (value: unknown): boolean => isRecord(value) && value["type"] === "text" && typeof value["text"] === "string";
+
+function isUserMessage(payload: unknown): boolean {
+  return (
+    isRecord(payload) &&
+    isId(payload["messageId"]) &&
+    (payload["content"] === undefined || everyItem(payload["content"], isTextBlock)) &&
+    (payload["delivery"] === undefined || DELIVERIES.has(payload["delivery"]))
+  );
+}
+
+const isPlanEntry = (value: unknown): boolean =>
+  isRecord(value) && typeof value["content"] === "string" && optionalString(value["priority"]) && typeof value["status"] === "string";
+
+function isPlanUpdate(payload: unknown): boolean {
+  return isRecord(payload) && isId(payload["planId"]) && everyItem(payload["entries"], isPlanEntry);
+}
+
 const isLocation = (value: unknown): boolean => isRecord(value) && typeof value["path"] === "string" && optionalNumber(value["line"]);
 
 function isToolCallUpdate(payload: unknown): boolean {
@@ -99,10 +119,12 @@ export const FAST_CHECKS: Readonly<Record<string, Check>> = {
   agent_thought_chunk: isChunk("messageId"),
   user_message_chunk: isChunk("messageId"),
   tool_call_content_chunk: isChunk("toolCallId"),
+  user_message: isUserMessage,
   agent_message: isFullMessage,
   agent_thought: isFullMessage,
   tool_call_update: isToolCallUpdate,
   usage_update: isUsage,
+  plan_update: isPlanUpdate,
   state_update: isStateUpdate,
   _baton_turn_summary: isTurnSummary,
 };

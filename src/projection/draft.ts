@@ -38,13 +38,18 @@ const ring: (object | null)[] = new Array<object | null>(DRAFT_SLOTS).fill(null)
 let used = 0;
 let next = 0;
 let count = 0;
+/** Which draft is open (0: none); a new number for every draft, so a draft's notes cannot outlive it. */
+let current = 0;
+let drafts = 0;
 
 function begin(): void {
   open = true;
+  current = ++drafts;
 }
 
 function end(): void {
   open = false;
+  current = 0;
   ring.fill(null, 0, used);
   used = 0;
   next = 0;
@@ -136,6 +141,16 @@ export function appended<T>(array: readonly T[], ...items: T[]): T[] {
 /** Monotonic count of in-place edits (compare before/after a fold step). */
 export function edits(): number {
   return count;
+}
+
+/** Counts an in-place edit made without `editable` (to a node the caller knows the open draft created). */
+export function noteEdit(): void {
+  count++;
+}
+
+/** The open draft's number, 0 when none is open: a note taken inside a draft is valid while this is the same. */
+export function draftNumber(): number {
+  return current;
 }
 
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -25,6 +25,7 @@ import { reduceError, reduceNotice, reduceStallCleared, reduceStallNotice } from
 import { reducePluginBinding } from "./plugins.ts";
 import { reducePlanImplementationStarted, reducePlanUpdate, reduceProposedPlan } from "./plans.ts";
 import { reduceApprovalReview } from "./reviews.ts";
+import { extendTail, forgetTail, noteTail } from "./stream-tail.ts";
 import { initialState, PROJECTION_VERSION, type ProjectionState } from "./state.ts";
 import { reduceTurnSummary } from "./summary.ts";
 import { reduceApprovalRoute, reduceAvailableCommands, reduceConfigOptions, reduceContextUsage } from "./targets.ts";
@@ -110,13 +111,18 @@ function reduceKnown(state: ProjectionState, event: KnownEvent): ProjectionState
 
 export function reduce(state: ProjectionState, event: AnyEvent): ProjectionState {
   if (event.seq <= state.lastSeq || !isKnownEvent(event)) return state;
+  // A batch's run of chunks into one text block (`stream-tail.ts`); anything else forgets the run.
+  if (extendTail(state, event)) return state;
+  forgetTail();
   const opened = openDraft();
   try {
     const before = edits();
     const next = reduceKnown(state, event);
     if (next === state && edits() === before) return state;
     const stamped = assign(next, "lastSeq", event.seq);
-    return assign(stamped, "batonSessionId", next.batonSessionId ?? event.scope?.batonSessionId ?? null);
+    const result = assign(stamped, "batonSessionId", next.batonSessionId ?? event.scope?.batonSessionId ?? null);
+    if (!opened) noteTail(result, event);
+    return result;
   } finally {
     if (opened) closeDraft();
   }

@@ -147,14 +147,15 @@ function replay<S>(ledger: Ledger, fold: StateFold<S>, initial: S, from: number,
   let replayed = 0;
   const run = (): S => {
     let state = initial;
-    for (const located of ledger.readEvents({ fromOffset: from, toOffset: position.byteOffset, afterSeq })) {
+    const options = { fromOffset: from, toOffset: position.byteOffset, afterSeq };
+    ledger.forEachEvent(options, (event, start, end, line) => {
       try {
-        state = fold.fold(state, located.event);
+        state = fold.fold(state, event);
       } catch (error) {
-        throw foldError(ledger, located, error);
+        throw foldError(ledger, { event, start, end, line }, error);
       }
       replayed++;
-    }
+    });
     return state;
   };
   const state = fold.batch === undefined ? run() : fold.batch(run);

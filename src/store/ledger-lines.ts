@@ -45,17 +45,19 @@ function isBlank(text: string): boolean {
 /**
  * Complete lines in [from, to). `to` must be a line boundary (the ledger's good end); bytes after
  * the last `\n` before `to` are not returned. `firstLine` is the 1-based number of the line at `from`.
- *
- * Each chunk is decoded once (up to its last `\n`, so no UTF-8 sequence is cut) and split as a
- * string; byte offsets come from a parallel memchr walk over the same newlines in the buffer.
  */
-export function* readLines(
-  fd: number,
-  from: number,
-  to: number,
-  firstLine?: number,
-  chunkBytes: number = READ_CHUNK,
-): Generator<RawLine> {
+export function* readLines(fd: number, from: number, to: number, firstLine?: number, chunkBytes: number = READ_CHUNK): Generator<RawLine> {
+  for (const batch of readLineBatches(fd, from, to, firstLine, chunkBytes)) yield* batch;
+}
+
+/**
+ * `readLines` a read at a time: the complete lines of each read of `chunkBytes`, in order (a load takes
+ * them so, without a generator step per line).
+ *
+ * Each read is decoded once (up to its last `\n`, so no UTF-8 sequence is cut) and split as a string;
+ * byte offsets come from a parallel memchr walk over the same newlines in the buffer.
+ */
+export function* readLineBatches(fd: number, from: number, to: number, firstLine?: number, chunkBytes: number = READ_CHUNK): Generator<RawLine[]> {
   let position = from;
   let lineNo = firstLine;
   // One buffer for the whole read: the bytes after the last newline move to its front and the next read
@@ -82,6 +84,7 @@ export function* readLines(
     const text = buffer.toString("utf8", 0, lastNl + 1);
     // One UTF-16 unit per byte (ASCII, as ledgers nearly always are): char offsets are byte offsets.
     const sameOffsets = text.length === lastNl + 1;
+    const lines: RawLine[] = [];
     let byteStart = 0;
     let charStart = 0;
     while (byteStart <= lastNl) {
@@ -91,12 +94,13 @@ export function* readLines(
       const line = text.slice(charStart, end);
       const number = lineNo;
       if (lineNo !== undefined) lineNo++;
-      if (!isBlank(line)) yield { text: line, start: base + byteStart, end: base + byteNl + 1, line: number };
+      if (!isBlank(line)) lines.push({ text: line, start: base + byteStart, end: base + byteNl + 1, line: number });
       byteStart = byteNl + 1;
       charStart = charNl + 1;
     }
     held = filled - (lastNl + 1);
     if (held > 0) buffer.copyWithin(0, lastNl + 1, filled);
+    yield lines;
   }
 }
 

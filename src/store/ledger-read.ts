@@ -10,7 +10,7 @@ import fs from "node:fs";
 import { decodeEnvelope, validatePayload, type AnyEvent } from "../event/envelope.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import { closeQuietly } from "./files.ts";
-import { findTail, lineNumberAt, readLines, type RawLine } from "./ledger-lines.ts";
+import { findTail, lineNumberAt, readLineBatches, readLines, type RawLine } from "./ledger-lines.ts";
 
 export interface LocatedEvent {
   readonly event: AnyEvent;
@@ -115,6 +115,28 @@ export function* readEventsFromFd(
     if (problem !== undefined) throw corruptLineError(fd, file, raw, problem.reason);
     previousSeq = event.seq;
     yield { event, start: raw.start, end: raw.end, line: raw.line };
+  }
+}
+
+/**
+ * `readEventsFromFd` for a load: the same events, decoded and checked the same way, handed to `visit` a read's
+ * lines at a time — no generator step and no located record per event (a load folds 100k of them in a row).
+ */
+/** One event of a load: its line's byte range and 1-based number (when reading started at a known line). */
+export type VisitEvent = (event: AnyEvent, start: number, end: number, line: number | undefined) => void;
+
+export function forEachEvent(fd: number, file: string, from: number, to: number, firstLine: number | undefined, checks: ReadChecks, visit: VisitEvent): void {
+  let previousSeq = checks.afterSeq ?? 0;
+  const sessionId = checks.batonSessionId;
+  for (const lines of readLineBatches(fd, from, to, firstLine)) {
+    for (let i = 0; i < lines.length; i++) {
+      const raw = lines[i]!;
+      const event = decodeLineOrThrow(fd, file, raw);
+      const problem = checkEvent(event, previousSeq, sessionId);
+      if (problem !== undefined) throw corruptLineError(fd, file, raw, problem.reason);
+      previousSeq = event.seq;
+      visit(event, raw.start, raw.end, raw.line);
+    }
   }
 }
 

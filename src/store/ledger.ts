@@ -25,7 +25,7 @@ import type { BatonSessionId, IdSource } from "../shared/ids.ts";
 import { silentLogger, type Logger } from "../shared/log.ts";
 import { FILE_MODE, closeQuietly, errnoCode, isoTime } from "./files.ts";
 import { findTail, lineEndingAt, readAt } from "./ledger-lines.ts";
-import { decodeLine, decodeLineOrThrow, readEventsFromFd, type LocatedEvent } from "./ledger-read.ts";
+import { decodeLine, decodeLineOrThrow, forEachEvent, readEventsFromFd, type LocatedEvent, type VisitEvent } from "./ledger-read.ts";
 import { boundRaw, ioError, serialize, stampDraft, writeFully, writeSidecar } from "./ledger-files.ts";
 
 /** A draft the host has attributed (source stamped); the store stamps the rest. */
@@ -326,6 +326,15 @@ export class Ledger {
     const to = Math.min(options.toOffset ?? this.end, this.end);
     const firstLine = options.firstLine ?? (from === 0 ? 1 : undefined);
     return readEventsFromFd(this.fd, this.path, from, to, firstLine, { batonSessionId: this.batonSessionId, afterSeq: options.afterSeq ?? 0 });
+  }
+
+  /** `readEvents` for a load: each event to `visit`, checked the same way (`forEachEvent` in ledger-read.ts). */
+  forEachEvent(options: { readonly fromOffset?: number; readonly toOffset?: number; readonly afterSeq?: number }, visit: VisitEvent): void {
+    this.assertOpen();
+    this.flushQuietly();
+    const from = options.fromOffset ?? 0;
+    const checks = { batonSessionId: this.batonSessionId, afterSeq: options.afterSeq ?? 0 };
+    forEachEvent(this.fd, this.path, from, Math.min(options.toOffset ?? this.end, this.end), from === 0 ? 1 : undefined, checks, visit);
   }
 
   /** The line ending exactly at `offset`, decoded; undefined when `offset` is not a line end. */

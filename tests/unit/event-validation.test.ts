@@ -38,7 +38,8 @@ describe("payload validation", () => {
   const block = fc.oneof(fc.record({ type: fc.oneof(fc.string({ maxLength: 3 }), fc.integer()), text: fc.string({ maxLength: 3 }) }, { requiredKeys: [] }), scalar, fc.array(scalar, { maxLength: 2 }));
   const value = fc.oneof(
     scalar,
-    fc.constantFrom("running", "idle", "requires_action", "driven", "observed", "x", "end_turn", "cancelled", "unknown", "stop"),
+    fc.constantFrom("running", "idle", "requires_action", "driven", "observed", "x", "end_turn", "cancelled", "unknown", "stop", "prompt", "steer", "follow_up"),
+    fc.array(fc.record({ content: scalar, priority: scalar, status: scalar }, { requiredKeys: [] }), { maxLength: 2 }),
     fc.array(block, { maxLength: 3 }),
     block,
     fc.array(fc.record({ path: fc.oneof(fc.string({ maxLength: 3 }), fc.integer()), line: scalar }, { requiredKeys: [] }), { maxLength: 2 }),
@@ -46,7 +47,7 @@ describe("payload validation", () => {
     fc.array(scalar, { maxLength: 2 }),
     fc.record({ inputTokens: scalar, outputTokens: scalar, isEstimated: scalar }, { requiredKeys: [] }),
   );
-  const FIELDS = ["messageId", "toolCallId", "turnId", "content", "title", "kind", "status", "locations", "rawInput", "state", "stopReason", "nativeStopReason", "steers", "role", "userText", "agentText", "toolCalls", "usage", "startedAt", "endedAt", "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens", "isEstimated"];
+  const FIELDS = ["messageId", "toolCallId", "turnId", "content", "title", "kind", "status", "locations", "rawInput", "state", "stopReason", "nativeStopReason", "steers", "role", "userText", "agentText", "toolCalls", "usage", "startedAt", "endedAt", "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens", "isEstimated", "delivery", "planId", "entries"];
   const jsonPayload = fc.oneof(
     { weight: 1, arbitrary: fc.jsonValue() },
     { weight: 6, arbitrary: fc.record(Object.fromEntries(FIELDS.map((field) => [field, value])), { requiredKeys: [] }) },
@@ -58,6 +59,8 @@ describe("payload validation", () => {
     agent_thought: { messageId: "m", content: [{ type: "text", text: "hi" }] },
     tool_call_update: { toolCallId: "c", title: "ls", kind: "execute", status: "completed", content: [{ type: "text", text: "a" }], locations: [{ path: "a", line: 1 }] },
     usage_update: { inputTokens: 1, outputTokens: 2, isEstimated: false },
+    user_message: { messageId: "m", content: [{ type: "text", text: "hi" }], delivery: "steer" },
+    plan_update: { planId: "p", entries: [{ content: "a", priority: "high", status: "pending" }, { content: "b", status: "completed" }] },
     state_update: { state: "idle", stopReason: "end_turn", nativeStopReason: "stop" },
     _baton_turn_summary: { turnId: "t", role: "driven", stopReason: "end_turn", nativeStopReason: "stop", userText: "u", steers: ["s"], agentText: "a", toolCalls: [{ toolCallId: "c", title: "ls", kind: "execute", status: "completed" }], usage: { inputTokens: 1 }, startedAt: "s", endedAt: "e" },
   };
@@ -87,6 +90,13 @@ describe("payload validation", () => {
       expect(accepted).toBeGreaterThan(0); // the generator reaches valid payloads too
     });
   }
+
+  test("a user message with a prompt block other than text is left to its schema (the fast check says yes only to text)", () => {
+    const image = { messageId: "m", content: [{ type: "text", text: "see" }, { type: "image", mimeType: "image/png", path: "a.png" }] };
+    expect(FAST_CHECKS["user_message"]!(image)).toBe(false);
+    expect(validatePayload("user_message", image)).toBeUndefined();
+    expect(validatePayload("user_message", { ...image, content: [{ type: "image" }] })).toMatch(/invalid user_message payload at payload.content.0/);
+  });
 
   test("an invalid payload names the kind and the field", () => {
     expect(validatePayload("agent_message_chunk", { messageId: "", content: { type: "text" } })).toMatch(/invalid agent_message_chunk payload at payload.messageId/);

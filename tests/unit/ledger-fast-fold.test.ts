@@ -1,0 +1,176 @@
+/**
+ * The load's fast fold ≡ the full reduce. An open without a checkpoint reads the ledger a read's lines at a time
+ * (`forEachEvent`, store/ledger-read.ts) and folds it in one draft, where runs of streamed chunks extend their text block
+ * directly (`projection/stream-tail.ts`). On generated ledgers — random mixes of chunks into a few messages,
+ * turns changing mid-run, empty and non-text blocks, completed messages, tool calls, unknown kinds, unicode and
+ * escapes in the text, blank and CRLF lines, malformed lines, a torn final line — `loadState` must give the
+ * state (deep-equal, and the same JSON) or the error (the same message) that folding the events one by one,
+ * each `reduceStored` in its own draft, gives.
+ */
+import { afterAll, describe, expect, test } from "bun:test";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import fc from "fast-check";
+import { initialState, plainState, reduceStored, storedProjectionFold, type ProjectionState } from "../../src/projection/index.ts";
+import { streamTail } from "../../src/projection/stream-tail.ts";
+import { systemClock } from "../../src/shared/clock.ts";
+import { describeError } from "../../src/shared/errors.ts";
+import { createUlidSource, type BatonSessionId } from "../../src/shared/ids.ts";
+import { loadState } from "../../src/store/checkpoint.ts";
+import { openLedger } from "../../src/store/ledger.ts";
+import { LedgerLineError } from "../../src/store/ledger-read.ts";
+
+const SESSION = "bs_01KFASTFOLD00000000000000000" as BatonSessionId;
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-fast-fold-"));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const text = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ maxLength: 12 }) },
+  { weight: 2, arbitrary: fc.string({ unit: "grapheme", maxLength: 6 }) },
+  { weight: 1, arbitrary: fc.constantFrom("", "\n", '"quoted"', "back\\slash", "tab\there", "\u0000\u001f", "é漢字🙂", "\ud800 lone", "\r\n") },
+);
+const messageId = fc.constantFrom("m1", "m2", "m3", "");
+const turnId = fc.constantFrom("t_1", "t_2", undefined);
+const chunkKind = fc.constantFrom("agent_message_chunk", "agent_message_chunk", "agent_thought_chunk", "user_message_chunk");
+
+/** What one line of the generated ledger is: an event (folded) or something a reader has to deal with. */
+const entry = fc.oneof(
+  { weight: 100, arbitrary: fc.record({ t: fc.constant("chunk" as const), kind: chunkKind, messageId, turnId, text }) },
+  { weight: 100, arbitrary: fc.record({ t: fc.constant("run" as const), kind: chunkKind, messageId, turnId, texts: fc.array(text, { maxLength: 30 }) }) },
+  { weight: 20, arbitrary: fc.record({ t: fc.constant("image" as const), kind: chunkKind, messageId, turnId }) },
+  { weight: 20, arbitrary: fc.record({ t: fc.constant("complete" as const), messageId, turnId, text }) },
+  { weight: 20, arbitrary: fc.record({ t: fc.constant("state" as const), turnId, state: fc.constantFrom("running", "idle") }) },
+  { weight: 20, arbitrary: fc.record({ t: fc.constant("tool" as const), turnId, id: fc.constantFrom("c1", "c2"), text }) },
+  { weight: 10, arbitrary: fc.record({ t: fc.constant("toolChunk" as const), turnId, id: fc.constantFrom("c1", "c2"), text }) },
+  { weight: 10, arbitrary: fc.record({ t: fc.constant("unknown" as const), turnId }) },
+  { weight: 10, arbitrary: fc.constant({ t: "blank" as const }) },
+  { weight: 10, arbitrary: fc.constant({ t: "crlf" as const }) },
+  { weight: 10, arbitrary: fc.record({ t: fc.constant("raw" as const), raw: fc.jsonValue({ maxDepth: 3 }) }) },
+  { weight: 2, arbitrary: fc.constantFrom({ t: "badJson" as const }, { t: "badPayload" as const }, { t: "badSeq" as const }, { t: "foreign" as const }) },
+);
+type Entry = typeof entry extends fc.Arbitrary<infer T> ? T : never;
+
+const harness = { source: { type: "harness", harnessTargetId: "codex" }, harness: "codex", harnessTargetId: "codex" };
+
+function lineOf(e: Entry, seq: number): string {
+  const base = { v: 3, eventId: `ev_${String(seq).padStart(6, "0")}`, seq, ts: "2026-01-01T00:00:00.000Z", scope: { type: "session", batonSessionId: SESSION } };
+  const turn = "turnId" in e && e.turnId !== undefined ? { turnId: e.turnId } : {};
+  const json = (event: object): string => JSON.stringify(event);
+  switch (e.t) {
+    case "run":
+      throw new Error("runs are expanded before writing");
+    case "chunk":
+      return json({ ...base, kind: e.kind, ...harness, ...turn, payload: { messageId: e.messageId, content: { type: "text", text: e.text } }, raw: { method: "delta", params: { delta: e.text } } });
+    case "image":
+      return json({ ...base, kind: e.kind, ...harness, ...turn, payload: { messageId: e.messageId || "m1", content: { type: "image", mimeType: "image/png", data: "AA==" } } });
+    case "complete":
+      return json({ ...base, kind: "agent_message", ...harness, ...turn, payload: { messageId: e.messageId || "m1", content: [{ type: "text", text: e.text }] } });
+    case "state":
+      return json({ ...base, kind: "state_update", source: { type: "baton" }, ...turn, payload: { state: e.state, ...(e.state === "idle" ? { stopReason: "end_turn" } : {}) } });
+    case "tool":
+      return json({ ...base, kind: "tool_call_update", ...harness, ...turn, payload: { toolCallId: e.id, status: "in_progress", content: [{ type: "text", text: e.text }] } });
+    case "toolChunk":
+      return json({ ...base, kind: "tool_call_content_chunk", ...harness, ...turn, payload: { toolCallId: e.id, content: { type: "text", text: e.text } } });
+    case "unknown":
+      return json({ ...base, kind: "some_future_kind", source: { type: "baton" }, ...turn, payload: { anything: [1, 2] } });
+    case "raw":
+      return json({ ...base, kind: "agent_message_chunk", ...harness, payload: { messageId: "m1", content: { type: "text", text: "r" } }, raw: e.raw });
+    case "blank":
+      return "   ";
+    case "crlf":
+      return `${json({ ...base, kind: "agent_message_chunk", ...harness, payload: { messageId: "m2", content: { type: "text", text: "crlf" } } })}\r`;
+    case "badJson":
+      return `{"v":3,"seq":${seq},"kind":"agent_message_chunk",`;
+    case "badPayload":
+      return json({ ...base, kind: "agent_message_chunk", ...harness, payload: { messageId: "", content: { type: "text", text: "x" } } });
+    case "badSeq":
+      return json({ ...base, seq: 1, kind: "agent_message_chunk", ...harness, payload: { messageId: "m1", content: { type: "text", text: "x" } } });
+    case "foreign":
+      return json({ ...base, scope: { type: "session", batonSessionId: "bs_other" }, kind: "agent_message_chunk", ...harness, payload: { messageId: "m1", content: { type: "text", text: "x" } } });
+  }
+}
+
+function writeLedger(entries: readonly Entry[], torn: string | undefined): string {
+  const file = path.join(dir, `session-${Math.random().toString(36).slice(2)}.jsonl`);
+  const flat = entries.flatMap((e): Entry[] => (e.t === "run" ? e.texts.map((t) => ({ t: "chunk", kind: e.kind, messageId: e.messageId, turnId: e.turnId, text: t })) : [e]));
+  const lines = flat.map((e, i) => lineOf(e, i + 1));
+  fs.writeFileSync(file, lines.map((l) => `${l}\n`).join("") + (torn ?? ""));
+  return file;
+}
+
+type Outcome = { readonly state: unknown; readonly json: string } | { readonly error: string };
+
+function outcomeOf(run: () => ProjectionState): Outcome {
+  try {
+    const state = plainState(run());
+    return { state, json: JSON.stringify(state) };
+  } catch (error) {
+    return { error: describeError(error) };
+  }
+}
+
+/** The reference: the same open, then the events as `ledger.readEvents` yields them, each folded by `reduceStored` in its own draft. */
+function referenceFold(file: string): Outcome {
+  return outcomeOf(() => {
+    const ledger = openLedger({ path: file, batonSessionId: SESSION, clock: systemClock, ids: createUlidSource(), readOnly: true });
+    try {
+      let state = initialState(SESSION);
+      for (const located of ledger.readEvents()) {
+        try {
+          state = reduceStored(state, located.event);
+        } catch (error) {
+          throw new LedgerLineError(file, located.line ?? "?", describeError(error), error);
+        }
+      }
+      return state;
+    } finally {
+      void ledger.close();
+    }
+  });
+}
+
+function loadFold(file: string): Outcome {
+  return outcomeOf(() => {
+    const ledger = openLedger({ path: file, batonSessionId: SESSION, clock: systemClock, ids: createUlidSource(), readOnly: true });
+    try {
+      return loadState(ledger, { ...storedProjectionFold, initial: () => initialState(SESSION) }, { useCheckpoint: false }).state;
+    } finally {
+      void ledger.close();
+    }
+  });
+}
+
+describe("the load's fast fold", () => {
+  test("≡ the full reduce, event by event, on generated ledgers (state deep-equal, or the same error)", () => {
+    const extendedBefore = streamTail.extended;
+    let errors = 0;
+    let states = 0;
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 40 }), fc.option(fc.constantFrom('{"v":3,"seq":', "{}", "x"), { nil: undefined }), (entries, torn) => {
+        const file = writeLedger(entries, torn);
+        const expected = referenceFold(file);
+        const actual = loadFold(file);
+        fs.rmSync(file);
+        expect(actual).toEqual(expected);
+        if ("error" in expected) errors++;
+        else states++;
+      }),
+      { numRuns: 400 },
+    );
+    // Not vacuous: the tail folded chunks, some ledgers opened and some were refused.
+    expect(streamTail.extended - extendedBefore).toBeGreaterThan(100);
+    expect(states).toBeGreaterThan(50);
+    expect(errors).toBeGreaterThan(5);
+  });
+
+  test("a long run of chunks with unicode and escapes: one text block, the same as the full reduce", () => {
+    const pieces = ["plain ", "é漢字🙂 ", '"quoted" ', "back\\slash\n", "\u0001", "", "end"];
+    const entries: Entry[] = [];
+    for (let i = 0; i < 500; i++) entries.push({ t: "chunk", kind: "agent_message_chunk", messageId: i < 250 ? "m1" : "m2", turnId: "t_1", text: pieces[i % pieces.length] ?? "" });
+    const file = writeLedger(entries, '{"v":3,"seq":501');
+    const expected = referenceFold(file);
+    expect(loadFold(file)).toEqual(expected);
+    expect("state" in expected && JSON.stringify(expected.state).includes("é漢字🙂")).toBe(true);
+  });
+});
