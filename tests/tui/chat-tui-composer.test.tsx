@@ -291,3 +291,15 @@ test("picker: keys arriving in one burst move from the latest cursor (Down Down 
   });
   expect(mounted.intents).toEqual([{ type: "pickerSelect", id: "pk_1", itemId: "c" }]);
 });
+
+test("picker: a filter typed and Enter in one burst choose from the filtered rows (typing 'hello⏎' fast picks hello)", async () => {
+  const items = [{ id: "f", label: "baton-test/fixture" }, { id: "h", label: "example/hello" }, { id: "g", label: "gamma" }];
+  mounted = await mountChat({ width: 60, height: 16, initial: { composer: { picker: { id: "pk_2", title: "Pick", items } } } });
+  await mounted.keys((k) => {
+    for (const ch of "hello") k.pressKey(ch);
+    k.pressArrow("down");
+    k.pressArrow("up");
+    k.pressEnter();
+  });
+  expect(mounted.intents.filter((i) => i.type === "pickerSelect")).toEqual([{ type: "pickerSelect", id: "pk_2", itemId: "h" }]);
+});

@@ -72,7 +72,10 @@ function PickerBody(props: { readonly picker: PickerState }): ReactNode {
       }
       return "consume";
     }
-    const last = Math.max(0, items.length - 1);
+    // The rows the user sees after this burst's keys: a filter typed in the same burst as Enter has reached
+    // the input (the editor took each character) but not yet `query`, which waits for React's next render.
+    const live = remote ? items : filterPickerItems(picker.items, input.current?.value ?? query);
+    const last = Math.max(0, live.length - 1);
     const current = Math.min(cursorRef.current, last);
     if (isPlainKey(key, "up")) {
       heldEnter.current = false;
@@ -89,7 +92,7 @@ function PickerBody(props: { readonly picker: PickerState }): ReactNode {
         heldEnter.current = true;
         return "consume";
       }
-      const item = items[current];
+      const item = live[current];
       if (item !== undefined) emit({ type: "pickerSelect", id: picker.id, itemId: item.id });
       return "consume";
     }
