@@ -3,22 +3,15 @@
  * old turns stay on disk (lazy checkpoint nodes); PageUp at the top and ↑ past the oldest prompt read them on
  * demand, after the key, until the whole transcript and the whole prompt history are there.
  */
-import { afterEach, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import type { EventDraft } from "../../src/event/envelope.ts";
 import { Stub } from "../../src/projection/lazy.ts";
 import type { TurnId } from "../../src/shared/ids.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
-import { makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
-import { mountBaton, type BatonMounted } from "./baton-setup.tsx";
+import { openTestSession } from "../support/session-host.ts";
+import { batonScreens, type BatonMounted } from "./baton-setup.tsx";
 
-let mounted: BatonMounted | undefined;
-let home: TestHome | undefined;
-afterEach(async () => {
-  await mounted?.destroy();
-  mounted = undefined;
-  home?.cleanup();
-  home = undefined;
-});
+const screens = batonScreens();
 
 const TURNS = 20;
 const h = { source: { type: "harness", harnessTargetId: "fake" }, harness: "fake", harnessTargetId: "fake" } as const;
@@ -35,18 +28,18 @@ function* turn(n: number): Generator<EventDraft> {
 
 /** A session of TURNS turns, closed (so it has a checkpoint), then shown by the real screen opened as the TUI opens it. */
 async function mountLong(): Promise<BatonMounted> {
-  home = makeTestHome();
+  const home = screens.home();
   const session = await openTestSession(home, { definitions: [fakeDefinition({ turns: [] }, "fake")] });
   for (let n = 0; n < TURNS; n++) for (const draft of turn(n)) session.controller.pipeline.append(draft as never);
   const id = session.ref.batonSessionId;
   await session.close();
-  return mountBaton({ home, choice: { kind: "id", id }, verifyCheckpoint: "deferred", timelineWindow: 40, height: 30 });
+  return screens.mount({ home, choice: { kind: "id", id }, verifyCheckpoint: "deferred", timelineWindow: 40, height: 30 });
 }
 
 const unread = (node: unknown): boolean => node instanceof Stub && !node.loaded;
 
 test("the first frame maps only the tail: old turns stay on disk; PageUp at the top reads them until the transcript starts", async () => {
-  mounted = await mountLong();
+  const mounted = await mountLong();
   expect(mounted.opened[0]!.loaded.fromCheckpoint).toBe(true);
   const state = mounted.host.controller.state;
   expect(state.timeline.pages.length).toBeGreaterThanOrEqual(2);
@@ -78,7 +71,7 @@ test("the first frame maps only the tail: old turns stay on disk; PageUp at the 
 });
 
 test("↑ walks back past the prompts of the window: older prompts are read on demand, down to the first one", async () => {
-  mounted = await mountLong();
+  const mounted = await mountLong();
   expect(mounted.host.store.get("composer").history?.length).toBeLessThan(TURNS);
   const seen: string[] = [];
   for (let i = 0; i < TURNS + 5; i++) {

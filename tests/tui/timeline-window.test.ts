@@ -9,41 +9,27 @@
  * of a scroll to the top, where both are the same transcript. The ↑ history is the window's prompts, and all of them
  * at the top.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import type { EventDraft } from "../../src/event/envelope.ts";
 import { TargetDirectory } from "../../src/controller/targets.ts";
 import { HarnessRegistry } from "../../src/harness/registry.ts";
 import { initialState, storedProjectionFold, type ProjectionState } from "../../src/projection/index.ts";
 import { Stub } from "../../src/projection/lazy.ts";
-import { ManualClock } from "../../src/shared/clock.ts";
-import { createSequentialIdSource, type BatonSessionId, type TargetId, type TurnId } from "../../src/shared/ids.ts";
+import { type BatonSessionId, type TargetId, type TurnId } from "../../src/shared/ids.ts";
 import { loadState, writeCheckpoint, type StateFold } from "../../src/store/checkpoint.ts";
-import { openLedger, type Ledger } from "../../src/store/ledger.ts";
 import { createTargetLooks, createTimelineMapper } from "../../src/tui/index.ts";
 import type { LocalItem } from "../../src/tui/map-transcript.ts";
 import { historyOf } from "../../src/tui/view-states.ts";
 import type { TimelineItem } from "chat-tui";
 import { fakeDefinition } from "../support/fake-adapter.ts";
+import { ledgerFiles } from "../support/ledger-files.ts";
 
 const SESSION = "bs_00000000000000000000000009" as BatonSessionId;
 const FOLD: StateFold<ProjectionState> = { ...storedProjectionFold, initial: () => initialState(SESSION) };
 const TARGETS = ["fake", "other"] as const;
 const lookOf = createTargetLooks(new TargetDirectory(new HarnessRegistry(TARGETS.map((id) => fakeDefinition({ turns: [] }, id)))));
-const dirs: string[] = [];
-let idBlock = 0;
-
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function open(file: string): Ledger {
-  idBlock += 1_000_000;
-  return openLedger({ path: file, batonSessionId: SESSION, clock: new ManualClock(), ids: createSequentialIdSource(idBlock) });
-}
+const { file: ledgerFile, open } = ledgerFiles(SESSION, "baton-window-");
 
 interface TurnSpec {
   readonly target: number;
@@ -127,9 +113,7 @@ describe("windowed timeline ≡ full mapping (property)", () => {
         fc.array(turnSpec, { minLength: 2, maxLength: 30 }),
         fc.record({ want: fc.integer({ min: 1, max: 12 }), hideThoughts: fc.boolean(), running: fc.boolean(), target: fc.nat(TARGETS.length - 1), live: fc.array(turnSpec, { maxLength: 2 }) }),
         async (turns, run) => {
-          const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-window-"));
-          dirs.push(dir);
-          const file = path.join(dir, "session.jsonl");
+          const file = ledgerFile();
           const ledger = open(file);
           let state = FOLD.initial();
           for (const [turn, spec] of turns.entries()) {

@@ -9,11 +9,8 @@
  * commands, every summary, every item by id, the export markdown, plugin Turn resources, the session context
  * a new agent gets — then as a whole plain state, exactly what a full reduce of the ledger gives.
  */
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import type { EventDraft } from "../../src/event/envelope.ts";
 import {
   allSummaries,
@@ -42,25 +39,14 @@ import {
 import { transcriptMarkdown } from "../../src/app/transcript-markdown.ts";
 import { turnResources } from "../../src/plugin/resources/turns.ts";
 import { summaryRecords } from "../../src/controller/context-delivery.ts";
-import { ManualClock } from "../../src/shared/clock.ts";
-import { createSequentialIdSource, type BatonSessionId, type TargetId, type TurnId } from "../../src/shared/ids.ts";
+import { ledgerFiles } from "../support/ledger-files.ts";
+import { type BatonSessionId, type TargetId, type TurnId } from "../../src/shared/ids.ts";
 import { loadState, writeCheckpoint, type StateFold } from "../../src/store/checkpoint.ts";
-import { openLedger, type Ledger } from "../../src/store/ledger.ts";
 
 const SESSION = "bs_00000000000000000000000007" as BatonSessionId;
 const FOLD: StateFold<ProjectionState> = { ...storedProjectionFold, initial: () => initialState(SESSION) };
 const TARGETS = ["codex", "codex-work", "claude"] as const;
-const dirs: string[] = [];
-let idBlock = 0;
-
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-function open(file: string): Ledger {
-  idBlock += 1_000_000;
-  return openLedger({ path: file, batonSessionId: SESSION, clock: new ManualClock(), ids: createSequentialIdSource(idBlock) });
-}
+const { file: ledgerFile, open } = ledgerFiles(SESSION, "baton-ckpt-diff-");
 
 interface TurnSpec {
   readonly target: number;
@@ -222,9 +208,7 @@ describe("incremental checkpoint ≡ full reduce (property)", () => {
     let paged = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(turnSpec, { minLength: 1, maxLength: 40 }), fc.nat(3), async (turns, tailTurns) => {
-        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-ckpt-diff-"));
-        dirs.push(dir);
-        const file = path.join(dir, "session.jsonl");
+        const file = ledgerFile();
         let ledger = open(file);
         let state = FOLD.initial();
         let turn = 0;
