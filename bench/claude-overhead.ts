@@ -3,14 +3,19 @@
  * API, driven (a) through the Agent SDK's streaming query() directly, with the options the adapter uses; (b)
  * through the Claude adapter alone; (c) through all of Baton (controller, ledger with its fsync before dispatch,
  * projection, adapter) on a session that already holds `--events` events. Baton's window ends when the
- * background work its turn started (turn-end hook, checkpoint) has finished. The order of the three flips every
- * turn, so each sees the same load; medians and spreads over the turns after a warm-up.
+ * background work its turn started (turn-end hook, checkpoint, meta.json, log) has finished. `--pairs` alternated
+ * pairs of `--turns`-turn blocks per side after a warm-up pair (bench/_turn-pairs.ts); with `--against`, that
+ * checkout's Baton on a copy of the same session is a side too (A/B in the same run).
  * Budget (architecture §8): Baton adds ≤ 5 % or ≤ 10 ms per warm turn.
  *
- *   node_modules/.bin/bun bench/claude-overhead.ts [--turns 20] [--events 100000]
+ *   node_modules/.bin/bun bench/claude-overhead.ts [--pairs 9] [--turns 5] [--events 100000] [--against /work/main]
  */
 import { query, type SDKUserMessage } from "@anthropic-ai/claude-agent-sdk";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { parseArgs } from "node:util";
+import type { OpenedSession } from "../src/app/open-session.ts";
 import { ClaudeAdapter } from "../src/harness/claude/adapter.ts";
 import { claudeDefinition } from "../src/harness/claude/definition.ts";
 import { bundledClaudePath } from "../src/harness/claude/executable.ts";
@@ -20,13 +25,13 @@ import { startMockAnthropic } from "../tests/support/mock-anthropic/client.ts";
 import { reply } from "../tests/support/mock-anthropic/script.ts";
 import { openRealSession } from "../tests/support/session-host.ts";
 import { turnDrafts } from "./_fixture.ts";
-import { BenchReport, samples, withSpread } from "./_report.ts";
+import { BenchReport } from "./_report.ts";
+import { againstRoot, reportTurnPairs, runTurnPairs, type TurnSide } from "./_turn-pairs.ts";
 
-const { values } = parseArgs({ args: process.argv.slice(2), options: { turns: { type: "string" }, events: { type: "string" } } });
-const TURNS = Number(values.turns ?? 20);
+const { values } = parseArgs({ args: process.argv.slice(2), options: { pairs: { type: "string" }, turns: { type: "string" }, events: { type: "string" }, against: { type: "string" } } });
+const PAIRS = Number(values.pairs ?? 9);
+const TURNS = Number(values.turns ?? 5);
 const EVENTS = Number(values.events ?? 100_000);
-const WARMUP = 2;
-const TURN_BUDGET = { ratio: 1.05, ms: 10 } as const;
 const ANSWER = "The quick brown fox jumps over the lazy dog. ".repeat(6);
 
 const report = new BenchReport("claude-overhead");
@@ -92,41 +97,41 @@ try {
   }
   const sessionId = first.session.ref.batonSessionId;
   await first.session.close();
-  const { session, cleanup } = await openRealSession({ definitions: [claudeDefinition], cwd: batonEnv.cwd, env: batonEnv.env, settings: { generateTitles: false }, home: first.home, choice: { kind: "id", id: sessionId } });
-  const viaBaton = async (text: string): Promise<number> => {
-    const start = performance.now();
-    await session.controller.submit("claude", [{ type: "text", text }]);
-    // What the turn left running (turn-end hook, checkpoint, meta.json, log, trace) is inside this window.
-    await session.backgroundSettled();
-    return performance.now() - start;
-  };
-
-  const times = { direct: [] as number[], adapter: [] as number[], baton: [] as number[] };
-  const cold = { direct: 0, adapter: 0, baton: 0 };
-  const sides = [["direct", direct], ["adapter", viaAdapter], ["baton", viaBaton]] as const;
-  for (let i = 0; i < WARMUP + TURNS; i++) {
-    for (const [name, run] of i % 2 === 0 ? sides : [...sides].reverse()) {
-      await mock.script(reply.text(ANSWER, { chunkSize: 24 }));
-      const ms = await run(`question ${i}`);
-      if (i === 0) cold[name] = ms;
-      if (i >= WARMUP) times[name].push(ms);
-    }
+  const batonSide = (name: string, session: OpenedSession): TurnSide => ({
+    name,
+    async turn(text) {
+      const start = performance.now();
+      await session.controller.submit("claude", [{ type: "text", text }]);
+      // What the turn left running (turn-end hook, checkpoint, meta.json, log, trace) is inside this window.
+      await session.backgroundSettled();
+      return performance.now() - start;
+    },
+  });
+  const cleanups: (() => Promise<void>)[] = [];
+  const here = await openRealSession({ definitions: [claudeDefinition], cwd: batonEnv.cwd, env: batonEnv.env, settings: { generateTitles: false }, home: first.home, choice: { kind: "id", id: sessionId } });
+  cleanups.push(here.cleanup);
+  const sides: TurnSide[] = [
+    { name: "SDK directly", turn: direct },
+    { name: "Claude adapter alone", turn: viaAdapter },
+    batonSide(`all of Baton, ${Math.round(EVENTS / 1000)}k events, background incl.`, here.session),
+  ];
+  const against = againstRoot(values.against);
+  if (against !== undefined) {
+    // The same long session, copied, opened by the other checkout's Baton: an A/B in the same run.
+    const baseHome = mkdtempSync(path.join(os.tmpdir(), "baton-bench-claude-base-"));
+    cleanups.push(async () => rmSync(baseHome, { recursive: true, force: true }));
+    cpSync(first.home, baseHome, { recursive: true });
+    const [host, definition] = await Promise.all([import(path.join(against, "tests/support/session-host.ts")), import(path.join(against, "src/harness/claude/definition.ts"))]);
+    const base = await host.openRealSession({ definitions: [definition.claudeDefinition], cwd: batonEnv.cwd, env: batonEnv.env, settings: { generateTitles: false }, home: baseHome, choice: { kind: "id", id: sessionId } });
+    cleanups.unshift(base.cleanup);
+    sides.push(batonSide(`Baton of ${values.against}`, base.session));
   }
+  const result = await runTurnPairs(sides, { pairs: PAIRS, turns: TURNS, warmup: 1, before: () => mock.script(reply.text(ANSWER, { chunkSize: 24 })) });
   q.close();
   await adapter.close(handle);
-  await cleanup();
+  for (const cleanup of cleanups) await cleanup();
   await first.cleanup().catch(() => undefined);
-
-  const added = samples(times.baton.map((ms, i) => ms - (times.direct[i] as number)));
-  const ratio = samples(times.baton.map((ms, i) => ms / (times.direct[i] as number)));
-  const k = `${Math.round(EVENTS / 1000)}k`;
-  report.info("cold start (turn 1): direct / adapter / Baton", `${cold.direct.toFixed(0)} / ${cold.adapter.toFixed(0)} / ${cold.baton.toFixed(0)} ms`);
-  report.info(`SDK directly, per warm turn (${TURNS} turns)`, withSpread(samples(times.direct), "ms", 1));
-  report.info("  Claude adapter alone", withSpread(samples(times.adapter), "ms", 1));
-  report.info(`  all of Baton, ${k}-event session, incl. background`, withSpread(samples(times.baton), "ms", 1));
-  report.info("  Baton ÷ direct, per turn", `${ratio.median.toFixed(3)}× (${ratio.min.toFixed(3)}–${ratio.max.toFixed(3)})`);
-  const within = Math.min(added.median / TURN_BUDGET.ms, (ratio.median - 1) / (TURN_BUDGET.ratio - 1));
-  report.figure("Baton adds per warm turn (≤ 10 ms or ≤ 5 %)", withSpread(added, "ms", 1), "10 ms | 5 %", within);
+  reportTurnPairs(report, result, sides, { direct: 0, baton: 2, ...(against !== undefined ? { baseline: 3 } : {}) }, "Baton adds per warm turn (≤ 10 ms or ≤ 5 %)", `${PAIRS} pairs × ${TURNS} turns`);
 } finally {
   await mock.stop();
   directEnv.cleanup();

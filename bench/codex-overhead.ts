@@ -12,40 +12,37 @@
  *   2. Per turn in a long session: all of Baton (controller, ledger with its fsync before dispatch, projection,
  *      adapter) as `baton exec --session` drives a turn, on a session that already holds `--events` events,
  *      vs a minimal raw JSON-RPC client on `codex app-server`. Baton's window ends when the background work the
- *      turn started (checkpoint, file checkpoints) has finished. The adapter alone is shown for reference.
+ *      turn started (checkpoint, meta.json, log, file checkpoints) has finished. The adapter alone is shown for
+ *      reference. `--pairs` alternated pairs of `--turns`-turn blocks per side (bench/_turn-pairs.ts); with
+ *      `--against`, that checkout's Baton on a copy of the same session is a side too (A/B in the same run).
  *      Budget: ≤ 5 % or ≤ 10 ms per turn.
  *
- *   node_modules/.bin/bun bench/codex-overhead.ts [--pairs 9] [--turns 20] [--events 100000] [--only exec|turns] [--against /work/main]
+ *   node_modules/.bin/bun bench/codex-overhead.ts [--pairs 9] [--turns 5] [--events 100000] [--only exec|turns] [--against /work/main]
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { openSession } from "../src/app/open-session.ts";
-import { DEFAULT_CONTROLLER_SETTINGS } from "../src/controller/ports.ts";
+import type { OpenedSession } from "../src/app/open-session.ts";
 import { CodexAdapter } from "../src/harness/codex/adapter.ts";
-import { codexDefinition } from "../src/harness/codex/definition.ts";
 import { resolveInstalledCodex } from "../src/harness/codex/executable.ts";
-import { HarnessRegistry } from "../src/harness/registry.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createUlidSource } from "../src/shared/ids.ts";
 import { silentLogger } from "../src/shared/log.ts";
-import { createSessionStore } from "../src/store/index.ts";
 import { BATON_ENTRY } from "../tests/support/baton-process.ts";
 import { makeCodexHome } from "../tests/support/codex-home.ts";
 import { startMockResponses, type MockReply } from "../tests/support/mock-responses/index.ts";
 import { RecordingSink, ScriptedInteractions } from "../tests/support/recording-host.ts";
 import { turnDrafts } from "./_fixture.ts";
 import { BenchReport, samples, withSpread } from "./_report.ts";
+import { againstRoot, reportTurnPairs, runTurnPairs, type TurnSide } from "./_turn-pairs.ts";
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { pairs: { type: "string" }, turns: { type: "string" }, events: { type: "string" }, only: { type: "string" }, against: { type: "string" } } });
 const PAIRS = Number(values.pairs ?? 9);
-const TURNS = Number(values.turns ?? 20);
+const TURNS = Number(values.turns ?? 5);
 const EVENTS = Number(values.events ?? 100_000);
-const WARMUP = 2;
 const EXEC_RATIO_BUDGET = 1.3;
-const TURN_BUDGET = { ratio: 1.05, ms: 10 } as const;
 const REPLY: MockReply = { kind: "text", text: "The quick brown fox jumps over the lazy dog. ".repeat(8), chunkSize: 24 };
 
 const bin = resolveInstalledCodex();
@@ -167,28 +164,36 @@ try {
   }
 
   if (values.only === undefined || values.only === "turns") {
-    // 2. per turn in a long session.
+    // 2. per turn in a long session: blocks of TURNS turns per side, PAIRS alternated pairs (bench/_turn-pairs.ts).
     const rawHome = fresh();
     const adapterHome = fresh();
     const fullHome = fresh();
     const storeDir = mkdtempSync(path.join(os.tmpdir(), "baton-bench-codex-"));
     homes.push({ cleanup: () => rmSync(storeDir, { recursive: true, force: true }) });
-    const fullIds = createUlidSource();
-    const store = createSessionStore({ home: storeDir, clock: systemClock, ids: fullIds });
-    const openFull = (choice: { kind: "new" } | { kind: "id"; id: string }) =>
-      openSession({
-        store,
-        registry: new HarnessRegistry([codexDefinition]),
-        cwd: fullHome.workdir,
-        choice,
-        clock: systemClock,
-        ids: fullIds,
-        env: { ...fullHome.env, BATON_CODEX_BIN: bin },
-        settings: { ...DEFAULT_CONTROLLER_SETTINGS, generateTitles: false },
-        logLevel: "warn",
-      });
+    const batonOf = async (root: string | undefined) => {
+      const from = (file: string) => (root === undefined ? import(`../${file}`) : import(path.join(root, file)));
+      const [app, ports, definition, registry, store, clock, ids] = await Promise.all([
+        from("src/app/open-session.ts"), from("src/controller/ports.ts"), from("src/harness/codex/definition.ts"), from("src/harness/registry.ts"),
+        from("src/store/index.ts"), from("src/shared/clock.ts"), from("src/shared/ids.ts"),
+      ]);
+      return (home: string, choice: { kind: "new" } | { kind: "id"; id: string }): Promise<OpenedSession> => {
+        const sessionIds = ids.createUlidSource();
+        return app.openSession({
+          store: store.createSessionStore({ home, clock: clock.systemClock, ids: sessionIds }),
+          registry: new registry.HarnessRegistry([definition.codexDefinition]),
+          cwd: fullHome.workdir,
+          choice,
+          clock: clock.systemClock,
+          ids: sessionIds,
+          env: { ...fullHome.env, BATON_CODEX_BIN: bin },
+          settings: { ...ports.DEFAULT_CONTROLLER_SETTINGS, generateTitles: false },
+          logLevel: "warn",
+        });
+      };
+    };
+    const openHere = await batonOf(undefined);
     // The long session: EVENTS events of earlier turns, written and closed (checkpoint), opened again.
-    const writer = await openFull({ kind: "new" });
+    const writer = await openHere(storeDir, { kind: "new" });
     let count = 0;
     for (let turn = 0; count < EVENTS; turn++) {
       for (const draft of turnDrafts(turn)) {
@@ -198,14 +203,19 @@ try {
     }
     const sessionId = writer.ref.batonSessionId;
     await writer.close();
-    const session = await openFull({ kind: "id", id: sessionId });
-    const fullTurn = async (text: string): Promise<number> => {
-      const start = performance.now();
-      await session.controller.submit("codex", [{ type: "text", text }]);
-      // What the turn left running (turn-end hook, checkpoint, meta.json, log, trace) is inside this window.
-      await session.backgroundSettled();
-      return performance.now() - start;
-    };
+    const batonSide = (name: string, session: OpenedSession): TurnSide => ({
+      name,
+      async turn(text) {
+        const start = performance.now();
+        await session.controller.submit("codex", [{ type: "text", text }]);
+        // What the turn left running (turn-end hook, checkpoint, meta.json, log, trace) is inside this window.
+        await session.backgroundSettled();
+        return performance.now() - start;
+      },
+    });
+    const opened: OpenedSession[] = [];
+    const session = await openHere(storeDir, { kind: "id", id: sessionId });
+    opened.push(session);
     const raw = await rawClient(rawHome.env, rawHome.workdir);
     const ids = createUlidSource();
     const sink = new RecordingSink();
@@ -215,36 +225,36 @@ try {
       sink,
       sink,
     );
-    const adapterTurn = async (text: string): Promise<number> => {
-      const turnId = ids.mint("turn");
-      const start = performance.now();
-      await adapter.sendTurn(handle, { turnId, messageId: ids.mint("message"), blocks: [{ type: "text", text }] });
-      await sink.waitForIdle(turnId, 30_000);
-      return performance.now() - start;
-    };
-    const times = { raw: [] as number[], adapter: [] as number[], full: [] as number[] };
-    for (let i = 0; i < WARMUP + TURNS; i++) {
-      const order = i % 2 === 0 ? (["raw", "adapter", "full"] as const) : (["full", "adapter", "raw"] as const);
-      for (const side of order) {
-        await mock.script([REPLY]);
-        const run = side === "raw" ? raw.turn : side === "adapter" ? adapterTurn : fullTurn;
-        const ms = await run(`turn ${i}`);
-        if (i >= WARMUP) times[side].push(ms);
-      }
+    const sides: TurnSide[] = [
+      { name: "raw app-server client", turn: raw.turn },
+      {
+        name: "Codex adapter alone",
+        async turn(text) {
+          const turnId = ids.mint("turn");
+          const start = performance.now();
+          await adapter.sendTurn(handle, { turnId, messageId: ids.mint("message"), blocks: [{ type: "text", text }] });
+          await sink.waitForIdle(turnId, 30_000);
+          return performance.now() - start;
+        },
+      },
+      batonSide(`all of Baton, ${Math.round(EVENTS / 1000)}k events, background incl.`, session),
+    ];
+    const against = againstRoot(values.against);
+    if (against !== undefined) {
+      // The same long session, copied, opened by the other checkout's Baton: an A/B in the same run.
+      const baseDir = mkdtempSync(path.join(os.tmpdir(), "baton-bench-codex-base-"));
+      homes.push({ cleanup: () => rmSync(baseDir, { recursive: true, force: true }) });
+      cpSync(storeDir, baseDir, { recursive: true });
+      const base = await (await batonOf(against))(baseDir, { kind: "id", id: sessionId });
+      opened.push(base);
+      sides.push(batonSide(`Baton of ${values.against}`, base));
     }
+    const result = await runTurnPairs(sides, { pairs: PAIRS, turns: TURNS, warmup: 1, before: () => mock.script([REPLY]) });
     await adapter.close(handle);
-    await session.close();
+    for (const one of opened) await one.close();
     await raw.close();
-    const added = samples(times.full.map((ms, i) => ms - (times.raw[i] as number)));
-    const ratio = samples(times.full.map((ms, i) => ms / (times.raw[i] as number)));
-    const k = `${Math.round(EVENTS / 1000)}k`;
-    report.info(`raw app-server client, per turn (${TURNS} turns)`, withSpread(samples(times.raw), "ms", 1));
-    report.info("  Codex adapter alone", withSpread(samples(times.adapter), "ms", 1));
-    report.info(`  all of Baton, ${k}-event session, incl. background`, withSpread(samples(times.full), "ms", 1));
-    report.info("  Baton ÷ raw, per turn", `${ratio.median.toFixed(3)}× (${ratio.min.toFixed(3)}–${ratio.max.toFixed(3)})`);
-    // Within budget when either bound holds: the ratio printed is the smaller of the two figure ÷ budget.
-    const within = Math.min(added.median / TURN_BUDGET.ms, (ratio.median - 1) / (TURN_BUDGET.ratio - 1));
-    report.figure("Baton adds per turn (≤ 10 ms or ≤ 5 %)", withSpread(added, "ms", 1), "10 ms | 5 %", within);
+    const shape = `${PAIRS} pairs × ${TURNS} turns`;
+    reportTurnPairs(report, result, sides, { direct: 0, baton: 2, ...(against !== undefined ? { baseline: 3 } : {}) }, "Baton adds per turn (≤ 10 ms or ≤ 5 %)", shape);
   }
 } finally {
   await mock.stop();
