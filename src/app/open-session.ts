@@ -50,6 +50,8 @@ export interface OpenSessionOptions {
   readonly verifyCheckpoint?: "sync" | "deferred";
   /** File checkpoints around driven turns (default on; off where there is no git worktree anyway). */
   readonly fileCheckpoints?: boolean;
+  /** A turn end writes a checkpoint once the ledger grew by this many bytes since the last one (default CHECKPOINT_TAIL_BYTES; 0: every turn end). */
+  readonly checkpointTailBytes?: number;
 }
 
 export interface OpenedSession {
@@ -92,6 +94,13 @@ export interface OpenedSession {
 
 /** Baton's own git index for a session's file checkpoints (the user's index is never written). */
 export const FILE_CHECKPOINT_INDEX = "file-checkpoints.index";
+
+/**
+ * A turn end writes a checkpoint only once the ledger has grown by this much since the last one (#18): a checkpoint
+ * rewrites its head (≈ 100–300 KB) and fdatasyncs its nodes whatever the turn added, ≈ 4 ms of a short turn's
+ * background; an open (after a crash: close writes one anyway) replays at most this much tail, ≈ 1,000 events, a few ms.
+ */
+export const CHECKPOINT_TAIL_BYTES = 1024 * 1024;
 
 /** How long close waits for a background checkpoint write to finish (a large session's takes a few seconds). */
 const CHECKPOINT_SETTLE_MS = 10_000;
@@ -194,11 +203,15 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
     // A checkpoint is written from the live state only once the one it started from is known to match,
     // and never from a projection that holds events a stopped ledger does not.
     let background: Promise<unknown> = Promise.resolve();
+    // Where the newest checkpoint ends in the ledger: a load that replayed a tail counts from 0 (the next turn end writes one).
+    let checkpointedAt = loaded.fromCheckpoint && loaded.replayed === 0 ? loaded.position.byteOffset : 0;
+    const tailBytes = options.checkpointTailBytes ?? CHECKPOINT_TAIL_BYTES;
     const inBackground = (work: Promise<unknown>): void => {
       const previous = background;
       background = Promise.all([previous, work.catch(() => undefined)]);
     };
     const checkpointSoon = (): void => {
+      checkpointedAt = openLedgerRef.position.byteOffset;
       inBackground(history.writable.then((ok) => {
         if (!ok || closed || openLedgerRef.writeFailure) return;
         return writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).then(
@@ -269,7 +282,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       });
     }
     log.log("info", created ? "Session created" : "Session opened", { attributes: { fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed } });
-    // Bump updatedAt after each turn summary and checkpoint in the background (so the next open is fast);
+    // Bump updatedAt after each turn summary and, once the tail is worth it, checkpoint in the background (so the next open is fast);
     // both run after the turn has settled, off the turn's own path.
     controller.subscribe((event) => {
       if (event.kind !== "_baton_turn_summary") return;
@@ -278,7 +291,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
         resolve();
         if (closed || openLedgerRef.writeFailure) return;
         metaCache.update((current) => touched(current, event.ts));
-        checkpointSoon();
+        if (openLedgerRef.position.byteOffset - checkpointedAt >= tailBytes) checkpointSoon();
       })));
     });
     if (!loaded.fromCheckpoint && loaded.replayed > 0) checkpointSoon();

@@ -41,6 +41,8 @@ export interface HostOptions {
   readonly env?: Record<string, string>;
   /** Where the session opens (default: the home's project directory). */
   readonly cwd?: string;
+  /** Tail that makes a turn end write a checkpoint (openSession's default unless given; 0: every turn end). */
+  readonly checkpointTailBytes?: number;
 }
 
 export async function openTestSession(home: TestHome, options: HostOptions): Promise<OpenedSession> {
@@ -58,6 +60,7 @@ export async function openTestSession(home: TestHome, options: HostOptions): Pro
     fileCheckpoints: options.fileCheckpoints ?? false,
     ...(options.ledgerIo ? { ledgerIo: options.ledgerIo } : {}),
     ...(options.verifyCheckpoint ? { verifyCheckpoint: options.verifyCheckpoint } : {}),
+    ...(options.checkpointTailBytes !== undefined ? { checkpointTailBytes: options.checkpointTailBytes } : {}),
   });
 }
 

@@ -70,7 +70,7 @@ describe("close and a checkpoint write in flight", () => {
   ] as const) {
     test(`${what}: close resolves only after the write let go, and no temp is left`, async () => {
       // On the full disk the ledger fails too (what close then writes is refused), as in `baton exec`.
-      const s = await sessions.open({ definitions: [fakeDefinition({ turns: [[{ type: "text", text: "answer" }]] })], ledgerIo: faultingLedgerIo(nodeLedgerIo) });
+      const s = await sessions.open({ definitions: [fakeDefinition({ turns: [[{ type: "text", text: "answer" }]] })], ledgerIo: faultingLedgerIo(nodeLedgerIo), checkpointTailBytes: 0 });
       ledgers.push(s.ref.paths.ledger);
       const gate = holdCheckpointWrite(step, { nodes: fault === "nodes", fullAtHead: fault === "head" });
       if (fault === "nodes") setDiskFaults({ site: "checkpoint" });

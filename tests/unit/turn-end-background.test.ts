@@ -1,11 +1,13 @@
 /**
  * The background work a turn leaves (issue #18): the turn-end hook bumps meta.json's updatedAt and starts a
  * checkpoint, both off the turn's path. `backgroundSettled()` resolves only once that work is on disk — what the
- * overhead benchmarks charge to the turn that caused it, instead of to whatever runs next.
+ * overhead benchmarks charge to the turn that caused it, instead of to whatever runs next. The checkpoint is written
+ * once the tail since the last one is worth it (`checkpointTailBytes`), not after every short turn.
  */
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { allSummaries } from "../../src/projection/index.ts";
 import { checkpointPathFor } from "../../src/store/checkpoint.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { ledgerOf, testSessions } from "../support/session-host.ts";
@@ -13,7 +15,7 @@ import { ledgerOf, testSessions } from "../support/session-host.ts";
 const sessions = testSessions();
 
 test("backgroundSettled waits for the turn-end meta.json write and the checkpoint it starts", async () => {
-  const opened = await sessions.open({ definitions: [fakeDefinition({ turns: [[{ type: "text", text: "hello" }, { type: "end" }]] })] });
+  const opened = await sessions.open({ definitions: [fakeDefinition({ turns: [[{ type: "text", text: "hello" }, { type: "end" }]] })], checkpointTailBytes: 0 });
   const checkpoint = checkpointPathFor(opened.ledger.path);
   expect(await opened.controller.submit("fake", [{ type: "text", text: "hi" }])).toBe("completed");
   const summary = ledgerOf(opened).find((event) => event.kind === "_baton_turn_summary");
@@ -27,4 +29,41 @@ test("backgroundSettled waits for the turn-end meta.json write and the checkpoin
   expect(existsSync(checkpoint)).toBe(true);
   // Nothing new since: it resolves at once, and again after a second turn's work.
   await opened.backgroundSettled();
+});
+
+test("a turn end writes a checkpoint only once the ledger grew by checkpointTailBytes since the last one; a crash replays the tail", async () => {
+  const long = "word ".repeat(3000); // ≈ 15 KB of answer: one turn crosses the 8 KiB tail
+  const turns = [[{ type: "text" as const, text: "short" }, { type: "end" as const }], [{ type: "text" as const, text: long }, { type: "end" as const }], [{ type: "text" as const, text: "short again" }, { type: "end" as const }]];
+  const definitions = [fakeDefinition({ turns })];
+  const opened = await sessions.open({ definitions, checkpointTailBytes: 8192 });
+  const checkpoint = checkpointPathFor(opened.ledger.path);
+  const headerSeq = () => (JSON.parse(readFileSync(checkpoint, "utf8").split("\n")[0]!) as { seq: number }).seq;
+  const metaFile = path.join(opened.ref.paths.dir, "meta.json");
+  const updatedAt = () => (JSON.parse(readFileSync(metaFile, "utf8")) as { updatedAt?: string }).updatedAt;
+
+  expect(await opened.controller.submit("fake", [{ type: "text", text: "one" }])).toBe("completed");
+  await opened.backgroundSettled();
+  // A short turn: meta.json's activity is recorded, no checkpoint is written for a tail of a few KB.
+  expect(updatedAt()).toBe(ledgerOf(opened).findLast((event) => event.kind === "_baton_turn_summary")!.ts);
+  expect(existsSync(checkpoint)).toBe(false);
+
+  expect(await opened.controller.submit("fake", [{ type: "text", text: "two" }])).toBe("completed");
+  await opened.backgroundSettled();
+  expect(existsSync(checkpoint)).toBe(true);
+  const afterLong = headerSeq();
+  expect(afterLong).toBe(ledgerOf(opened).findLast((event) => event.kind === "_baton_turn_summary")!.seq);
+
+  expect(await opened.controller.submit("fake", [{ type: "text", text: "three" }])).toBe("completed");
+  await opened.backgroundSettled();
+  expect(headerSeq()).toBe(afterLong); // the short turn after it adds to the tail only
+  const events = ledgerOf(opened);
+
+  // kill -9 (no close, so no checkpoint at close): the next open replays the short turn's tail from the checkpoint.
+  opened.lock.release();
+  sessions.forget(opened);
+  const again = await sessions.open({ definitions, choice: { kind: "id", id: opened.ref.batonSessionId } }, true);
+  expect(again.loaded.fromCheckpoint).toBe(true);
+  expect(again.loaded.replayed).toBe(events.filter((event) => event.seq > afterLong).length);
+  expect(again.loaded.position.seq).toBe(events.at(-1)!.seq);
+  expect(allSummaries(again.controller.state).map((summary) => summary.seq)).toEqual(events.filter((event) => event.kind === "_baton_turn_summary").map((event) => event.seq));
 });
