@@ -20,7 +20,10 @@ export interface SummaryRecord {
 }
 
 export interface CatchUpRequest {
+  /** The session's summaries in order: all of them, or a tail that holds every one after `sinceSeq` (see `firstNumber`). */
   readonly summaries: readonly SummaryRecord[];
+  /** How many of the session's summaries come before `summaries[0]` (0: they are all there); turns are numbered in the session. */
+  readonly firstNumber?: number;
   /** Summaries with seq > sinceSeq are candidates. */
   readonly sinceSeq: number;
   /** A fresh native session gets everything; a resumed one only other targets' turns. */
@@ -40,16 +43,16 @@ export interface CatchUp {
 const TRUNCATE_MARK = "…";
 
 export function assembleCatchUp(request: CatchUpRequest): CatchUp | undefined {
-  const candidates = request.summaries.filter((record) => record.seq > request.sinceSeq);
+  const before = request.firstNumber ?? 0;
+  const candidates = request.summaries.flatMap((record, index) => (record.seq > request.sinceSeq ? [{ record, number: before + index + 1 }] : []));
   if (candidates.length === 0) return undefined;
-  const throughSeq = candidates[candidates.length - 1]?.seq ?? request.sinceSeq;
-  const wanted = (request.fresh ? candidates : candidates.filter((record) => record.targetId !== request.targetId)).filter((record) => isConversation(record.summary));
-  if (wanted.length === 0) return undefined;
+  const throughSeq = candidates[candidates.length - 1]?.record.seq ?? request.sinceSeq;
+  const numbered = candidates.filter(({ record }) => (request.fresh || record.targetId !== request.targetId) && isConversation(record.summary));
+  if (numbered.length === 0) return undefined;
 
   const header = request.fresh
     ? "Baton: this conversation started before this session of yours. Here is what happened so far (oldest first), so you can continue as if you had been there:"
     : "Baton: other agents worked in this conversation since your last turn. Here is what they did (oldest first):";
-  const numbered = wanted.map((record, index) => ({ record, number: request.summaries.indexOf(record) + 1 || index + 1 }));
 
   const blocks: string[] = [];
   let used = header.length + 64;

@@ -9,7 +9,7 @@ import { fenceBlock } from "../shared/context-markers.ts";
 import type { ContextTransport } from "../event/kinds.ts";
 import { canSyncContext } from "../harness/capabilities.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
-import { allSummaries, ownGet, summaryTexts, type ProjectionState } from "../projection/index.ts";
+import { allSummaries, listAt, listSlice, ownGet, summaryTexts, type ProjectionState } from "../projection/index.ts";
 import type { EpochId, EventId, IdSource, SnapshotId, TargetId, TurnId } from "../shared/ids.ts";
 import type { HarnessBinding } from "./binding.ts";
 import type { AppendFn } from "./pipeline.ts";
@@ -61,13 +61,39 @@ export function summaryRecords(state: ProjectionState, label: (targetId: TargetI
 
 const NOT_DELIVERED = Object.freeze({ userText: "", steers: Object.freeze([] as string[]), agentText: "" });
 
+/**
+ * The records of the summaries after `sinceSeq` only, and how many come before them (`firstNumber` of the catch-up):
+ * a turn of a long session reads the summaries its target has not seen, not all of the session's (its pages stay
+ * on disk). Summaries are in seq order, so the first one after `sinceSeq` is found by bisection.
+ */
+export function deliverableRecords(state: ProjectionState, label: (targetId: TargetId) => string, sinceSeq: number): { readonly records: SummaryRecord[]; readonly firstNumber: number } {
+  const list = state.turnSummaries;
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((listAt(list, middle)?.seq ?? 0) <= sinceSeq) low = middle + 1;
+    else high = middle;
+  }
+  const records = listSlice(list, low).map((entry) => ({
+    seq: entry.seq,
+    targetId: entry.harnessTargetId ?? undefined,
+    label: entry.harnessTargetId ? label(entry.harnessTargetId) : "agent",
+    summary: entry,
+    ...summaryTexts(state, entry),
+  }));
+  return { records, firstNumber: low };
+}
+
 /** Append a snapshot when something is missing; returns how it will travel, or undefined. */
 export function planDelivery(deps: DeliveryDeps, state: ProjectionState, binding: HarnessBinding, turnId: TurnId): PlannedDelivery | undefined {
   const contextEpochId = binding.contextEpochId();
   const fresh = binding.isFresh;
   const sinceSeq = fresh ? 0 : epochThroughSeq(state, contextEpochId);
+  const { records, firstNumber } = deliverableRecords(state, deps.label, sinceSeq);
   const catchUp = assembleCatchUp({
-    summaries: summaryRecords(state, deps.label, sinceSeq),
+    summaries: records,
+    firstNumber,
     sinceSeq,
     fresh,
     targetId: binding.target.id,

@@ -1,11 +1,13 @@
 /**
  * Per-turn cost in a long session (issue #18): a turn's catch-up resolves the texts of the turns it may deliver
- * (after the binding's epoch), not of every earlier turn — same catch-up, byte for byte, for every cut.
+ * (after the binding's epoch), not of every earlier turn — same catch-up, byte for byte, for every cut; and it reads
+ * only the summaries after the cut (`deliverableRecords`), numbered as in the whole session.
  */
 import { expect, test } from "bun:test";
 import { assembleCatchUp } from "../../src/context/catch-up.ts";
-import { summaryRecords } from "../../src/controller/context-delivery.ts";
-import { targetIdOf } from "../../src/shared/ids.ts";
+import { deliverableRecords, summaryRecords } from "../../src/controller/context-delivery.ts";
+import { PAGE_SIZE } from "../../src/projection/index.ts";
+import { targetIdOf, type TurnId } from "../../src/shared/ids.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { testSessions } from "../support/session-host.ts";
 
@@ -27,6 +29,45 @@ test("summaryRecords since a seq: texts only after it, and the same catch-up as 
         for (const budgetChars of [100_000, 60, 0]) {
           const request = { sinceSeq, fresh, targetId, budgetChars };
           expect(assembleCatchUp({ ...request, summaries: since })).toEqual(assembleCatchUp({ ...request, summaries: full }));
+        }
+      }
+    }
+  }
+});
+
+test("deliverableRecords: only the summaries after a seq, numbered in the session, the same catch-up as from every record (pages and tail, opened from a checkpoint)", async () => {
+  const definitions = [fakeDefinition({ turns: [] })];
+  const first = await sessions.open({ definitions });
+  const TURNS = PAGE_SIZE + 40; // full pages and a tail
+  for (let turn = 0; turn < TURNS; turn++) {
+    const turnId = `t_01KCATCHUP${String(turn).padStart(15, "0")}` as TurnId;
+    const harnessTargetId = targetIdOf(turn % 3 === 0 ? "other" : "fake");
+    const harness = { source: { type: "harness" as const, harnessTargetId }, harness: "fake", harnessTargetId };
+    const append = first.controller.pipeline.append;
+    append({ kind: "user_message", source: { type: "user" }, turnId, harnessTargetId, payload: { messageId: `m_u${turn}`, content: [{ type: "text", text: `question ${turn}` }], delivery: "prompt" } });
+    append({ kind: "agent_message_chunk", ...harness, turnId, payload: { messageId: `m_a${turn}`, content: { type: "text", text: `answer ${turn}` } } });
+    append({ kind: "state_update", ...harness, turnId, payload: { state: "idle", stopReason: turn % 7 === 0 ? "failed" : "end_turn" } });
+    const now = new Date().toISOString();
+    append({ kind: "_baton_turn_summary", source: { type: "baton" }, turnId, harnessTargetId, payload: { turnId, role: "driven", stopReason: turn % 7 === 0 ? "failed" : "end_turn", userText: `question ${turn}`, agentText: turn % 7 === 0 ? "" : `answer ${turn}`, toolCalls: [], startedAt: now, endedAt: now } } as never);
+  }
+  await first.close();
+  sessions.forget(first);
+  const opened = await sessions.open({ definitions, choice: { kind: "id", id: first.ref.batonSessionId } }, true);
+  expect(opened.loaded.fromCheckpoint).toBe(true);
+  const state = opened.controller.state;
+  const label = (id: string): string => id;
+  const full = summaryRecords(state, label);
+  expect(full.length).toBe(TURNS);
+  const cuts = [0, 1, full[0]!.seq, full[PAGE_SIZE - 1]!.seq, full[PAGE_SIZE]!.seq, full[TURNS - 2]!.seq, full[TURNS - 1]!.seq, ...full.filter((_, i) => i % 37 === 5).map((record) => record.seq + 1)];
+  for (const sinceSeq of cuts) {
+    const { records, firstNumber } = deliverableRecords(state, label, sinceSeq);
+    expect(records.map((record) => record.seq)).toEqual(full.filter((record) => record.seq > sinceSeq).map((record) => record.seq));
+    expect(firstNumber).toBe(full.length - records.length);
+    for (const fresh of [true, false]) {
+      for (const targetId of [targetIdOf("fake"), targetIdOf("other")]) {
+        for (const budgetChars of [100_000, 400, 0]) {
+          const request = { sinceSeq, fresh, targetId, budgetChars };
+          expect(assembleCatchUp({ ...request, summaries: records, firstNumber })).toEqual(assembleCatchUp({ ...request, summaries: full }));
         }
       }
     }
