@@ -2,13 +2,14 @@
  * The meta.json of an open session, held in memory (PROC-01): the session lock makes this process its
  * only writer, so reads never touch the disk and a change is written behind, off the event loop —
  * atomically (temp + fsync + rename), one write at a time, the newest content winning. A key press
- * that records the preview or a model choice therefore costs no file I/O; `flush()` waits for the
+ * that records the preview or a model choice therefore costs no file I/O (and a change is checked only where it
+ * changed something, `checkMetaChange`); `flush()` waits for the
  * disk (close does). The first failed write (a full disk) is reported once and is the last: like the
  * ledger, the session stops recording — later changes stay in memory and `flush()` rejects with it.
  */
 import { BatonError } from "../shared/errors.ts";
 import { writeFileDurable } from "./files.ts";
-import { checkMeta, metaPath, type SessionMeta } from "./meta.ts";
+import { checkMetaChange, metaPath, type SessionMeta } from "./meta.ts";
 import { writeError } from "./write-errors.ts";
 
 export interface MetaCache {
@@ -54,7 +55,7 @@ export function createMetaCache(sessionDir: string, initial: SessionMeta, onWrit
     update(change) {
       const next = change(current);
       if (next === current) return current;
-      const problem = checkMeta(next);
+      const problem = checkMetaChange(current, next);
       if (problem !== undefined) throw new BatonError("meta_invalid", `refusing to write ${file}: ${problem}`);
       current = next;
       void writeBehind();

@@ -101,15 +101,61 @@ export function metaPath(sessionDir: string): string {
 /** Structural validation; returns the problem or undefined. Includes the EV-10 key check. */
 export function checkMeta(value: unknown): string | undefined {
   const result = sessionMetaSchema.safeParse(value);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join(".")}` : "";
-    return `invalid session meta${where}: ${issue?.message ?? "unknown problem"}`;
-  }
-  for (const [key, entry] of Object.entries(result.data.harnessSessions)) {
-    if (entry.harnessTargetId !== key) {
-      return `harness session for target ${entry.harnessTargetId} is stored under key ${key}`;
+  if (!result.success) return describeIssue(result.error.issues[0], []);
+  return checkSessionKeys(result.data.harnessSessions);
+}
+
+/**
+ * `checkMeta(next)` for a `next` made from a valid `previous` by copying (meta is immutable): only the fields
+ * whose value changed are checked, and of `harnessSessions` only the entries that changed — the schema has no
+ * check across fields, so this is the whole check's answer at a fraction of its cost (every turn end bumps
+ * `updatedAt`). Returns the problem or undefined.
+ */
+export function checkMetaChange(previous: SessionMeta, next: SessionMeta): string | undefined {
+  const before = previous as unknown as Record<string, unknown>;
+  const after = next as unknown as Record<string, unknown>;
+  if (typeof after !== "object" || after === null || Array.isArray(after)) return checkMeta(next);
+  const fields = sessionMetaSchema.shape as Record<string, z.ZodType | undefined>;
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    const value = after[key];
+    if (value === before[key]) continue;
+    if (key === "harnessSessions") {
+      const problem = checkHarnessSessionsChange(before[key], value);
+      if (problem !== undefined) return problem;
+      continue;
     }
+    const schema = fields[key];
+    if (schema === undefined) continue; // an unknown field (a newer Baton's): kept as it is
+    const result = schema.safeParse(value);
+    if (!result.success) return describeIssue(result.error.issues[0], [key]);
+  }
+  return undefined;
+}
+
+function checkHarnessSessionsChange(previous: unknown, next: unknown): string | undefined {
+  if (typeof next !== "object" || next === null || Array.isArray(next) || typeof previous !== "object" || previous === null) {
+    const result = sessionMetaSchema.shape.harnessSessions.safeParse(next);
+    if (!result.success) return describeIssue(result.error.issues[0], ["harnessSessions"]);
+    return checkSessionKeys(result.data);
+  }
+  const before = previous as Record<string, unknown>;
+  for (const [key, entry] of Object.entries(next as Record<string, unknown>)) {
+    if (entry === before[key]) continue;
+    const result = harnessSessionSchema.safeParse(entry);
+    if (!result.success) return describeIssue(result.error.issues[0], ["harnessSessions", key]);
+    if (result.data.harnessTargetId !== key) return `harness session for target ${result.data.harnessTargetId} is stored under key ${key}`;
+  }
+  return undefined;
+}
+
+function describeIssue(issue: z.core.$ZodIssue | undefined, at: readonly PropertyKey[]): string {
+  const where = [...at, ...(issue?.path ?? [])];
+  return `invalid session meta${where.length > 0 ? ` at ${where.map(String).join(".")}` : ""}: ${issue?.message ?? "unknown problem"}`;
+}
+
+function checkSessionKeys(sessions: Record<string, { readonly harnessTargetId: string }>): string | undefined {
+  for (const [key, entry] of Object.entries(sessions)) {
+    if (entry.harnessTargetId !== key) return `harness session for target ${entry.harnessTargetId} is stored under key ${key}`;
   }
   return undefined;
 }
