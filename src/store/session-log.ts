@@ -52,6 +52,8 @@ export interface SessionLogOptions {
   readonly maxFileBytes?: number;
   readonly maxEntryBytes?: number;
   readonly maxQueueBytes?: number;
+  /** How long a record waits for others to share its write (default LOG_COALESCE_MS). */
+  readonly coalesceMs?: number;
 }
 
 export interface SessionLogger extends Logger {
@@ -95,12 +97,21 @@ const fsAsync = {
     new Promise<void>((resolve, reject) => fs.rename(from, to, (error) => (error ? reject(error) : resolve()))),
 };
 
+/**
+ * How long a record waits for others to share its write (#18): the native trace logs every wire message, each in
+ * a task of its own, and one `write` per line cost a thread-pool round trip each (≈ 25 a turn). `flush()` and
+ * `close()` write at once; so does a queue past `LOG_COALESCE_BYTES`.
+ */
+export const LOG_COALESCE_MS = 10;
+export const LOG_COALESCE_BYTES = 64 * 1024;
+
 /** An async, serialized, size-rotated NDJSON file writer (one `.1` kept); failures never reach callers. */
 export class LogSink {
   private queue: string[] = [];
   private queuedBytes = 0;
   private dropped = 0;
   private draining: Promise<void> | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
   private fd: number | undefined;
   private size = 0;
   private closed = false;
@@ -110,6 +121,7 @@ export class LogSink {
     private readonly maxFileBytes: number,
     private readonly maxQueueBytes: number,
     private readonly droppedLine: (count: number) => string,
+    private readonly coalesceMs: number = LOG_COALESCE_MS,
   ) {}
 
   enqueue(line: string, bytes: number): void {
@@ -119,7 +131,10 @@ export class LogSink {
     }
     this.queue.push(line);
     this.queuedBytes += bytes;
-    this.draining ??= Promise.resolve().then(() => this.drain());
+    // A drain under way takes this line with its next write; else the line waits a little for company.
+    if (this.draining !== undefined) return;
+    if (this.queuedBytes >= LOG_COALESCE_BYTES) this.startDrain();
+    else this.timer ??= setTimeout(() => this.startDrain(), this.coalesceMs);
   }
 
   noteDropped(): void {
@@ -127,7 +142,14 @@ export class LogSink {
   }
 
   async flush(): Promise<void> {
+    if (this.timer !== undefined) this.startDrain();
     while (this.draining !== undefined) await this.draining;
+  }
+
+  private startDrain(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.draining ??= Promise.resolve().then(() => this.drain());
   }
 
   async close(): Promise<void> {
@@ -290,6 +312,7 @@ export function createSessionLog(options: SessionLogOptions): SessionLog {
     options.maxFileBytes ?? LOG_ROTATE_BYTES,
     options.maxQueueBytes ?? LOG_MAX_QUEUE_BYTES,
     droppedLine,
+    options.coalesceMs ?? LOG_COALESCE_MS,
   );
   const core: Core = {
     sink,

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
+import fsModule from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { ManualClock } from "../../src/shared/clock.ts";
@@ -132,6 +133,36 @@ describe("session log (LOG-01/02)", () => {
     expect(fs.existsSync(path.join(dir, "session.log"))).toBe(false);
     await log.flush();
     expect(readLogRecords(dir).map((record) => record.message)).toEqual(Array.from({ length: 50 }, (_, i) => `m${i}`));
+  });
+
+  test("records logged in separate tasks share a write; flush writes at once; a lone record lands by itself", async () => {
+    const original = fsModule.write;
+    let writes = 0;
+    fsModule.write = ((...args: Parameters<typeof fsModule.write>) => {
+      writes++;
+      return (original as (...rest: unknown[]) => void)(...args);
+    }) as typeof fsModule.write;
+    try {
+      // As the native trace logs a stream's wire messages: each in a task of its own, a millisecond apart.
+      const { dir, log } = newLog({ coalesceMs: 60_000 });
+      for (let i = 0; i < 20; i++) {
+        log.log("info", `m${i}`);
+        await Bun.sleep(1);
+      }
+      expect(writes).toBe(0);
+      await log.flush();
+      expect(writes).toBe(1); // one per record before
+      expect(readLogRecords(dir).map((record) => record.message)).toEqual(Array.from({ length: 20 }, (_, i) => `m${i}`));
+      // Without a flush, a record reaches the file once the coalescing delay is over.
+      const lone = newLog({ coalesceMs: 20 });
+      lone.log.log("info", "alone");
+      for (let waited = 0; readLogRecords(lone.dir).at(-1)?.message !== "alone"; waited += 5) {
+        if (waited > 5000) throw new Error("a lone record never reached the file without a flush");
+        await Bun.sleep(5);
+      }
+    } finally {
+      fsModule.write = original;
+    }
   });
 
   test("a full queue drops entries and later writes a warning carrying the count", async () => {
