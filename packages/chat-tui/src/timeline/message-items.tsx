@@ -1,8 +1,9 @@
-import type { ReactNode } from "react";
-import { TextAttributes } from "@opentui/core";
+import { useLayoutEffect, useRef, type ReactNode } from "react";
+import { TextAttributes, type MarkdownRenderable } from "@opentui/core";
 import { useChat } from "../context.ts";
 import { authorAccent } from "../theme.ts";
 import type { AgentMessageItem, ThoughtItem, UserMessageItem } from "../types.ts";
+import { cutParseState } from "../markdown/paragraph-pieces.ts";
 import { ClippedText } from "./clipped-text.tsx";
 import { splitLines } from "./clip.ts";
 
@@ -26,6 +27,9 @@ export function AgentMessage(props: { readonly item: AgentMessageItem }): ReactN
   const { item } = props;
   const accent = authorAccent(theme, item.authorKey, theme.accent);
   const markdown = (item.format ?? "markdown") === "markdown";
+  const parsed = useRef<MarkdownRenderable>(null);
+  // After each content update: the next one re-lexes two paragraph pieces, not a whole long paragraph.
+  useLayoutEffect(() => cutParseState(parsed.current), [item.text, markdown]);
   return (
     <box flexDirection="column">
       <text>
@@ -38,6 +42,7 @@ export function AgentMessage(props: { readonly item: AgentMessageItem }): ReactN
       <box paddingLeft={2} flexDirection="column">
         {markdown ? (
           <markdown
+            ref={parsed}
             content={item.text}
             syntaxStyle={syntaxStyle}
             fg={theme.text}
