@@ -17,6 +17,8 @@ import { StreamPrinter } from "../stream-printer.ts";
 import { pausedNote } from "../paused-inputs.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError, type Parsed } from "./shared.ts";
 import { watchStops, type StopWatch } from "./stop-watch.ts";
+import { harnessPrelaunch } from "../harnesses.ts";
+import { resolveCwd } from "../../store/index.ts";
 
 const OPTIONS = {
   agent: { type: "string", short: "a" },
@@ -55,6 +57,7 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
     return reportError(io, error);
   }
   const stops = watchStops(io);
+  const prelaunch = harnessPrelaunch(io.definitions);
   try {
     const approve = values.approve ?? "deny";
     if (approve !== "deny" && approve !== "allow") throw new UsageError(`--approve takes 'deny' or 'allow', not '${approve}'`);
@@ -65,16 +68,17 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
     const piped = positionals.length === 1 && positionals[0] === "-";
     if (piped) prompt = (await io.stdin.readAll()).replace(/\n$/, "");
     if (prompt.trim().length === 0) throw new UsageError("exec needs a prompt: baton exec [options] [--] <prompt…>  (use - to read it from stdin)");
-    const ctx = createAppContext(io, values.cwd === undefined ? {} : { cwd: values.cwd });
+    const ctx = createAppContext({ ...io, definitions: prelaunch.definitions }, values.cwd === undefined ? {} : { cwd: values.cwd });
     const requested = values.agent === undefined ? undefined : ctx.registry.resolve(values.agent);
     const fallback = () => ctx.registry.resolve(ctx.loaded.config.defaultAgent);
     const typed = { model: values.model, effort: values.effort };
-    // A new session has no last target: a bad defaultAgent, --model or --effort fails before a session is created.
+    // A new session has no last target; with --agent the target is known too. Its harness starts now, beside
+    // the session open (guessing the session's directory for an existing one: the adapter adopts only an exact match).
+    const known = requested ?? (choice.kind === "new" ? fallback() : undefined);
+    if (known !== undefined) await prelaunch.start(known, { env: ctx.childEnv, cwd: directoryOf(ctx.cwd), clock: ctx.clock });
+    // A bad defaultAgent, --model or --effort fails before a session is created.
     let checked: ConfigChoices | undefined;
-    if (choice.kind === "new") {
-      const target = requested ?? fallback();
-      checked = await checkConfigChoices(ctx.registry, target, typed, ctx.preferences.get("model", target.id));
-    }
+    if (choice.kind === "new" && known !== undefined) checked = await checkConfigChoices(ctx.registry, known, typed, ctx.preferences.get("model", known.id));
     // A one-shot run ends with its turn; the title is generated the next time the session is used.
     const session = await openSessionIn(ctx, choice, { generateTitles: false });
     let code: number;
@@ -103,7 +107,18 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
   } catch (error) {
     return reportError(io, error);
   } finally {
+    // A harness started ahead and never adopted (an error before the turn, a stop, another target) is stopped and reaped.
+    await prelaunch.release();
     stops.dispose();
+  }
+}
+
+/** The session directory a new session in `cwd` gets (resolved like the store does); unreadable: `cwd` as given (the open fails on it). */
+function directoryOf(cwd: string): string {
+  try {
+    return resolveCwd(cwd);
+  } catch {
+    return cwd;
   }
 }
 

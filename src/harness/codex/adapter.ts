@@ -30,6 +30,7 @@ import { CONTROL_TIMEOUT_MS, RECONCILE_TIMEOUT_MS, SETUP_TIMEOUT_MS } from "./wi
 import { trackFailedTurns } from "./failed-turns.ts";
 import type { ExecutableReport } from "../definition.ts";
 import type { AdapterDraft } from "../../event/envelope.ts";
+import type { CodexPrelaunch } from "./prelaunch.ts";
 import type { ThreadStartParams } from "./protocol/v2/ThreadStartParams";
 import type { ThreadStartResponse } from "./protocol/v2/ThreadStartResponse";
 
@@ -50,6 +51,8 @@ export interface CodexAdapterOptions {
   readonly stateDir?: string;
   /** The target's environment overrides (e.g. CODEX_HOME), for processes started before any open. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Where an app-server started ahead of open waits (exec); a launch that matches it exactly adopts it. */
+  readonly prelaunch?: CodexPrelaunch | undefined;
 }
 
 type Launch = Extract<ExecutableReport, { ok: true }>;
@@ -145,8 +148,12 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
 
   /** Spawn `argv` and run the handshake (initialize → initialized); a failure kills the child. */
   private async launch(report: Launch, argv: readonly string[], options: HarnessOpenOptions, sink: EventSink): Promise<CodexSession> {
+    // Only a process started through the same port (the real spawn, or a test's) is adopted.
+    const prelaunch = this.options.prelaunch?.spawn === this.options.spawn ? this.options.prelaunch : undefined;
+    const adopt = prelaunch?.take({ argv, cwd: options.cwd, env: options.env, clientVersion: this.clientVersion }, options.log);
     const session = new CodexSession({
       launch: { argv, cwd: options.cwd, env: options.env, log: options.log, spawn: this.options.spawn },
+      adopt,
       sink,
       interactions: options.interactions,
       ids: options.ids,

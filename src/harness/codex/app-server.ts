@@ -13,6 +13,8 @@ import { SETUP_TIMEOUT_MS } from "./wire.ts";
 
 /** Baton's version as Codex's `clientInfo` reports it. */
 export const CLIENT_VERSION = "0.1.0";
+/** `clientInfo.title` of a live session's connection. */
+export const SESSION_TITLE = "Baton";
 /** Stdin EOF ends an app-server at once; TERM, then KILL, go to its whole process group. */
 export const APP_SERVER_STOP: StopOptions = { eofGraceMs: 2_000, termGraceMs: 1_000 };
 

@@ -12,6 +12,7 @@ import { LazyAdapter } from "../lazy-adapter.ts";
 import { CODEX_CAPABILITIES } from "./capabilities.ts";
 import { INSTALL_HINT, resolveCodexCommand, versionArgv } from "./executable.ts";
 import { codexSettingsSchema } from "./settings.ts";
+import type { CodexPrelaunch } from "./prelaunch.ts";
 
 const VERSION_TIMEOUT_MS = 10_000;
 
@@ -50,25 +51,34 @@ export async function probeCodexExecutable(target: HarnessTarget, env: Readonly<
   }
 }
 
-export const codexDefinition: HarnessDefinition = {
-  id: "codex",
-  aliases: ["cx"],
-  label: "Codex",
-  sessionKey: "codex",
-  shortName: "codex",
-  color: "#73daca",
-  settingsSchema: codexSettingsSchema,
-  capabilities: CODEX_CAPABILITIES,
-  create: (context) =>
-    new LazyAdapter(CODEX_CAPABILITIES, async () => {
-      const { CodexAdapter } = await import("./adapter.ts");
-      return new CodexAdapter({
-        settings: context.target.settings,
-        log: context.log,
-        ...(context.trace ? { trace: context.trace } : {}),
-        ...(context.stateDir !== undefined ? { stateDir: context.stateDir } : {}),
-        env: context.target.env,
-      });
-    }),
-  probeExecutable: probeCodexExecutable,
-};
+/**
+ * The Codex definition. Its adapters first look for a prelaunched app-server in what `prelaunch` returns (exec
+ * starts one early, see prelaunch.ts); the shared `codexDefinition` has none.
+ */
+export function createCodexDefinition(prelaunch: () => CodexPrelaunch | undefined = () => undefined): HarnessDefinition {
+  return {
+    id: "codex",
+    aliases: ["cx"],
+    label: "Codex",
+    sessionKey: "codex",
+    shortName: "codex",
+    color: "#73daca",
+    settingsSchema: codexSettingsSchema,
+    capabilities: CODEX_CAPABILITIES,
+    create: (context) =>
+      new LazyAdapter(CODEX_CAPABILITIES, async () => {
+        const { CodexAdapter } = await import("./adapter.ts");
+        return new CodexAdapter({
+          settings: context.target.settings,
+          log: context.log,
+          ...(context.trace ? { trace: context.trace } : {}),
+          ...(context.stateDir !== undefined ? { stateDir: context.stateDir } : {}),
+          env: context.target.env,
+          prelaunch: prelaunch(),
+        });
+      }),
+    probeExecutable: probeCodexExecutable,
+  };
+}
+
+export const codexDefinition: HarnessDefinition = createCodexDefinition();

@@ -17,7 +17,8 @@ import { JsonRpcError, type JsonRpcPeer, type RpcId, type WireTrace } from "../.
 import { exitWithin } from "../../rpc/child-process.ts";
 import { describeExit, type ExitInfo, type ProcessHandle } from "../../rpc/process-handle.ts";
 import type { RpcChild } from "../../rpc/rpc-child.ts";
-import { APP_SERVER_STOP, CLIENT_VERSION, initialize, startAppServer, type AppServerLaunch } from "./app-server.ts";
+import { APP_SERVER_STOP, CLIENT_VERSION, initialize, SESSION_TITLE, startAppServer, type AppServerLaunch } from "./app-server.ts";
+import type { PrelaunchedAppServer } from "./prelaunch.ts";
 import { createNotificationTable, type NotificationTable } from "./notifications.ts";
 import { createRequestTable, type RequestTable } from "./requests.ts";
 import type { CodexSessionPort } from "./session-port.ts";
@@ -32,6 +33,8 @@ import type { FileUpdateChange } from "./protocol/v2/FileUpdateChange";
 export interface SessionDeps {
   /** The app-server to start (the session owns its process from then on). */
   readonly launch: AppServerLaunch;
+  /** An app-server already started for exactly this launch (prelaunch.ts): adopted instead of spawning one. */
+  readonly adopt?: PrelaunchedAppServer | undefined;
   readonly sink: EventSink;
   readonly interactions: InteractionHandler;
   readonly ids: IdSource;
@@ -72,16 +75,16 @@ export class CodexSession implements CodexSessionPort {
     this.ids = deps.ids;
     this.notifications = createNotificationTable(this);
     this.requests = createRequestTable(this);
-    this.child = startAppServer(deps.launch, {
-      name: "codex app-server",
-      clock: deps.clock,
-      ...(deps.trace !== undefined ? { trace: deps.trace } : {}),
-      onNotification: (method, params) => this.notifications.dispatch(method, params),
-      onRequest: (method, params, id) => this.requests.dispatch(method, params, id),
-      onClose: (reason) => this.onPeerClose(reason),
-    });
+    const taps = {
+      onNotification: (method: string, params: unknown) => this.notifications.dispatch(method, params),
+      onRequest: (method: string, params: unknown, id: RpcId) => this.requests.dispatch(method, params, id),
+      onClose: (reason: string) => this.onPeerClose(reason),
+    };
+    this.child = deps.adopt?.child ?? startAppServer(deps.launch, { name: "codex app-server", clock: deps.clock, ...(deps.trace !== undefined ? { trace: deps.trace } : {}), ...taps });
     this.peer = this.child.peer;
     void this.child.process.exited.then((exit) => this.onExit(exit));
+    // What the prelaunched process said before this session existed arrives now, in order.
+    deps.adopt?.attach({ ...taps, trace: deps.trace, log: deps.launch.log });
   }
 
   get threadId(): string {
@@ -121,7 +124,8 @@ export class CodexSession implements CodexSessionPort {
 
   /** The handshake (initialize → initialized) before anything else is sent. */
   initialize(clientVersion: string = CLIENT_VERSION): Promise<void> {
-    return initialize(this.peer, "Baton", clientVersion);
+    // An adopted process was sent the same handshake when it started (its key includes the client version).
+    return this.deps.adopt?.initialized ?? initialize(this.peer, SESSION_TITLE, clientVersion);
   }
 
   /** Bind the session to the thread thread/start|resume answered with. */
