@@ -1,5 +1,6 @@
 /**
- * Ledger benchmark (architecture §8, issue #18): `node_modules/.bin/bun bench/ledger.ts [--events N] [--rounds N] [--keep]`.
+ * Ledger benchmark (architecture §8, issue #18):
+ * `node_modules/.bin/bun bench/ledger.ts [--events N] [--rounds N] [--keep] [--open-only] [--against <checkout>]`.
  *
  * `--rounds N` (default 7, at least 7 for the verdicts): each round runs every open mode once, each in a fresh
  * process, in an order that alternates from round to round; figures are the median and spread (min–max) of the
@@ -17,6 +18,12 @@
  * open to a ready projection with a checkpoint (its ledger digest checked during the open, or after
  * it as the TUI does) and without, peak RSS, append per streamed event,
  * first append after open, fsync'd durable append, and the background checkpoint write.
+ *
+ * `--open-only`: only the figures of the open without a checkpoint — the floor, the store's open and the real open
+ * path on the 100k and on an empty session — alternated in fresh processes (nothing else runs, so the rounds are
+ * close together). `--against <checkout>` (e.g. `/tmp/base` at main) adds that checkout's store open and real open
+ * of the same session to every round (its own `bench/ledger.ts --child`), so this code and that are A/B'd in one
+ * run: per-round ratios to the same round's floor and to each other.
  *
  * Then bytes per turn with the real agents (issue 12.14, `bench/_turn-bytes.ts`): a trivial turn and a turn with
  * a `--prompt-kib N` (default 2048) prompt through `baton exec` on each harness. `--turn-bytes` runs only this part;
@@ -194,10 +201,64 @@ async function child(mode: string, file: string): Promise<void> {
 }
 
 /** `app`: the environment and directory a user's `baton exec` would run with (the session's project). */
-function runChild(mode: string, file: string, app?: { readonly env: Record<string, string>; readonly cwd: string }): OpenReport {
-  const result = Bun.spawnSync([process.execPath, import.meta.path, "--child", mode, file, SESSION], { stdout: "pipe", stderr: "inherit", ...(app ?? {}) });
+function runChild(mode: string, file: string, app?: { readonly env: Record<string, string>; readonly cwd: string }, script: string = import.meta.path): OpenReport {
+  const result = Bun.spawnSync([process.execPath, script, "--child", mode, file, SESSION], { stdout: "pipe", stderr: "inherit", ...(app ?? {}) });
   if (result.exitCode !== 0) throw new Error(`child ${mode} failed with ${result.exitCode}`);
   return JSON.parse(result.stdout.toString().trim().split("\n").at(-1) ?? "{}") as OpenReport;
+}
+
+/**
+ * `--open-only`: the open without a checkpoint against its floor, alternated in fresh processes, `ROUNDS` rounds in
+ * an order rotated from round to round. With `against`, that checkout's store open and real open of the same
+ * session run in every round too. Each open may leave a checkpoint (the app writes one at close): removed before
+ * every run.
+ */
+function openOnly(file: string, dir: string, options: { readonly app: { readonly env: Record<string, string>; readonly cwd: string }; readonly empty: string; readonly against: string | undefined }): void {
+  const { app, empty, against } = options;
+  const otherScript = against === undefined ? undefined : path.join(against, "bench", "ledger.ts");
+  if (otherScript !== undefined && !fs.existsSync(otherScript)) throw new Error(`--against: no ${otherScript}`);
+  const clean = (): void => {
+    for (const name of fs.readdirSync(dir).filter((n) => n.startsWith("checkpoint"))) fs.rmSync(path.join(dir, name), { force: true });
+  };
+  type Mode = "floor" | "full" | "app-empty" | "app-full" | "base-full" | "base-app-empty" | "base-app-full";
+  const modes: Mode[] = ["floor", "full", "app-empty", "app-full"];
+  if (otherScript !== undefined) modes.push("base-full", "base-app-empty", "base-app-full");
+  const runs = Object.fromEntries(modes.map((mode) => [mode, [] as OpenReport[]])) as Record<Mode, OpenReport[]>;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < modes.length; k++) {
+      const mode = modes[(k + round) % modes.length] as Mode;
+      clean();
+      const base = mode.startsWith("base-");
+      const childMode = base ? mode.slice("base-".length) : mode;
+      const script = base ? (otherScript as string) : import.meta.path;
+      const target = childMode === "app-empty" ? empty : childMode === "app-full" ? SESSION : file;
+      runs[mode].push(runChild(childMode, target, childMode.startsWith("app-") ? app : undefined, script));
+    }
+  }
+  clean();
+  if (modes.some((mode) => mode !== "floor" && mode.endsWith("full") && runs[mode].some((r) => r.fromCheckpoint))) throw new Error("an open without a checkpoint used one");
+  const seconds = (mode: Mode, round: number): number => runs[mode][round]!.openSeconds;
+  const ms = (mode: Mode) => spreadOf(runs[mode].map((r) => r.openSeconds * 1000));
+  const perRound = (ratio: (round: number) => number) => spreadOf(Array.from({ length: ROUNDS }, (_, round) => ratio(round)));
+  const times = (s: ReturnType<typeof spreadOf>) => `${s.median.toFixed(2)}× (${s.min.toFixed(2)}–${s.max.toFixed(2)})`;
+  line("rounds (fresh processes, order rotated)", `${ROUNDS}`);
+  line("floor: read + split + JSON.parse of every line", withSpread(ms("floor"), "ms"));
+  line("open without a checkpoint (read, checks, fold)", withSpread(ms("full"), "ms"));
+  line("  peak RSS (no checkpoint)", withSpread(spreadOf(runs.full.map((r) => r.peakRssMb)), "MB"));
+  const fullRatio = perRound((round) => seconds("full", round) / seconds("floor", round));
+  line("open without a checkpoint ÷ floor, per round", times(fullRatio), `${OPEN_FLOOR_BUDGET}×`, undefined, fullRatio.median / OPEN_FLOOR_BUDGET);
+  line("app open (process start → session ready), empty", withSpread(ms("app-empty"), "ms"));
+  line("app open, 100k without a checkpoint", withSpread(ms("app-full"), "ms"));
+  const appRatio = perRound((round) => (seconds("app-full", round) - seconds("app-empty", round)) / seconds("floor", round));
+  line("  (that − empty) ÷ floor, per round", times(appRatio), `${OPEN_FLOOR_BUDGET}×`, undefined, appRatio.median / OPEN_FLOOR_BUDGET);
+  if (against === undefined) return;
+  line(`against ${against}: open without a checkpoint`, withSpread(ms("base-full"), "ms"));
+  line("  its open ÷ floor, per round", times(perRound((round) => seconds("base-full", round) / seconds("floor", round))));
+  line("  this open ÷ its open, per round", times(perRound((round) => seconds("full", round) / seconds("base-full", round))));
+  line(`against ${against}: app open, empty`, withSpread(ms("base-app-empty"), "ms"));
+  line(`against ${against}: app open, 100k without a checkpoint`, withSpread(ms("base-app-full"), "ms"));
+  line("  its (that − empty) ÷ floor, per round", times(perRound((round) => (seconds("base-app-full", round) - seconds("base-app-empty", round)) / seconds("floor", round))));
+  line("  this app open ÷ its, 100k, per round", times(perRound((round) => seconds("app-full", round) / seconds("base-app-full", round))));
 }
 
 // ---------- parent ----------
@@ -244,6 +305,12 @@ async function main(): Promise<void> {
     line("  build wall time (incl. drafts)", `${buildSeconds.toFixed(2)} s`, undefined);
     line("append during build (mean)", `${mean.toFixed(2)} µs`, "10 µs", mean <= 10, mean / 10);
     line("append during build (p99)", `${percentile(built, 0.99).toFixed(2)} µs`, "10 µs", percentile(built, 0.99) <= 10, percentile(built, 0.99) / 10);
+    if (args.includes("--open-only")) {
+      await ledger.close();
+      const againstArg = args.indexOf("--against");
+      openOnly(file, dir, { app, empty: empty.batonSessionId, against: againstArg === -1 ? undefined : path.resolve(args[againstArg + 1] ?? "") });
+      return;
+    }
 
     // Line splitting: byte splitter used by the store vs. the shared LineFramer (decoded strings).
     // Each runs three times, alternating, and the best run counts (JIT warm-up, a shared machine).
