@@ -112,10 +112,39 @@ interface OpenReport {
   readonly appendP50Us?: number;
   readonly appendP99Us?: number;
   readonly durableMeanMs?: number;
+  /** CPU time of the open on the main thread, and on the runtime's other threads (JIT compilers, GC markers), ms. */
+  readonly mainCpuMs?: number;
+  readonly otherCpuMs?: number;
+}
+
+/** On-CPU nanoseconds of this process's threads (`/proc/<pid>/task/<tid>/schedstat`): the main thread's, and all of them. */
+function threadCpu(): { readonly main: number; readonly all: number } {
+  try {
+    const main = Number(fs.readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]);
+    let all = 0;
+    for (const task of fs.readdirSync("/proc/self/task")) {
+      try {
+        all += Number(fs.readFileSync(`/proc/self/task/${task}/schedstat`, "utf8").split(" ")[0]);
+      } catch {
+        // the thread ended
+      }
+    }
+    return { main, all };
+  } catch {
+    return { main: NaN, all: NaN }; // not Linux
+  }
+}
+
+/** The CPU of the work since `before` (a `threadCpu()`), ms: the main thread's and the other threads'. */
+function cpuSince(before: { readonly main: number; readonly all: number }): { readonly mainCpuMs: number; readonly otherCpuMs: number } {
+  const after = threadCpu();
+  const main = after.main - before.main;
+  return { mainCpuMs: main / 1e6, otherCpuMs: (after.all - before.all - main) / 1e6 };
 }
 
 /** The floor: read the ledger, split it, `JSON.parse` every line — nothing an open could leave out. */
 function floorChild(file: string): void {
+  const cpu = threadCpu();
   const started = Bun.nanoseconds();
   let lines = 0;
   for (const text of fs.readFileSync(file, "utf8").split("\n")) {
@@ -124,7 +153,7 @@ function floorChild(file: string): void {
     lines++;
   }
   const openSeconds = (Bun.nanoseconds() - started) / 1e9;
-  console.log(JSON.stringify({ openSeconds, replayed: lines, fromCheckpoint: false, peakRssMb: peakRssMb(), baselineRssMb: 0 }));
+  console.log(JSON.stringify({ openSeconds, ...cpuSince(cpu), replayed: lines, fromCheckpoint: false, peakRssMb: peakRssMb(), baselineRssMb: 0 }));
 }
 
 /**
@@ -158,10 +187,12 @@ async function child(mode: string, file: string): Promise<void> {
   Bun.gc(true);
   const baselineRssMb = peakRssMb();
   const fold = mode === "full" ? { ...FOLD, version: "bench-no-checkpoint" } : FOLD;
+  const cpu = threadCpu();
   const started = Bun.nanoseconds();
   const ledger = open(file);
   const loaded = loadState(ledger, fold, { verify: mode === "deferred" ? "deferred" : "sync" });
   const openSeconds = (Bun.nanoseconds() - started) / 1e9;
+  const openCpu = cpuSince(cpu);
   const peak = peakRssMb();
   if (mode === "deferred") {
     const before = Bun.nanoseconds();
@@ -173,7 +204,7 @@ async function child(mode: string, file: string): Promise<void> {
   let t = Bun.nanoseconds();
   ledger.append(chunkDraft(9999, turnId, false, 0));
   const firstAppendUs = (Bun.nanoseconds() - t) / 1e3;
-  const report: OpenReport = { openSeconds, fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed, peakRssMb: peak, baselineRssMb, firstAppendUs };
+  const report: OpenReport = { openSeconds, ...openCpu, fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed, peakRssMb: peak, baselineRssMb, firstAppendUs };
   if (mode !== "appends") {
     console.log(JSON.stringify(report));
     return;
@@ -247,6 +278,14 @@ function openOnly(file: string, dir: string, options: { readonly app: { readonly
   line("  peak RSS (no checkpoint)", withSpread(spreadOf(runs.full.map((r) => r.peakRssMb)), "MB"));
   const fullRatio = perRound((round) => seconds("full", round) / seconds("floor", round));
   line("open without a checkpoint ÷ floor, per round", times(fullRatio), `${OPEN_FLOOR_BUDGET}×`, undefined, fullRatio.median / OPEN_FLOOR_BUDGET);
+  // CPU time does not count the time a thread waited for a core (six other people share the two): steadier.
+  const cpuOf = (mode: Mode, round: number, part: "mainCpuMs" | "otherCpuMs"): number => runs[mode][round]![part] ?? NaN;
+  const cpuLine = (mode: Mode, label: string): void => {
+    line(`  ${label}: CPU main thread / other threads`, `${withSpread(spreadOf(runs[mode].map((r) => r.mainCpuMs ?? NaN)), "")} / ${withSpread(spreadOf(runs[mode].map((r) => r.otherCpuMs ?? NaN)), "ms")}`);
+  };
+  cpuLine("floor", "floor");
+  cpuLine("full", "open");
+  line("  open ÷ floor, CPU of all threads, per round", times(perRound((round) => (cpuOf("full", round, "mainCpuMs") + cpuOf("full", round, "otherCpuMs")) / (cpuOf("floor", round, "mainCpuMs") + cpuOf("floor", round, "otherCpuMs")))));
   line("app open (process start → session ready), empty", withSpread(ms("app-empty"), "ms"));
   line("app open, 100k without a checkpoint", withSpread(ms("app-full"), "ms"));
   const appRatio = perRound((round) => (seconds("app-full", round) - seconds("app-empty", round)) / seconds("floor", round));
@@ -255,6 +294,10 @@ function openOnly(file: string, dir: string, options: { readonly app: { readonly
   line(`against ${against}: open without a checkpoint`, withSpread(ms("base-full"), "ms"));
   line("  its open ÷ floor, per round", times(perRound((round) => seconds("base-full", round) / seconds("floor", round))));
   line("  this open ÷ its open, per round", times(perRound((round) => seconds("full", round) / seconds("base-full", round))));
+  if (runs["base-full"].every((r) => r.mainCpuMs !== undefined)) {
+    cpuLine("base-full", "its open");
+    line("  this open ÷ its open, CPU of all threads, per round", times(perRound((round) => (cpuOf("full", round, "mainCpuMs") + cpuOf("full", round, "otherCpuMs")) / (cpuOf("base-full", round, "mainCpuMs") + cpuOf("base-full", round, "otherCpuMs")))));
+  }
   line(`against ${against}: app open, empty`, withSpread(ms("base-app-empty"), "ms"));
   line(`against ${against}: app open, 100k without a checkpoint`, withSpread(ms("base-app-full"), "ms"));
   line("  its (that − empty) ÷ floor, per round", times(perRound((round) => (seconds("base-app-full", round) - seconds("base-app-empty", round)) / seconds("floor", round))));
