@@ -1,6 +1,6 @@
 /** Content block appends for streamed chunks: adjacent text merges into one block. */
 import type { ContentBlock } from "../event/content.ts";
-import { appended, editable } from "./draft.ts";
+import { appended, editable, fresh } from "./draft.ts";
 
 function textOfBlock(block: ContentBlock): string | undefined {
   return block.type === "text" && typeof block["text"] === "string" ? block["text"] : undefined;
@@ -30,5 +30,7 @@ export function appendBlock(content: readonly ContentBlock[], block: ContentBloc
       return next;
     }
   }
-  return appended(content, block);
+  // A text block that starts a run is the draft's own copy, so the next chunk can extend it in place (a load's
+  // stream tail, `stream-tail.ts`, takes over from the first chunk of a message, not the second).
+  return appended(content, added === undefined ? block : fresh({ ...block }));
 }

@@ -4,6 +4,7 @@
  * turn implementing it, once.
  */
 import type { EventOf } from "../event/envelope.ts";
+import { assign } from "./draft.ts";
 import { jsonEqual } from "./json-equal.ts";
 import type { PlanItem, ProjectionState, ProposedPlanItem } from "./state.ts";
 import { tableGet, tableSet } from "./table.ts";
@@ -22,9 +23,9 @@ export function reducePlanUpdate(state: ProjectionState, event: EventOf<"plan_up
       harnessTargetId: event.harnessTargetId ?? null,
       firstSeq: event.seq,
     };
-    next = pushTimeline({ ...state, plans: tableSet(state.plans, planId, plan) }, "plan", planId);
+    next = pushTimeline(assign(state, "plans", tableSet(state.plans, planId, plan)), "plan", planId);
   } else if (!jsonEqual(existing.entries, entries)) {
-    next = { ...state, plans: tableSet(state.plans, planId, { ...existing, entries }) };
+    next = assign(state, "plans", tableSet(state.plans, planId, { ...existing, entries }));
   }
   return setLastPlan(next, event, planId);
 }

@@ -63,7 +63,7 @@ export function forgetTail(): void {
 
 /**
  * After the full path folded a chunk into `state` inside a batch draft: when it left the message ending in a
- * text block the draft created (the second chunk of a run on), the next chunk can extend it directly.
+ * text block the draft created (from the first chunk of a run on), the next chunk can extend it directly.
  */
 export function noteTail(state: ProjectionState, event: AnyEvent): void {
   if (!streamTail.enabled || !MESSAGE_CHUNK_KINDS.has(event.kind) || state.batonSessionId === null || !owned(state)) return;

@@ -8,6 +8,7 @@ import type { EventOf } from "../event/envelope.ts";
 import type { TurnSummaryPayload } from "../event/kinds.ts";
 import type { StopReason } from "../event/stop-reasons.ts";
 import type { TargetId, TurnId } from "../shared/ids.ts";
+import { assign } from "./draft.ts";
 import { displayUserText } from "./display-text.ts";
 import type { ProjectionState, TurnSummaryEntry, UsageTotals } from "./state.ts";
 import { listPush, listToArray, type PagedList } from "./paged-list.ts";
@@ -111,12 +112,10 @@ export function reduceTurnSummary(state: ProjectionState, event: EventOf<"_baton
   const data = tableGet(state.turnData, turnId);
   const entry = entryOf(event, event.harnessTargetId ?? data?.harnessTargetId ?? null);
   const index = state.turnSummaries.length; // before the push: inside a draft the list grows in place
-  return {
-    ...state,
-    summaryIndex: tableSet(state.summaryIndex, turnId, index),
-    turnSummaries: listPush(state.turnSummaries, entry),
-    turnData: tableDelete(state.turnData, turnId),
-  };
+  const summaryIndex = tableSet(state.summaryIndex, turnId, index);
+  const turnSummaries = listPush(state.turnSummaries, entry);
+  const turnData = tableDelete(state.turnData, turnId);
+  return assign(assign(assign(state, "summaryIndex", summaryIndex), "turnSummaries", turnSummaries), "turnData", turnData);
 }
 
 function idsOf<Id extends string>(ids: PagedList<Id> | undefined): Id[] {

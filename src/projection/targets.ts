@@ -5,6 +5,7 @@
  */
 import type { AnyEvent, EventOf } from "../event/envelope.ts";
 import type { TargetId } from "../shared/ids.ts";
+import { assign } from "./draft.ts";
 import { jsonEqual } from "./json-equal.ts";
 import { ownGet, recordSet } from "./record.ts";
 import type { ProjectionState, TargetState } from "./state.ts";
@@ -31,7 +32,7 @@ export function withTarget(
   const previous = ownGet(state.perTarget, harnessTargetId) ?? blankTarget(harnessTargetId, harness ?? null);
   const next = update(previous);
   if (next === previous) return state;
-  return { ...state, perTarget: recordSet(state.perTarget, harnessTargetId, next) };
+  return assign(state, "perTarget", recordSet(state.perTarget, harnessTargetId, next));
 }
 
 function withEventTarget(state: ProjectionState, event: AnyEvent, update: (target: TargetState) => TargetState): ProjectionState {

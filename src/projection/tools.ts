@@ -5,7 +5,7 @@
 import type { ContentBlock } from "../event/content.ts";
 import type { AnyEvent, EventOf } from "../event/envelope.ts";
 import { appendBlock, appendsNothing } from "./blocks.ts";
-import { assign, editable, type Mutable } from "./draft.ts";
+import { assign, editable, fresh, type Mutable } from "./draft.ts";
 import { jsonEqual } from "./json-equal.ts";
 import type { ProjectionState, ToolCallItem } from "./state.ts";
 import { tableGet, tableSet } from "./table.ts";
@@ -57,28 +57,57 @@ function commitToolCall(
 export function reduceToolCallUpdate(state: ProjectionState, event: EventOf<"tool_call_update">): ProjectionState {
   const p = event.payload;
   const existing = tableGet(state.toolCalls, p.toolCallId);
-  const base = existing ?? createToolCall(event, p.toolCallId);
-  const title = patchValue(base.title, p.title, null);
-  const kind = patchValue(base.kind, p.kind, null);
-  const status = p.status === undefined || p.status === null ? base.status : p.status;
-  const content = patchValue<readonly ContentBlock[]>(base.content, p.content, []);
-  const locations = patchValue(base.locations, p.locations, []);
-  const rawInput = patchValue<unknown>(base.rawInput, p.rawInput, null);
-  const rawOutput = patchValue<unknown>(base.rawOutput, p.rawOutput, null);
-  const turnId = base.turnId ?? event.turnId ?? null;
+  if (existing === undefined) return commitToolCall(state, undefined, fresh(newToolCall(event, p)), event);
+  const title = patchValue(existing.title, p.title, null);
+  const kind = patchValue(existing.kind, p.kind, null);
+  const status = p.status === undefined || p.status === null ? existing.status : p.status;
+  const content = patchValue<readonly ContentBlock[]>(existing.content, p.content, []);
+  const locations = patchValue(existing.locations, p.locations, []);
+  const rawInput = patchValue<unknown>(existing.rawInput, p.rawInput, null);
+  const rawOutput = patchValue<unknown>(existing.rawOutput, p.rawOutput, null);
+  const turnId = existing.turnId ?? event.turnId ?? null;
   const unchanged =
-    existing !== undefined &&
-    title === base.title &&
-    kind === base.kind &&
-    status === base.status &&
-    content === base.content &&
-    locations === base.locations &&
-    rawInput === base.rawInput &&
-    rawOutput === base.rawOutput &&
-    turnId === base.turnId;
+    title === existing.title &&
+    kind === existing.kind &&
+    status === existing.status &&
+    content === existing.content &&
+    locations === existing.locations &&
+    rawInput === existing.rawInput &&
+    rawOutput === existing.rawOutput &&
+    turnId === existing.turnId;
   if (unchanged) return state;
-  const tool: ToolCallItem = { ...base, title, kind, status, content, locations, rawInput, rawOutput, turnId };
-  return commitToolCall(state, existing && { turnId: existing.turnId, stored: existing }, tool, event);
+  const before = { turnId: existing.turnId, stored: existing };
+  // In a draft, an item the draft created (a call started earlier in the same load) is updated in place.
+  const tool = editable(existing) as Mutable<ToolCallItem>;
+  tool.title = title;
+  tool.kind = kind;
+  tool.status = status;
+  tool.content = content;
+  tool.locations = locations;
+  tool.rawInput = rawInput;
+  tool.rawOutput = rawOutput;
+  tool.turnId = turnId;
+  return commitToolCall(state, before, tool, event);
+}
+
+/**
+ * A call's first update, as `patchValue` over a fresh `createToolCall` would make it: an omitted or `null` field
+ * is the blank value, any other is taken (an empty list stays the blank one, as it is equal to it).
+ */
+function newToolCall(event: AnyEvent, p: EventOf<"tool_call_update">["payload"]): ToolCallItem {
+  return {
+    toolCallId: p.toolCallId,
+    title: p.title ?? null,
+    kind: p.kind ?? null,
+    status: p.status ?? "pending",
+    content: p.content === undefined || p.content === null || p.content.length === 0 ? [] : p.content,
+    locations: p.locations === undefined || p.locations === null || p.locations.length === 0 ? [] : p.locations,
+    rawInput: p.rawInput ?? null,
+    rawOutput: p.rawOutput ?? null,
+    turnId: event.turnId ?? null,
+    harnessTargetId: event.harnessTargetId ?? null,
+    firstSeq: event.seq,
+  };
 }
 
 export function reduceToolContentChunk(state: ProjectionState, event: EventOf<"tool_call_content_chunk">): ProjectionState {

@@ -6,6 +6,7 @@
 import type { EventOf } from "../event/envelope.ts";
 import type { StopReason } from "../event/stop-reasons.ts";
 import type { TurnId } from "../shared/ids.ts";
+import { assign } from "./draft.ts";
 import { ownGet, recordDelete, recordSet } from "./record.ts";
 import type { ActiveTurn, ProjectionState, SessionRunState, TurnRole, TurnStreaming } from "./state.ts";
 import { tableGet, tableHas, tableSet } from "./table.ts";
@@ -121,14 +122,14 @@ export function reduceRunStatus(state: ProjectionState, event: EventOf<"_baton_r
   const phase = event.payload.phase;
   const phaseTitle = phase === null ? null : (event.payload.title ?? null);
   if (turn.phase === phase && turn.phaseTitle === phaseTitle) return state;
-  return { ...state, activeTurns: recordSet(state.activeTurns, turnId, { ...turn, phase, phaseTitle }) };
+  return assign(state, "activeTurns", recordSet(state.activeTurns, turnId, { ...turn, phase, phaseTitle }));
 }
 
 function setRetrying(state: ProjectionState, turnId: TurnId | null, retrying: boolean): ProjectionState {
   if (turnId === null) return state;
   const turn = ownGet(state.activeTurns, turnId);
   if (turn === undefined || turn.retrying === retrying) return state;
-  return { ...state, activeTurns: recordSet(state.activeTurns, turnId, { ...turn, retrying }) };
+  return assign(state, "activeTurns", recordSet(state.activeTurns, turnId, { ...turn, retrying }));
 }
 
 /** An error that will be retried marks its turn `retrying` (activity label "retrying…"). */
@@ -146,5 +147,5 @@ export function noteStreaming(state: ProjectionState, turnId: TurnId | null, str
   if (turnId === null) return state;
   const turn = ownGet(state.activeTurns, turnId);
   if (turn === undefined || turn.streaming === streaming) return state;
-  return { ...state, activeTurns: recordSet(state.activeTurns, turnId, { ...turn, streaming }) };
+  return assign(state, "activeTurns", recordSet(state.activeTurns, turnId, { ...turn, streaming }));
 }

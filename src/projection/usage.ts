@@ -1,6 +1,7 @@
 /** Token usage (EV-06): `usage_update` carries deltas, accumulated per session and per turn. */
 import type { EventOf } from "../event/envelope.ts";
 import type { PayloadOf } from "../event/kinds.ts";
+import { assign } from "./draft.ts";
 import type { ProjectionState, UsageTotals } from "./state.ts";
 import { withTurnData } from "./turn-data.ts";
 
@@ -32,7 +33,7 @@ export function addUsage(total: UsageTotals, delta: UsageDelta): UsageTotals {
 
 export function reduceUsage(state: ProjectionState, event: EventOf<"usage_update">): ProjectionState {
   const usage = addUsage(state.usage, event.payload);
-  const next = usage === state.usage ? state : { ...state, usage };
+  const next = assign(state, "usage", usage);
   return withTurnData(next, event.turnId ?? null, (data) => {
     const turnUsage = addUsage(data.usage, event.payload);
     return turnUsage === data.usage ? data : { ...data, usage: turnUsage };

@@ -34,6 +34,20 @@ const messageId = fc.constantFrom("m1", "m2", "m3", "");
 const turnId = fc.constantFrom("t_1", "t_2", undefined);
 const chunkKind = fc.constantFrom("agent_message_chunk", "agent_message_chunk", "agent_thought_chunk", "user_message_chunk");
 
+/** A tool call update's optional fields: each omitted, null, or one of a few values (a repeat of what is stored included). */
+const toolFields = fc.record(
+  {
+    title: fc.constantFrom(null, "Run tests", "Read file"),
+    kind: fc.constantFrom(null, "execute", "read"),
+    status: fc.constantFrom(null, "pending", "in_progress", "completed", "failed"),
+    content: fc.constantFrom(null, [], [{ type: "text", text: "out" }], [{ type: "text", text: "more out" }, { type: "image", mimeType: "image/png", data: "AA==" }]),
+    locations: fc.constantFrom(null, [], [{ path: "a.ts" }], [{ path: "b.ts", line: 3 }]),
+    rawInput: fc.constantFrom(null, { command: ["ls"] }, "text", 0),
+    rawOutput: fc.constantFrom(null, { exitCode: 0 }, [1, 2]),
+  },
+  { requiredKeys: [] },
+);
+
 /** What one line of the generated ledger is: an event (folded) or something a reader has to deal with. */
 const entry = fc.oneof(
   { weight: 100, arbitrary: fc.record({ t: fc.constant("chunk" as const), kind: chunkKind, messageId, turnId, text }) },
@@ -43,6 +57,12 @@ const entry = fc.oneof(
   { weight: 20, arbitrary: fc.record({ t: fc.constant("state" as const), turnId, state: fc.constantFrom("running", "idle") }) },
   { weight: 20, arbitrary: fc.record({ t: fc.constant("tool" as const), turnId, id: fc.constantFrom("c1", "c2"), text }) },
   { weight: 10, arbitrary: fc.record({ t: fc.constant("toolChunk" as const), turnId, id: fc.constantFrom("c1", "c2"), text }) },
+  // Tool call updates with every field omitted, null or set (and set to what it already holds), as they start and complete.
+  { weight: 30, arbitrary: fc.record({ t: fc.constant("toolUpdate" as const), turnId, id: fc.constantFrom("c1", "c2", "c3"), fields: toolFields }) },
+  { weight: 10, arbitrary: fc.record({ t: fc.constant("usage" as const), turnId, inputTokens: fc.option(fc.nat(50), { nil: undefined }), outputTokens: fc.option(fc.nat(5), { nil: undefined }), isEstimated: fc.option(fc.boolean(), { nil: undefined }) }) },
+  { weight: 10, arbitrary: fc.record({ t: fc.constant("plan" as const), turnId, planId: fc.constantFrom("p1", "p2"), statuses: fc.array(fc.constantFrom("pending", "in_progress", "completed"), { maxLength: 3 }) }) },
+  { weight: 8, arbitrary: fc.record({ t: fc.constant("summary" as const), turnId: fc.constantFrom("t_1", "t_2"), text }) },
+  { weight: 8, arbitrary: fc.record({ t: fc.constant("retryError" as const), turnId, willRetry: fc.boolean() }) },
   { weight: 10, arbitrary: fc.record({ t: fc.constant("unknown" as const), turnId }) },
   { weight: 10, arbitrary: fc.constant({ t: "blank" as const }) },
   { weight: 10, arbitrary: fc.constant({ t: "crlf" as const }) },
@@ -70,6 +90,16 @@ function lineOf(e: Entry, seq: number): string {
       return json({ ...base, kind: "state_update", source: { type: "baton" }, ...turn, payload: { state: e.state, ...(e.state === "idle" ? { stopReason: "end_turn" } : {}) } });
     case "tool":
       return json({ ...base, kind: "tool_call_update", ...harness, ...turn, payload: { toolCallId: e.id, status: "in_progress", content: [{ type: "text", text: e.text }] } });
+    case "toolUpdate":
+      return json({ ...base, kind: "tool_call_update", ...harness, ...turn, payload: { toolCallId: e.id, ...e.fields } });
+    case "usage":
+      return json({ ...base, kind: "usage_update", ...harness, ...turn, payload: { ...(e.inputTokens === undefined ? {} : { inputTokens: e.inputTokens }), ...(e.outputTokens === undefined ? {} : { outputTokens: e.outputTokens }), ...(e.isEstimated === undefined ? {} : { isEstimated: e.isEstimated }) } });
+    case "plan":
+      return json({ ...base, kind: "plan_update", ...harness, ...turn, payload: { planId: e.planId, entries: e.statuses.map((status, i) => ({ content: `step ${i}`, priority: "high", status })) } });
+    case "summary":
+      return json({ ...base, kind: "_baton_turn_summary", source: { type: "baton" }, turnId: e.turnId, payload: { turnId: e.turnId, role: "driven", stopReason: "end_turn", userText: e.text, agentText: e.text, toolCalls: [], usage: { inputTokens: 1 } } });
+    case "retryError":
+      return json({ ...base, kind: "_baton_error_update", source: { type: "baton" }, ...turn, payload: { message: "overloaded", willRetry: e.willRetry } });
     case "toolChunk":
       return json({ ...base, kind: "tool_call_content_chunk", ...harness, ...turn, payload: { toolCallId: e.id, content: { type: "text", text: e.text } } });
     case "unknown":
@@ -173,4 +203,33 @@ describe("the load's fast fold", () => {
     expect(loadFold(file)).toEqual(expected);
     expect("state" in expected && JSON.stringify(expected.state).includes("é漢字🙂")).toBe(true);
   });
+});
+
+/** The upsert rules of a tool call (EV-05) as a plain model: omitted keeps, `null` clears to the blank value, a value replaces; a `null` status is ignored. */
+function modelToolCalls(updates: ReadonlyArray<{ readonly id: string; readonly turnId: string | undefined; readonly fields: Record<string, unknown> }>): Record<string, unknown> {
+  const blank: Record<string, unknown> = { title: null, kind: null, content: [], locations: [], rawInput: null, rawOutput: null };
+  const calls: Record<string, Record<string, unknown>> = {};
+  updates.forEach((u, i) => {
+    const call = (calls[u.id] ??= { toolCallId: u.id, title: null, kind: null, status: "pending", content: [], locations: [], rawInput: null, rawOutput: null, turnId: u.turnId ?? null, harnessTargetId: "codex", firstSeq: i + 1 });
+    for (const key of Object.keys(blank)) if (key in u.fields) call[key] = u.fields[key] === null ? blank[key] : u.fields[key];
+    if (u.fields["status"] !== undefined && u.fields["status"] !== null) call["status"] = u.fields["status"];
+    call["turnId"] ??= u.turnId ?? null;
+  });
+  return calls;
+}
+
+test("tool call updates — a call's first update and in-place updates of a call the load created — ≡ a plain model of the upsert rules", () => {
+  fc.assert(
+    fc.property(fc.array(fc.record({ id: fc.constantFrom("c1", "c2", "c3"), turnId, fields: toolFields }), { minLength: 1, maxLength: 12 }), (updates) => {
+      const file = writeLedger(updates.map((u) => ({ t: "toolUpdate" as const, ...u })), undefined);
+      const loaded = loadFold(file);
+      const reference = referenceFold(file);
+      fs.rmSync(file);
+      const model = modelToolCalls(updates);
+      if (!("state" in loaded) || !("state" in reference)) throw new Error("a tool call ledger did not open");
+      expect((loaded.state as { toolCalls: unknown }).toolCalls).toEqual(model);
+      expect((reference.state as { toolCalls: unknown }).toolCalls).toEqual(model);
+    }),
+    { numRuns: 300 },
+  );
 });
