@@ -60,9 +60,15 @@ test("self-heal with the real Codex: a slow command whose app-server is SIGSTOPp
     const appServer = descendants(process.pid).find((pid) => commandOf(pid).includes("app-server"));
     expect(appServer).toBeDefined();
     stopped = appServer as number;
+    // A silence before the command started (a loaded machine) may already have drawn an honest L2 "active": only
+    // the notices after the stop are about the stopped app-server.
+    const stoppedAfter = readLedgerFile(session.ref.paths.ledger).at(-1)!.seq;
     process.kill(stopped, "SIGSTOP");
 
-    const stalls = () => readLedgerFile(session.ref.paths.ledger).filter((e) => e.kind === "_baton_stall_notice").map((e) => e.payload as { level: string; verdict?: string; detail?: string });
+    const stalls = () =>
+      readLedgerFile(session.ref.paths.ledger)
+        .filter((e) => e.kind === "_baton_stall_notice" && e.seq > stoppedAfter)
+        .map((e) => e.payload as { level: string; verdict?: string; detail?: string });
     await waitFor(() => stalls().some((n) => n.level === "L2"), 20_000, "the L2 verdict");
     const l2 = stalls().find((n) => n.level === "L2");
     // Silence is an observation, not a verdict: the stopped app-server cannot answer, so the turn stays open.
