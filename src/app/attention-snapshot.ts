@@ -4,7 +4,7 @@
  * append-only: any later append, a crash's tail or a repair, changes it) and a malformed one is ignored.
  */
 import fs from "node:fs";
-import { z } from "zod";
+import { lazySchema } from "../shared/lazy-schema.ts";
 import { targetRefField } from "../event/id-fields.ts";
 import { selectLastDrivenTarget, selectWaiting, type ProjectionState, type Waiting } from "../projection/index.ts";
 import type { SessionRef } from "../store/index.ts";
@@ -17,19 +17,19 @@ export interface AttentionSnapshot {
   readonly lastTarget: string | null;
 }
 
-const waitItemSchema = z.object({
+const waitItemSchema = lazySchema((z) => z.object({
   kind: z.enum(["approval", "question", "suggestion"]),
   interactionId: z.string(),
   title: z.string().nullable(),
   turnId: z.string().nullable(),
   harnessTargetId: targetRefField.nullable(),
   openedAt: z.string(),
-});
-const snapshotSchema = z.object({
+}));
+const snapshotSchema = lazySchema((z) => z.object({
   ledgerBytes: z.number().int().min(0),
   waiting: z.object({ pending: z.array(waitItemSchema), exitedWhile: waitItemSchema.optional() }).nullable(),
   lastTarget: z.string().nullable(),
-});
+}));
 
 /** The snapshot a closing session writes into its meta.json (after its last append). */
 export function attentionSnapshot(state: ProjectionState, ledgerBytes: number): AttentionSnapshot {

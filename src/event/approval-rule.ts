@@ -3,13 +3,14 @@
  * store reads and writes the file, the matcher (`src/interaction/approval-rules.ts`) judges requests by it, the
  * Controller answers with it; all three read this one definition.
  */
-import { z } from "zod";
+import type { z } from "zod";
+import { lazySchema } from "../shared/lazy-schema.ts";
 
 export const RULE_TOOL_KINDS = ["command", "edit"] as const;
 export type RuleToolKind = (typeof RULE_TOOL_KINDS)[number];
 export type RuleDecision = "allow" | "deny";
 
-export const approvalRuleSchema = z
+export const approvalRuleSchema = lazySchema((z) => z
   .strictObject({
     id: z.string().regex(/^apr_[0-9A-Za-z]+$/, "an id like apr_01J…"),
     /** The project directory (a session's cwd) the rule applies to, absolute. */
@@ -26,15 +27,15 @@ export const approvalRuleSchema = z
   })
   .refine((rule) => (rule.toolKind === "command" ? rule.commandPrefix !== undefined && rule.pathGlob === undefined : rule.pathGlob !== undefined && rule.commandPrefix === undefined), {
     message: "a command rule has commandPrefix (and no pathGlob); an edit rule has pathGlob (and no commandPrefix)",
-  });
+  }));
 export type ApprovalRule = z.infer<typeof approvalRuleSchema>;
 
 export const APPROVALS_FILE_VERSION = 1;
 
-export const approvalsFileSchema = z.strictObject({
+export const approvalsFileSchema = lazySchema((z) => z.strictObject({
   version: z.literal(APPROVALS_FILE_VERSION),
   rules: z.array(approvalRuleSchema),
-});
+}));
 export type ApprovalsFile = z.infer<typeof approvalsFileSchema>;
 
 /** What the rule covers, for a person: `npm test`, `edits to src/**`. */

@@ -1,16 +1,17 @@
 /** Content blocks: what users send (PromptBlock) and what agents produce (ContentBlock, open). */
-import { z } from "zod";
+import type { z } from "zod";
+import { lazySchema } from "../shared/lazy-schema.ts";
 
-export const textBlockSchema = z.looseObject({ type: z.literal("text"), text: z.string() });
-export const imageBlockSchema = z.looseObject({
+export const textBlockSchema = lazySchema((z) => z.looseObject({ type: z.literal("text"), text: z.string() }));
+export const imageBlockSchema = lazySchema((z) => z.looseObject({
   type: z.literal("image"),
   mimeType: z.string(),
   data: z.string().optional(),
   path: z.string().optional(),
   uri: z.string().optional(),
-});
-export const audioBlockSchema = z.looseObject({ type: z.literal("audio"), mimeType: z.string(), data: z.string() });
-export const resourceBlockSchema = z.looseObject({
+}));
+export const audioBlockSchema = lazySchema((z) => z.looseObject({ type: z.literal("audio"), mimeType: z.string(), data: z.string() }));
+export const resourceBlockSchema = lazySchema((z) => z.looseObject({
   type: z.literal("resource"),
   resource: z.looseObject({
     uri: z.string(),
@@ -18,22 +19,22 @@ export const resourceBlockSchema = z.looseObject({
     text: z.string().optional(),
     blob: z.string().optional(),
   }),
-});
-export const resourceLinkBlockSchema = z.looseObject({
+}));
+export const resourceLinkBlockSchema = lazySchema((z) => z.looseObject({
   type: z.literal("resource_link"),
   uri: z.string(),
   name: z.string(),
   mimeType: z.string().optional(),
   description: z.string().optional(),
-});
+}));
 
-export const promptBlockSchema = z.discriminatedUnion("type", [
+export const promptBlockSchema = lazySchema((z) => z.discriminatedUnion("type", [
   textBlockSchema,
   imageBlockSchema,
   audioBlockSchema,
   resourceBlockSchema,
   resourceLinkBlockSchema,
-]);
+]));
 export type PromptBlock = z.infer<typeof promptBlockSchema>;
 
 /**
@@ -47,28 +48,28 @@ export interface ContextAttachment {
   readonly source: { readonly kind: "plugin_resource"; readonly owner: string; readonly key: string };
   readonly text: string;
 }
-export const contextAttachmentSchema = z.looseObject({
+export const contextAttachmentSchema = lazySchema((z) => z.looseObject({
   token: z.string(),
   source: z.looseObject({ kind: z.literal("plugin_resource"), owner: z.string().min(1), key: z.string().min(1) }),
   text: z.string(),
-});
+}));
 export type PromptBlockType = PromptBlock["type"];
 export type TextBlock = z.infer<typeof textBlockSchema>;
 
-export const diffChangeSchema = z.looseObject({
+export const diffChangeSchema = lazySchema((z) => z.looseObject({
   operation: z.string(),
   path: z.string(),
   oldPath: z.string().optional(),
-});
-export const diffBlockSchema = z.looseObject({
+}));
+export const diffBlockSchema = lazySchema((z) => z.looseObject({
   type: z.literal("diff"),
   changes: z.array(diffChangeSchema),
   patch: z.string().optional(),
-});
+}));
 export type DiffBlock = z.infer<typeof diffBlockSchema>;
 
 /** Output content is open: known shapes are text, image, diff; anything else is kept and shown generically. */
-export const contentBlockSchema = z.looseObject({ type: z.string() });
+export const contentBlockSchema = lazySchema((z) => z.looseObject({ type: z.string() }));
 export type ContentBlock = { readonly type: string; readonly [key: string]: unknown };
 
 export function textOf(blocks: readonly ContentBlock[] | undefined): string {

@@ -10,15 +10,16 @@
  * is not a payload schema: the broker and its one-resolution state machine, the approval rules and the card
  * they offer, the non-interactive policy, a question's answer normalisation.
  */
-import { z } from "zod";
+import type { z } from "zod";
+import { lazySchema } from "../shared/lazy-schema.ts";
 import { diffBlockSchema } from "./content.ts";
 
-export const permissionOptionSchema = z.looseObject({
+export const permissionOptionSchema = lazySchema((z) => z.looseObject({
   optionId: z.string(),
   name: z.string(),
   polarity: z.enum(["allow", "reject"]),
   lifetime: z.enum(["once", "session", "persistent"]),
-});
+}));
 export type PermissionOption = z.infer<typeof permissionOptionSchema>;
 
 /**
@@ -26,13 +27,13 @@ export type PermissionOption = z.infer<typeof permissionOptionSchema>;
  * rules can judge it (#20.4): a shell command line as the harness would run it, or the paths an edit touches
  * (absolute, or relative to the session's directory). Absent: the request cannot be judged (it always asks).
  */
-export const permissionSubjectSchema = z.discriminatedUnion("kind", [
+export const permissionSubjectSchema = lazySchema((z) => z.discriminatedUnion("kind", [
   z.looseObject({ kind: z.literal("command"), command: z.string() }),
   z.looseObject({ kind: z.literal("edit"), paths: z.array(z.string()) }),
-]);
+]));
 export type PermissionSubject = z.infer<typeof permissionSubjectSchema>;
 
-export const permissionDraftSchema = z.looseObject({
+export const permissionDraftSchema = lazySchema((z) => z.looseObject({
   type: z.literal("permission"),
   title: z.string(),
   description: z.string().optional(),
@@ -41,17 +42,17 @@ export const permissionDraftSchema = z.looseObject({
   diffs: z.array(diffBlockSchema).optional(),
   options: z.array(permissionOptionSchema),
   subject: permissionSubjectSchema.optional(),
-});
+}));
 
-export const questionOptionSchema = z.looseObject({
+export const questionOptionSchema = lazySchema((z) => z.looseObject({
   optionId: z.string().optional(),
   label: z.string(),
   description: z.string().optional(),
   preview: z.string().optional(),
   role: z.string().optional(),
-});
+}));
 
-export const questionSchema = z.looseObject({
+export const questionSchema = lazySchema((z) => z.looseObject({
   questionId: z.string(),
   header: z.string(),
   question: z.string(),
@@ -59,16 +60,16 @@ export const questionSchema = z.looseObject({
   multiSelect: z.boolean().optional(),
   allowOther: z.boolean().optional(),
   secret: z.boolean().optional(),
-});
+}));
 export type Question = z.infer<typeof questionSchema>;
 
-export const questionDraftSchema = z.looseObject({
+export const questionDraftSchema = lazySchema((z) => z.looseObject({
   type: z.literal("question"),
   toolCallId: z.string().optional(),
   questions: z.array(questionSchema),
-});
+}));
 
-export const hookSchema = z.looseObject({
+export const hookSchema = lazySchema((z) => z.looseObject({
   key: z.string(),
   source: z.string(),
   sourcePath: z.string(),
@@ -76,13 +77,13 @@ export const hookSchema = z.looseObject({
   command: z.string(),
   matcher: z.string().optional(),
   currentHash: z.string().optional(),
-});
+}));
 
-export const hookTrustDraftSchema = z.looseObject({
+export const hookTrustDraftSchema = lazySchema((z) => z.looseObject({
   type: z.literal("hook_trust"),
   harnessName: z.string(),
   hooks: z.array(hookSchema),
-});
+}));
 
 /** The longest text a proposal may carry (plugins.md §4). */
 export const PROPOSAL_TEXT_MAX = 32 * 1024;
@@ -93,7 +94,7 @@ export const PROPOSAL_TEXT_MAX = 32 * 1024;
  * identity: a key the projection already holds, pending or resolved, is never proposed again.
  * `pluginContext` is the requesting plugin's own provenance (resource ref, generations), kept as given.
  */
-export const proposedInputDraftSchema = z.looseObject({
+export const proposedInputDraftSchema = lazySchema((z) => z.looseObject({
   type: z.literal("proposed_input"),
   text: z.string().min(1).max(PROPOSAL_TEXT_MAX),
   dedupeKey: z.string().min(1),
@@ -102,31 +103,31 @@ export const proposedInputDraftSchema = z.looseObject({
   targetId: z.string().optional(),
   contextRefs: z.array(z.looseObject({ name: z.string() })).optional(),
   pluginContext: z.looseObject({}).optional(),
-});
+}));
 
-export const interactionDraftSchema = z.discriminatedUnion("type", [
+export const interactionDraftSchema = lazySchema((z) => z.discriminatedUnion("type", [
   permissionDraftSchema,
   questionDraftSchema,
   hookTrustDraftSchema,
   proposedInputDraftSchema,
-]);
+]));
 export type InteractionDraft = z.infer<typeof interactionDraftSchema>;
 export type PermissionDraft = z.infer<typeof permissionDraftSchema>;
 export type QuestionDraft = z.infer<typeof questionDraftSchema>;
 export type ProposedInputDraft = z.infer<typeof proposedInputDraftSchema>;
 
-export const requesterSchema = z.discriminatedUnion("type", [
+export const requesterSchema = lazySchema((z) => z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("harness"), harnessTargetId: z.string() }),
   z.looseObject({ type: z.literal("plugin"), pluginInstanceId: z.string() }),
   z.looseObject({ type: z.literal("baton") }),
-]);
+]));
 export type Requester = z.infer<typeof requesterSchema>;
 
 /** Why a card was cancelled; `shutdown`: Baton closed the session while it waited (the inbox lists it, #20.2). */
 export const CANCEL_REASONS = ["user", "requester", "turn", "timeout", "recovery", "non-interactive", "shutdown"] as const;
 export type CancelReason = (typeof CANCEL_REASONS)[number];
 
-export const resolutionSchema = z.discriminatedUnion("outcome", [
+export const resolutionSchema = lazySchema((z) => z.discriminatedUnion("outcome", [
   z.looseObject({ outcome: z.literal("selected"), optionId: z.string(), answeredBy: z.string().optional() }),
   z.looseObject({
     outcome: z.literal("answered"),
@@ -140,6 +141,6 @@ export const resolutionSchema = z.discriminatedUnion("outcome", [
   z.looseObject({ outcome: z.literal("submitted"), messageId: z.string().min(1), targetId: z.string().optional(), edited: z.boolean().optional() }),
   /** A proposal was dismissed by the user; it never returns. */
   z.looseObject({ outcome: z.literal("dismissed") }),
-]);
+]));
 /** `answeredBy` says who answered when it was not a person at the keyboard (e.g. `cli-policy:allow`). */
 export type InteractionResolution = z.infer<typeof resolutionSchema>;

@@ -6,14 +6,15 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
+import { lazySchema } from "../shared/lazy-schema.ts";
 import { BatonError } from "../shared/errors.ts";
 
 export const JOURNAL_FILE = "rewind-journal.json";
 
-const commitSchema = z.string().regex(/^[0-9a-f]{40,64}$/);
+const commitSchema = lazySchema((z) => z.string().regex(/^[0-9a-f]{40,64}$/));
 
-export const journalSchema = z.object({
+export const journalSchema = lazySchema((z) => z.object({
   version: z.literal(1),
   /** The session the rewind started from (its directory holds this journal). */
   sourceSessionId: z.string().min(1),
@@ -26,7 +27,7 @@ export const journalSchema = z.object({
   from: z.object({ commit: commitSchema, tree: commitSchema }),
   to: z.object({ commit: commitSchema, tree: commitSchema }),
   startedAt: z.string(),
-});
+}));
 
 export type RestoreJournal = z.infer<typeof journalSchema>;
 

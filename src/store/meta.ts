@@ -4,11 +4,13 @@
  * target id (EV-10). Unknown fields are preserved so newer Batons' additions survive a rewrite.
  */
 import * as path from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
+import { lazySchema } from "../shared/lazy-schema.ts";
 import { launchSnapshotSchema, type LaunchSnapshot } from "../event/kinds.ts";
 import { BatonError } from "../shared/errors.ts";
 import type { BatonSessionId, EpochId, TargetId } from "../shared/ids.ts";
 import { readFileIfExists, writeFileAtomicSync } from "./files.ts";
+import { isMetaShape } from "./meta-shape.ts";
 import { writeError } from "./write-errors.ts";
 
 export const META_FILE = "meta.json";
@@ -58,7 +60,7 @@ export interface SessionMeta {
   readonly attention?: unknown;
 }
 
-const harnessSessionSchema = z.looseObject({
+const harnessSessionSchema = lazySchema((z) => z.looseObject({
   harnessTargetId: z.string().min(1),
   harness: z.string().min(1),
   launchSnapshot: launchSnapshotSchema.optional(),
@@ -70,9 +72,9 @@ const harnessSessionSchema = z.looseObject({
   resumeCursor: z.unknown().optional(),
   contextEpochId: z.string().optional(),
   syncedSeq: z.number().optional(),
-});
+}));
 
-export const sessionMetaSchema = z.looseObject({
+export const sessionMetaSchema = lazySchema((z) => z.looseObject({
   batonSessionId: z.string().startsWith("bs_"),
   title: z.string().optional(),
   preview: z.string().optional(),
@@ -92,7 +94,7 @@ export const sessionMetaSchema = z.looseObject({
       importedThrough: z.unknown(),
     })
     .optional(),
-});
+}));
 
 export function metaPath(sessionDir: string): string {
   return path.join(sessionDir, META_FILE);
@@ -100,6 +102,8 @@ export function metaPath(sessionDir: string): string {
 
 /** Structural validation; returns the problem or undefined. Includes the EV-10 key check. */
 export function checkMeta(value: unknown): string | undefined {
+  // A shape the hand check is sure of skips the schema (and zod's load at open); the schema decides the rest.
+  if (isMetaShape(value)) return checkSessionKeys((value as SessionMeta).harnessSessions);
   const result = sessionMetaSchema.safeParse(value);
   if (!result.success) return describeIssue(result.error.issues[0], []);
   return checkSessionKeys(result.data.harnessSessions);

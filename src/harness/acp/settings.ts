@@ -1,13 +1,14 @@
 /** What an ACP target (and `harnesses.acp`, their shared base) accepts: the agent command and its starting mode. */
-import { z } from "zod";
+import type { z } from "zod";
+import { lazySchema } from "../../shared/lazy-schema.ts";
 import { argvSchema, type HarnessSettingsSchema } from "../settings.ts";
 
-export const acpSettingsSchema = z.strictObject({
+export const acpSettingsSchema = lazySchema((z) => z.strictObject({
   /** The agent's argv, e.g. ["claude-agent-acp"]; it speaks ACP on stdio. */
   command: argvSchema.optional(),
   /** The agent's session mode to apply before the first turn (its own id, e.g. `default`, `read-only`). */
   mode: z.string().min(1).optional(),
-}) satisfies HarnessSettingsSchema;
+})) satisfies HarnessSettingsSchema;
 
 export type AcpSettings = z.infer<typeof acpSettingsSchema>;
 

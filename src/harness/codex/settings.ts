@@ -2,7 +2,8 @@
  * What `harnesses.codex` (and a Codex target) accepts: one list per key, shared by the config schema and the
  * adapter, and checked against the generated app-server protocol so the two cannot disagree again.
  */
-import { z } from "zod";
+import type { z } from "zod";
+import { lazySchema } from "../../shared/lazy-schema.ts";
 import { argvSchema, type HarnessSettingsSchema } from "../settings.ts";
 import type { ApprovalsReviewer } from "./protocol/v2/ApprovalsReviewer";
 import type { AskForApproval } from "./protocol/v2/AskForApproval";
@@ -13,12 +14,12 @@ export const APPROVAL_POLICIES = ["untrusted", "on-request", "never"] as const s
 export const SANDBOX_MODES = ["read-only", "workspace-write", "danger-full-access"] as const satisfies readonly SandboxMode[];
 export const APPROVALS_REVIEWERS = ["user", "auto_review", "guardian_subagent"] as const satisfies readonly ApprovalsReviewer[];
 
-export const codexSettingsSchema = z.strictObject({
+export const codexSettingsSchema = lazySchema((z) => z.strictObject({
   command: argvSchema.optional(),
   approvalPolicy: z.enum(APPROVAL_POLICIES).optional(),
   sandbox: z.enum(SANDBOX_MODES).optional(),
   approvalsReviewer: z.enum(APPROVALS_REVIEWERS).optional(),
-}) satisfies HarnessSettingsSchema;
+})) satisfies HarnessSettingsSchema;
 
 export type CodexSettings = z.infer<typeof codexSettingsSchema>;
 
