@@ -51,6 +51,12 @@ export interface ComposerDeps {
   readonly home?: string;
 }
 
+/**
+ * Shown timeline items mapped for the first frame (#18): a screenful of even one-row items; the view asks for
+ * the rest of its window (`loadEarlier`) once that frame is out.
+ */
+export const FIRST_MAPPED_ITEMS = 30;
+
 export class ViewComposer {
   private mapTimeline: TimelineMapper;
   private timelineOut: TimelineOutput | undefined;
@@ -70,7 +76,11 @@ export class ViewComposer {
 
   constructor(private readonly deps: ComposerDeps) {
     this.mapTimeline = createTimelineMapper(deps.lookOf, { hideThoughts: !deps.showThoughts });
-    this.want = this.timelineWindow;
+    this.want = this.firstWant;
+  }
+
+  private get firstWant(): number {
+    return Math.min(this.timelineWindow, FIRST_MAPPED_ITEMS);
   }
 
   get timelineWindow(): number {
@@ -102,7 +112,7 @@ export class ViewComposer {
     this.timelineOut = undefined;
     this.cardsFrom = undefined;
     this.history = undefined;
-    this.want = this.timelineWindow;
+    this.want = this.firstWant;
   }
 
   compose(view: HostView): ChatStatePatch {

@@ -1,6 +1,8 @@
 import { afterEach, expect, test } from "bun:test";
+import { act } from "react";
 import { rgbToHex } from "@opentui/core";
-import { createTheme, type TimelineItem } from "chat-tui";
+import { testRender } from "@opentui/react/test-utils";
+import { ChatApp, createChatStore, createTheme, type ChatIntent, type TimelineItem } from "chat-tui";
 import { mountChat, tidy, type Mounted } from "./chat-tui-setup.tsx";
 
 let mounted: Mounted | undefined;
@@ -195,6 +197,49 @@ test("long messages: the window is a few screens of rows, not 100 items — only
   await mounted.keys((k) => k.pressKey("\x1b[5~"));
   expect(markdowns()).toBe(8);
   expect(mounted.frame()).toContain("↑ 42 earlier items (PageUp to load more)");
+});
+
+test("the first frame renders one screen of rows; right after it the window grows to its few screens, and only then asks the host for more", async () => {
+  const items: TimelineItem[] = Array.from({ length: 50 }, (_, i) => ({ kind: "agent", id: `a${i}`, author: "codex", text: `answer ${i} ${"word ".repeat(1000)}`, format: "markdown" }));
+  const store = createChatStore({ timeline: { items: items.slice(48), older: 448 } });
+  const intents: ChatIntent[] = [];
+  const setup = await testRender(<ChatApp store={store} onIntent={(i) => intents.push(i)} commands={[]} timelineWindow={100} />, { width: 100, height: 20, exitOnCtrlC: false });
+  const markdowns = (): number => {
+    let n = 0;
+    const walk = (node: { getChildren(): unknown[] }): void => {
+      for (const child of node.getChildren() as { getChildren(): unknown[]; constructor: { name: string } }[]) {
+        if (child.constructor.name === "MarkdownRenderable") n++;
+        walk(child);
+      }
+    };
+    walk(setup.renderer.root);
+    return n;
+  };
+  // What each frame drew, as it was drawn.
+  const frames: { markdowns: number; asked: number; text: string }[] = [];
+  setup.renderer.on("frame", () => frames.push({ markdowns: markdowns(), asked: intents.length, text: setup.captureCharFrame() }));
+  try {
+    await act(async () => {
+      await setup.renderOnce();
+    });
+    // The first frame: one answer (~55 rows at 96 columns) fills its 20-row screen; the host was not asked yet.
+    expect(frames[0]?.text).toContain("word word word");
+    expect(frames[0]?.markdowns).toBe(1);
+    expect(frames[0]?.asked).toBe(0);
+    // Right after it: the window's 200 rows want more items than the two the host gave, so the view asks.
+    expect(intents).toEqual([{ type: "loadEarlier", items: 100 }]);
+    await act(async () => {
+      store.commit({ timeline: { items, older: 400 } });
+    });
+    await act(async () => {
+      await setup.renderOnce();
+    });
+    expect(markdowns()).toBe(4); // 5 screens of 20, at least 200 rows
+  } finally {
+    await act(async () => {
+      setup.renderer.destroy();
+    });
+  }
 });
 
 test("a host that mapped only the tail (`older`): the view asks for as many items as its window needs, and PageUp at the top for more", async () => {

@@ -1,6 +1,6 @@
 import { memo, useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import { TextAttributes, type ScrollBoxRenderable } from "@opentui/core";
-import { useTerminalDimensions } from "@opentui/react";
+import { useRenderer, useTerminalDimensions } from "@opentui/react";
 import { useChat } from "../context.ts";
 import { isCtrl, isPlainKey, KeyLayer, useKeyLayer } from "../keys/key-layers.tsx";
 import type { TimelineHeader, TimelineItem } from "../types.ts";
@@ -24,6 +24,22 @@ function Header(props: { readonly header: TimelineHeader }): ReactNode {
       {props.header.hint === undefined ? null : <text fg={theme.muted}>{props.header.hint}</text>}
     </box>
   );
+}
+
+/**
+ * False until the renderer has drawn its first frame (#18: show the frame before anything not needed for it):
+ * the first frame renders one screen of rows, the window grows to its few screens right after it.
+ */
+function useFirstFrameDrawn(): boolean {
+  const renderer = useRenderer();
+  const [drawn, setDrawn] = useState(false);
+  useEffect(() => {
+    if (drawn) return;
+    const onFrame = (): void => setDrawn(true);
+    renderer.once("frame", onFrame);
+    return () => void renderer.off("frame", onFrame);
+  }, [renderer, drawn]);
+  return drawn;
 }
 
 /** The marker above the window: items not shown, and entries the host has not mapped yet (`older`). */
@@ -55,15 +71,17 @@ export const Timeline = memo(function Timeline(props: TimelineProps): ReactNode 
     [state.items, showThoughts],
   );
   const windowSize = props.windowSize * (1 + pages);
-  const windowRows = Math.max(WINDOW_MIN_ROWS, WINDOW_SCREENS * height) * (1 + pages);
+  const drawn = useFirstFrameDrawn();
+  const windowRows = (drawn ? Math.max(WINDOW_MIN_ROWS, WINDOW_SCREENS * height) : height) * (1 + pages);
   const tail = useMemo(() => tailWindow(items, windowSize, windowRows, Math.max(10, width - 4)), [items, windowSize, windowRows, width]);
   const visible = tail.start === 0 ? items : items.slice(tail.start);
   const earlier = tail.start;
   const older = state.older ?? 0;
-  // Everything the host gave is shown and the window has room: ask for older history.
+  // Everything the host gave is shown and the window has room: ask for older history (after the first frame,
+  // which shows what the host mapped first).
   useEffect(() => {
-    if (older > 0 && !tail.full) emit({ type: "loadEarlier", items: windowSize });
-  }, [older, tail, windowSize, emit]);
+    if (drawn && older > 0 && !tail.full) emit({ type: "loadEarlier", items: windowSize });
+  }, [drawn, older, tail, windowSize, emit]);
 
   const view = useMemo<TimelineView>(
     () => ({ expanded, width: Math.max(10, width - 4), previewRows: 5 }),
