@@ -11,7 +11,13 @@ import { loadWithReactProduction } from "./react-build.ts";
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number> | number;
 
-const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+/**
+ * The commands whose modules load the TUI (React and JSX); only they bind React's jsx runtimes while loading
+ * (react-build.ts). tests/unit/cli-renders.test.ts loads every command in a fresh Bun and checks this list.
+ */
+export const RENDERING_COMMANDS: ReadonlySet<string> = new Set(["tui", "fork", "resume", "plugins"]);
+
+export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   exec: async () => (await import("./commands/exec.ts")).runExec,
   repl: async () => (await import("./commands/repl.ts")).runRepl,
   sessions: async () => (await import("./commands/sessions.ts")).runSessions,
@@ -35,7 +41,7 @@ export async function runCli(argv: readonly string[], processIo: CliIo): Promise
   const io = withResolvedHome(terminalIo(processIo));
   const [first, ...rest] = argv;
   if (first === undefined || (first.startsWith("-") && !["--help", "-h", "--version", "-V"].includes(first))) {
-    return (await loadWithReactProduction(() => import("./commands/tui.ts"))).runTuiCommand(argv, io);
+    return (await loadCommand("tui", async () => (await import("./commands/tui.ts")).runTuiCommand))(argv, io);
   }
   if (first === "--help" || first === "-h") return runHelp(io);
   if (first === "--version" || first === "-V") return runVersion(io);
@@ -44,7 +50,13 @@ export async function runCli(argv: readonly string[], processIo: CliIo): Promise
     io.stderr.write(`baton: unknown command '${first}'\n\n${HELP}`);
     return EXIT.usage;
   }
-  // A command's modules load with React's production build selected (react-build.ts); none of them starts a
-  // process while loading, and NODE_ENV is back as it was before the command runs.
-  return (await loadWithReactProduction(command))(rest, io);
+  return (await loadCommand(first, command))(rest, io);
+}
+
+/**
+ * A command's modules load with React's production build selected (react-build.ts); none of them starts a
+ * process while loading, and NODE_ENV is back as it was before the command runs.
+ */
+export function loadCommand(name: string, load: () => Promise<Command>): Promise<Command> {
+  return loadWithReactProduction(load, process.env, { renders: RENDERING_COMMANDS.has(name) });
 }

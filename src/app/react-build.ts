@@ -18,14 +18,17 @@ import { createRequire } from "node:module";
 
 export type ReactBuild = "production" | "development";
 
-/** Runs `load` (a dynamic import) with React's production build selected, restoring `NODE_ENV` after it. */
-export async function loadWithReactProduction<T>(load: () => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
+/**
+ * Runs `load` (a dynamic import) with React's production build selected, restoring `NODE_ENV` after it.
+ * `renders: false` (a command that never loads React) skips binding `jsxDEV`, which requires React's jsx runtimes.
+ */
+export async function loadWithReactProduction<T>(load: () => Promise<T>, env: NodeJS.ProcessEnv = process.env, options: { readonly renders?: boolean } = {}): Promise<T> {
   if (env["BATON_REACT_DEVELOPMENT"] === "1") return load();
   const had = Object.hasOwn(env, "NODE_ENV");
   const prior = env["NODE_ENV"];
   env["NODE_ENV"] = "production";
   try {
-    bindProductionJsxDev();
+    if (options.renders !== false) bindProductionJsxDev();
     return await load();
   } finally {
     if (had) env["NODE_ENV"] = prior ?? "";
