@@ -49,7 +49,7 @@ function chain(files: Map<string, string>, from: string): string {
 
 describe("exec's start path", () => {
   test("baton exec statically imports no TUI, React, OpenTUI, chat-tui, YAML, cron or plugin host", () => {
-    const entries = ["src/app/main.ts", "src/app/cli.ts", "src/app/commands/exec.ts"].map((file) => path.join(root, file));
+    const entries = ["src/app/main.ts", "src/app/start.ts", "src/app/cli.ts", "src/app/commands/exec.ts"].map((file) => path.join(root, file));
     const offenders: string[] = [];
     for (const entry of entries) {
       const { files, packages } = staticGraph(entry);

@@ -1,0 +1,22 @@
+/**
+ * Baton's process entry: runs the prebuilt bundle of Baton's sources when it matches them (src/app/start-bundle.ts,
+ * docs/start.md), else the sources themselves. Both export the same `start` (src/app/start.ts).
+ */
+import { chooseStart } from "./start-bundle.ts";
+
+type Program = { readonly start: (argv: readonly string[]) => Promise<void> };
+
+const choice = chooseStart();
+const debug = process.env["BATON_DEBUG_START"] === "1";
+let program: Program | undefined;
+if (choice.kind === "bundle") {
+  try {
+    program = (await import(choice.entry)) as Program;
+    if (debug) process.stderr.write(`baton: start: bundle ${choice.entry} (${choice.files} files match)\n`);
+  } catch (error) {
+    // A bundle that cannot load (a chunk removed by hand, a broken build) costs this start its speed, nothing else.
+    if (debug) process.stderr.write(`baton: start: sources (the bundle did not load: ${error instanceof Error ? error.message : String(error)})\n`);
+  }
+} else if (debug) process.stderr.write(`baton: start: sources (${choice.why})\n`);
+program ??= (await import("./start.ts")) as Program;
+await program.start(process.argv.slice(2));
