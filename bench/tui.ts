@@ -9,17 +9,24 @@
  *     frame). Budget: ≤ 16 ms per frame at 10,000 items.
  *   - keystroke-to-frame while an answer streams at 10,000 items (a chunk's publication pending in the same tick
  *     as the key). Budget: ≤ 50 ms. The main-thread stall while streaming is bench/stall.ts.
+ *   - command starts (docs/start.md): process exec → exit of `baton --version`, `baton sessions` and `baton exec`
+ *     up to its first check (an unknown flag, after the exec command's modules loaded), for this tree's prebuilt
+ *     start (dist/, `npm run build`), the same tree from its sources (BATON_START=sources), the sources with Bun's
+ *     runtime transpiler cache on (BUN_RUNTIME_TRANSPILER_CACHE_PATH) and, with --baseline, the other checkout.
+ *     Alternated within every round. Info, with each one's ratio to the sources per round.
  *
- *   node_modules/.bin/bun bench/tui.ts [--rounds 7] [--baseline DIR] [--events 100000] [--only first-frame|frames]
+ *   node_modules/.bin/bun bench/tui.ts [--rounds 7] [--baseline DIR] [--events 100000] [--only first-frame|frames|starts]
  *     [--variants direct,launcher,checkpoint,nocheckpoint]
  *   node_modules/.bin/bun bench/tui.ts --size N   (one size, prints JSON)
  */
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { firstFrames } from "./_first-frame.ts";
 import { screenHost } from "./_screen-host.ts";
-import { BenchReport } from "./_report.ts";
+import { BenchReport, samples, withSpread } from "./_report.ts";
 
 const ROOT = path.resolve(import.meta.dir, "..");
 const BUN = process.execPath;
@@ -155,6 +162,68 @@ async function benchSize(n: number): Promise<SizeResult> {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Command starts: how long a short command takes from exec to exit, per way of starting.
+
+interface StartVariant {
+  readonly label: string;
+  readonly root: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+const START_COMMANDS: readonly { readonly label: string; readonly args: readonly string[] }[] = [
+  { label: "baton --version", args: ["--version"] },
+  { label: "baton sessions (none)", args: ["sessions"] },
+  { label: "baton exec, to its first check", args: ["exec", "--bench-unknown-flag"] },
+];
+
+async function commandStarts(report: BenchReport, rounds: number, baseline: string | undefined): Promise<void> {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), "baton-bench-start-"));
+  const bunCache = path.join(scratch, "bun-transpiler-cache");
+  const variants: StartVariant[] = [
+    { label: "prebuilt start (dist/)", root: ROOT, env: {} },
+    { label: "sources", root: ROOT, env: { BATON_START: "sources" } },
+    { label: "sources + Bun's transpiler cache", root: ROOT, env: { BATON_START: "sources", BUN_RUNTIME_TRANSPILER_CACHE_PATH: bunCache } },
+    ...(baseline === undefined ? [] : [{ label: `baseline ${baseline}`, root: path.resolve(baseline), env: {} }]),
+  ];
+  const env = (variant: StartVariant): Record<string, string> => ({ PATH: process.env["PATH"] ?? "", HOME: scratch, BATON_HOME: scratch, LANG: "C.UTF-8", ...variant.env });
+  const run = (variant: StartVariant, args: readonly string[], extra: Record<string, string> = {}): { ms: number; stderr: string } => {
+    const started = performance.now();
+    const child = spawnSync(BUN, [path.join(variant.root, "src/app/main.ts"), ...args], { cwd: scratch, env: { ...env(variant), ...extra }, encoding: "utf8" });
+    return { ms: performance.now() - started, stderr: child.stderr };
+  };
+  try {
+    // What each variant really ran (the prebuilt start says so under BATON_DEBUG_START=1).
+    for (const variant of variants.slice(0, 1)) {
+      const line = run(variant, ["--version"], { BATON_DEBUG_START: "1" }).stderr.split("\n").find((l) => l.startsWith("baton: start:")) ?? "(no report)";
+      report.info(`  ${variant.label} runs`, line.replace("baton: start: ", "").replace(ROOT + "/", "").slice(0, 60));
+    }
+    const times = new Map<string, number[]>();
+    for (let round = 0; round <= rounds; round++) {
+      const order = round % 2 === 0 ? variants : [...variants].reverse();
+      for (const command of START_COMMANDS) {
+        for (const variant of order) {
+          const { ms } = run(variant, command.args);
+          if (round === 0) continue;
+          const key = `${command.label}|${variant.label}`;
+          times.set(key, [...(times.get(key) ?? []), ms]);
+        }
+      }
+    }
+    for (const command of START_COMMANDS) {
+      const sources = times.get(`${command.label}|sources`) ?? [];
+      for (const variant of variants) {
+        const mine = times.get(`${command.label}|${variant.label}`) ?? [];
+        const ratio = samples(mine.map((ms, i) => ms / (sources[i] ?? ms)));
+        const vs = variant.label === "sources" ? "" : `, ${ratio.median.toFixed(2)}× (${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}) of sources`;
+        report.info(`${command.label}: ${variant.label}`, `${withSpread(samples(mine), "ms")}${vs}`);
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -171,6 +240,10 @@ async function main(): Promise<void> {
   process.stdout.write(`Baton TUI benchmarks (issue #18, architecture §8); ${rounds} rounds after a warm-up, alternated\n\n`);
   if (values.only === undefined || values.only === "first-frame") {
     await firstFrames(report, { rounds, ...(values.baseline === undefined ? {} : { baseline: values.baseline }), ...(values.events === undefined ? {} : { events: Number(values.events) }), ...(values.variants === undefined ? {} : { variants: values.variants.split(",") }) });
+    process.stdout.write("\n");
+  }
+  if (values.only === undefined || values.only === "starts") {
+    await commandStarts(report, rounds, values.baseline);
     process.stdout.write("\n");
   }
   if (values.only === undefined || values.only === "frames") {
