@@ -11,7 +11,7 @@
  * `BATON_START=sources` always runs the sources; `BATON_DEBUG_START=1` prints which start ran and why.
  * This module runs before anything else at every start: it imports only node builtins.
  */
-import { readFileSync, statSync } from "node:fs";
+import fs from "node:fs";
 import path from "node:path";
 
 export const START_MANIFEST_FORMAT = 1;
@@ -47,7 +47,7 @@ export function chooseStart(root: string = ROOT, env: NodeJS.ProcessEnv = proces
   if (env["BATON_START"] === "sources") return { kind: "sources", why: "BATON_START=sources" };
   let manifest: StartManifest;
   try {
-    manifest = JSON.parse(readFileSync(path.join(root, "dist", "start.json"), "utf8")) as StartManifest;
+    manifest = JSON.parse(fs.readFileSync(path.join(root, "dist", "start.json"), "utf8")) as StartManifest;
   } catch {
     return { kind: "sources", why: "no dist/start.json (npm run build makes one)" };
   }
@@ -57,7 +57,7 @@ export function chooseStart(root: string = ROOT, env: NodeJS.ProcessEnv = proces
     for (const [file, hash] of manifest.inputs) {
       let bytes: Uint8Array;
       try {
-        bytes = readFileSync(path.join(root, file));
+        bytes = fs.readFileSync(path.join(root, file));
       } catch {
         return { kind: "sources", why: `${file} is gone` };
       }
@@ -65,7 +65,7 @@ export function chooseStart(root: string = ROOT, env: NodeJS.ProcessEnv = proces
     }
     const dir = path.join(root, "dist", manifest.dir);
     for (const [file, size] of manifest.outputs) {
-      if (statSync(path.join(dir, file), { throwIfNoEntry: false })?.size !== size) return { kind: "sources", why: `dist/${manifest.dir}/${file} is missing or changed` };
+      if (fs.statSync(path.join(dir, file), { throwIfNoEntry: false })?.size !== size) return { kind: "sources", why: `dist/${manifest.dir}/${file} is missing or changed` };
     }
     return { kind: "bundle", entry: path.join(dir, manifest.entry), files: manifest.inputs.length };
   } catch (error) {
