@@ -2,6 +2,7 @@
  * Growth table (issue #18, "Scale"): how open time, memory and the checkpoint grow with the session.
  *
  *   node_modules/.bin/bun bench/growth.ts [--sizes 10000,30000,100000,300000,1000000] [--rounds 7] [--big-rounds 3] [--no-export]
+ *   node_modules/.bin/bun bench/growth.ts --ratio-only [--rounds 21]
  *
  * One generated session (bench/_fixture.ts: 500-event turns, ~1 KB per event, ~92 % streamed chunks with `raw`
  * kept) grows through the sizes, folded as the live session folds it, with a checkpoint at each size. At each
@@ -14,6 +15,12 @@
  * with a checkpoint at 300k within 1.3× of those at 10k, as the median of the per-round ratios.
  * Last, at each size, `export --format json` once as it streams and once as the whole-projection export it
  * replaced, each in a fresh process into /dev/null: their peak RSS (a memory check, not a timing).
+ *
+ * `--ratio-only`: only the budget figure, made steadier — 10k and 300k, only the open with a checkpoint (deferred),
+ * the two sizes back to back in every round (order swapped from round to round), `--rounds` (default 21) rounds;
+ * each open also reports its CPU (main thread, other threads), where its time goes (the ledger's open, the
+ * checkpoint's restore, the tail's replay) and the checkpoint records it loaded, so a term that grows with the
+ * history shows as a per-round difference of one phase.
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -25,7 +32,7 @@ import type { SessionMeta } from "../src/store/meta.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createUlidSource, type BatonSessionId } from "../src/shared/ids.ts";
 import { CHECKPOINT_FILE, loadState, writeCheckpoint, type StateFold } from "../src/store/checkpoint.ts";
-import { NODE_CACHE, NODES_PATTERN } from "../src/store/checkpoint-nodes.ts";
+import { loadedNodeStats, NODE_CACHE, NODES_PATTERN } from "../src/store/checkpoint-nodes.ts";
 import { openLedger, type Ledger } from "../src/store/ledger.ts";
 import { EVENTS_PER_TURN, turnDrafts } from "./_fixture.ts";
 
@@ -49,6 +56,29 @@ interface OpenReport {
   readonly replayed: number;
   /** An export's output bytes. */
   readonly bytes?: number;
+  /** CPU of the open, ms: the main thread's and the runtime's other threads' (JIT compilers, GC markers). */
+  readonly mainCpuMs?: number;
+  readonly otherCpuMs?: number;
+  /** Where the open's time went, ms: `openLedger` (the ledger's tail), then `loadState` (checkpoint + tail replay). */
+  readonly ledgerMs?: number;
+  readonly loadMs?: number;
+  /** Checkpoint records the open loaded, and their bytes. */
+  readonly recordsLoaded?: number;
+  readonly recordBytesLoaded?: number;
+}
+
+/** On-CPU nanoseconds of this process's threads (`/proc/<pid>/task/<tid>/schedstat`): the main thread's, and all of them. */
+function threadCpu(): { readonly main: number; readonly all: number } {
+  const main = Number(fs.readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]);
+  let all = 0;
+  for (const task of fs.readdirSync("/proc/self/task")) {
+    try {
+      all += Number(fs.readFileSync(`/proc/self/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // the thread ended
+    }
+  }
+  return { main, all };
 }
 
 /** VmHWM (peak resident set) of this process, MB: what the open needed at its height. */
@@ -64,11 +94,27 @@ function open(file: string, readOnly: boolean): Ledger {
 /** One open in a fresh process: the time to a state, and the resident memory holding it (or an export's, to its end). */
 async function child(mode: Mode, file: string): Promise<void> {
   if (mode === "export" || mode === "export-whole") return exportChild(mode, file);
+  const cpu = threadCpu();
   const started = Bun.nanoseconds();
   const ledger = open(file, true);
+  const opened = Bun.nanoseconds();
   const loaded = loadState(ledger, mode === "full" ? { ...FOLD, version: "bench-no-checkpoint" } : FOLD, { verify: mode === "deferred" ? "deferred" : "sync" });
-  const openMs = (Bun.nanoseconds() - started) / 1e6;
-  const report: OpenReport = { openMs, rssMb: peakRssMb(), fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed };
+  const done = Bun.nanoseconds();
+  const openMs = (done - started) / 1e6;
+  const after = threadCpu();
+  const records = loadedNodeStats();
+  const report: OpenReport = {
+    openMs,
+    rssMb: peakRssMb(),
+    fromCheckpoint: loaded.fromCheckpoint,
+    replayed: loaded.replayed,
+    mainCpuMs: (after.main - cpu.main) / 1e6,
+    otherCpuMs: (after.all - cpu.all - (after.main - cpu.main)) / 1e6,
+    ledgerMs: (opened - started) / 1e6,
+    loadMs: (done - opened) / 1e6,
+    recordsLoaded: records.count,
+    recordBytesLoaded: records.bytes,
+  };
   if (loaded.state.lastSeq === 0) throw new Error("empty state");
   console.log(JSON.stringify(report));
 }
@@ -147,8 +193,9 @@ async function main(): Promise<void> {
     const i = args.indexOf(name);
     return i === -1 ? undefined : args[i + 1];
   };
-  const sizes = (arg("--sizes") ?? "10000,30000,100000,300000,1000000").split(",").map(Number).sort((a, b) => a - b);
-  const rounds = Math.max(1, Number(arg("--rounds") ?? 7));
+  const ratioOnlyRun = args.includes("--ratio-only");
+  const sizes = (ratioOnlyRun ? `10000,${RATIO_SIZE}` : (arg("--sizes") ?? "10000,30000,100000,300000,1000000")).split(",").map(Number).sort((a, b) => a - b);
+  const rounds = Math.max(1, Number(arg("--rounds") ?? (ratioOnlyRun ? 21 : 7)));
   const bigRounds = Math.max(1, Number(arg("--big-rounds") ?? 3));
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-growth-"));
   const live = path.join(root, "live");
@@ -209,6 +256,10 @@ async function main(): Promise<void> {
       console.log(`… ${turn * EVENTS_PER_TURN} events built`);
     }
     await ledger.close();
+    if (args.includes("--ratio-only")) {
+      ratioOnly(rows, rounds);
+      return;
+    }
     const base = rows[0];
     const ratioRow = rows.find((row) => row.events >= RATIO_SIZE) ?? rows.at(-1);
     for (let round = 0; round < rounds; round++) {
@@ -237,6 +288,42 @@ async function main(): Promise<void> {
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
+}
+
+/**
+ * `--ratio-only`: the open with a checkpoint (deferred) at the smallest and the largest size, back to back in every
+ * round (the order swapped each round), and the per-round ratios of its time, CPU and phases.
+ */
+function ratioOnly(rows: readonly Row[], rounds: number): void {
+  const small = rows[0];
+  const big = rows.at(-1);
+  if (small === undefined || big === undefined || small === big) throw new Error("--ratio-only needs two sizes");
+  for (let round = 0; round < rounds; round++) {
+    for (const row of round % 2 === 0 ? [small, big] : [big, small]) row.opens.deferred.push(runChild("deferred", path.join(row.dir, "session.jsonl")));
+  }
+  if (![...small.opens.deferred, ...big.opens.deferred].every((r) => r.fromCheckpoint)) throw new Error("the checkpoint was not used");
+  console.log(`\nopen with a checkpoint (deferred), fresh read-only processes, ${small.events} and ${big.events} back to back, ${rounds} rounds; median (min–max)`);
+  line("figure", `${small.events} / ${big.events}`, "budget", "ratio (per-round spread)", "verdict");
+  const of = (row: Row, key: keyof OpenReport): number[] => row.opens.deferred.map((r) => Number(r[key] ?? NaN));
+  const ratios = (key: keyof OpenReport): string => {
+    const values = Array.from({ length: rounds }, (_, i) => of(big, key)[i]! / of(small, key)[i]!);
+    return `${median(values).toFixed(2)}× (${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)})`;
+  };
+  const row = (label: string, key: keyof OpenReport, budget?: number): void => {
+    const values = Array.from({ length: rounds }, (_, i) => of(big, key)[i]! / of(small, key)[i]!);
+    const verdict = budget === undefined ? "(info)" : median(values) <= budget ? "OK" : "OVER";
+    line(label, `${spread(of(small, key), 1)} / ${spread(of(big, key), 1)}`, budget === undefined ? "—" : `${budget}×`, ratios(key), verdict);
+  };
+  row("open, ms", "openMs", RATIO_BUDGET);
+  row("  the ledger's open (tail line), ms", "ledgerMs");
+  row("  checkpoint restore + tail replay, ms", "loadMs");
+  row("  CPU main thread, ms", "mainCpuMs");
+  row("  CPU other threads, ms", "otherCpuMs");
+  row("  checkpoint records loaded", "recordsLoaded");
+  row("  their bytes", "recordBytesLoaded");
+  row("peak RSS, MB", "rssMb", RATIO_BUDGET);
+  line("  tail events replayed", `${of(small, "replayed")[0]} / ${of(big, "replayed")[0]}`);
+  line("  head (checkpoint.jsonl) KB", `${(small.headBytes / 1e3).toFixed(1)} / ${(big.headBytes / 1e3).toFixed(1)}`);
 }
 
 function report(rows: readonly Row[], rounds: number, bigRounds: number): void {
