@@ -13,6 +13,11 @@
  * per-chunk reduce latency (p50/p99, and the p50 of the first chunk of each message, which creates it),
  * alternated with `--against`'s reducer on its own state. Each figure: median and spread (min–max) over
  * the rounds.
+ *
+ * `--decoder-floor`: instead, the least a byte-level decoder of chunk lines written in JavaScript would cost
+ * against `JSON.parse` of the same lines — a loop that visits each character (or each byte of the file) once and
+ * tracks strings, escapes and nesting, building no value at all (a decoder that checks the line must do at least
+ * that). Alternated, `--rounds` rounds. Why the load parses every line with `JSON.parse` (docs/storage.md).
  */
 import * as fs from "node:fs";
 import * as os from "node:os";
@@ -114,6 +119,88 @@ function chunkLatency(fold: Fold, state: unknown, template: AnyEvent, lastSeq: n
 
 const pct = (sorted: Float64Array, p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 
+/** One pass over a line's characters tracking strings, escapes and nesting (no values built). */
+function scanChars(text: string): number {
+  let inString = false;
+  let depth = 0;
+  let strings = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) {
+        inString = false;
+        strings++;
+      }
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return strings + depth;
+}
+
+/** `scanChars` over the bytes [from, to) of the file's buffer. */
+function scanBytes(bytes: Uint8Array, from: number, to: number): number {
+  let inString = false;
+  let depth = 0;
+  let strings = 0;
+  for (let i = from; i < to; i++) {
+    const c = bytes[i] as number;
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) {
+        inString = false;
+        strings++;
+      }
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return strings + depth;
+}
+
+function decoderFloor(lines: readonly string[], rounds: number): void {
+  const bytes = new Uint8Array(Buffer.from(lines.map((text) => `${text}\n`).join(""), "utf8"));
+  const chunks: string[] = [];
+  const spans: Array<readonly [number, number]> = [];
+  let offset = 0;
+  for (const text of lines) {
+    const length = Buffer.byteLength(text);
+    if (text.includes('"kind":"agent_message_chunk"') || text.includes('"kind":"agent_thought_chunk"')) {
+      chunks.push(text);
+      spans.push([offset, offset + length]);
+    }
+    offset += length + 1;
+  }
+  const parseMs: number[] = [];
+  const charsMs: number[] = [];
+  const bytesMs: number[] = [];
+  let sink = 0;
+  const runs: ReadonlyArray<readonly [number[], () => void]> = [
+    [parseMs, () => { for (const text of chunks) sink += (JSON.parse(text) as { seq: number }).seq; }],
+    [charsMs, () => { for (const text of chunks) sink += scanChars(text); }],
+    [bytesMs, () => { for (const [from, to] of spans) sink += scanBytes(bytes, from, to); }],
+  ];
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < runs.length; k++) {
+      const [out, run] = runs[(k + round) % runs.length] as readonly [number[], () => void];
+      Bun.gc(true);
+      out.push(timed(run).ms);
+    }
+  }
+  const ratio = (values: readonly number[]): string => {
+    const ratios = values.map((ms, i) => ms / (parseMs[i] ?? ms));
+    return `${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`;
+  };
+  line("chunk lines", `${chunks.length}`);
+  line("JSON.parse of every chunk line", `${median(parseMs).toFixed(1)} ms (${spread(parseMs)})`);
+  line("one JS pass over each line's chars", `${median(charsMs).toFixed(1)} ms (${spread(charsMs)})`);
+  line("  ÷ JSON.parse, per round", ratio(charsMs));
+  line("one JS pass over each line's bytes", `${median(bytesMs).toFixed(1)} ms (${spread(bytesMs)})`);
+  line("  ÷ JSON.parse, per round", ratio(bytesMs));
+  if (sink === 0.5) console.log(sink); // keeps the loops' results alive
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const arg = (name: string): string | undefined => {
@@ -140,6 +227,10 @@ async function main(): Promise<void> {
   line("events", `${lines.length}`);
   line("ledger size", `${(bytes / 1e6).toFixed(1)} MB`);
   line("rounds (alternated, median and min–max)", `${rounds}`);
+  if (args.includes("--decoder-floor")) {
+    decoderFloor(lines, rounds);
+    return;
+  }
 
   const events = decodeAll(lines);
   const parseMs: number[] = [];
