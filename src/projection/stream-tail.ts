@@ -14,7 +14,7 @@
  *
  * Anything else — another event, a chunk of another message, kind or turn, an empty or non-text block, a
  * state that is not the one returned, a draft that closed — forgets the tail and takes the full path.
- * Live folds (one draft per event) never use it. `tests/unit/projection-stream-tail.test.ts` and the
+ * Live folds (one draft per event) never use it. `tests/unit/ledger-fast-fold.test.ts` and the
  * projection's property tests fold with and without it.
  */
 import type { AnyEvent } from "../event/envelope.ts";
