@@ -66,7 +66,13 @@ const NOT_DELIVERED = Object.freeze({ userText: "", steers: Object.freeze([] as 
  * a turn of a long session reads the summaries its target has not seen, not all of the session's (its pages stay
  * on disk). Summaries are in seq order, so the first one after `sinceSeq` is found by bisection.
  */
-export function deliverableRecords(state: ProjectionState, label: (targetId: TargetId) => string, sinceSeq: number): { readonly records: SummaryRecord[]; readonly firstNumber: number } {
+export function deliverableRecords(
+  state: ProjectionState,
+  label: (targetId: TargetId) => string,
+  sinceSeq: number,
+  /** Whose texts are resolved (the others' are empty): a resumed target's own turns are never relayed back to it. */
+  relayed: (targetId: TargetId | undefined) => boolean = () => true,
+): { readonly records: SummaryRecord[]; readonly firstNumber: number } {
   const list = state.turnSummaries;
   let low = 0;
   let high = list.length;
@@ -80,7 +86,7 @@ export function deliverableRecords(state: ProjectionState, label: (targetId: Tar
     targetId: entry.harnessTargetId ?? undefined,
     label: entry.harnessTargetId ? label(entry.harnessTargetId) : "agent",
     summary: entry,
-    ...summaryTexts(state, entry),
+    ...(relayed(entry.harnessTargetId ?? undefined) ? summaryTexts(state, entry) : NOT_DELIVERED),
   }));
   return { records, firstNumber: low };
 }
@@ -90,7 +96,9 @@ export function planDelivery(deps: DeliveryDeps, state: ProjectionState, binding
   const contextEpochId = binding.contextEpochId();
   const fresh = binding.isFresh;
   const sinceSeq = fresh ? 0 : epochThroughSeq(state, contextEpochId);
-  const { records, firstNumber } = deliverableRecords(state, deps.label, sinceSeq);
+  // A resumed native session is sent other targets' turns only (assembleCatchUp): its own stay unresolved. Its
+  // watermark moves only with a delivery, so in a one-agent session every turn since the last one is a candidate.
+  const { records, firstNumber } = deliverableRecords(state, deps.label, sinceSeq, fresh ? undefined : (targetId) => targetId !== binding.target.id);
   const catchUp = assembleCatchUp({
     summaries: records,
     firstNumber,

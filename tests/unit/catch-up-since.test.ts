@@ -35,7 +35,7 @@ test("summaryRecords since a seq: texts only after it, and the same catch-up as 
   }
 });
 
-test("deliverableRecords: only the summaries after a seq, numbered in the session, the same catch-up as from every record (pages and tail, opened from a checkpoint)", async () => {
+test("deliverableRecords: only the summaries after a seq, numbered in the session, texts only of turns that may be relayed; the same catch-up as from every record (pages and tail, opened from a checkpoint)", async () => {
   const definitions = [fakeDefinition({ turns: [] })];
   const first = await sessions.open({ definitions });
   const TURNS = PAGE_SIZE + 40; // full pages and a tail
@@ -65,9 +65,12 @@ test("deliverableRecords: only the summaries after a seq, numbered in the sessio
     expect(firstNumber).toBe(full.length - records.length);
     for (const fresh of [true, false]) {
       for (const targetId of [targetIdOf("fake"), targetIdOf("other")]) {
+        // As planDelivery asks: a resumed target's own turns are not resolved (never relayed back to it).
+        const asked = fresh ? records : deliverableRecords(state, label, sinceSeq, (id) => id !== targetId).records;
+        if (!fresh) expect(asked.filter((record) => record.targetId === targetId).every((record) => record.userText === "" && record.agentText === "")).toBe(true);
         for (const budgetChars of [100_000, 400, 0]) {
           const request = { sinceSeq, fresh, targetId, budgetChars };
-          expect(assembleCatchUp({ ...request, summaries: records, firstNumber })).toEqual(assembleCatchUp({ ...request, summaries: full }));
+          expect(assembleCatchUp({ ...request, summaries: asked, firstNumber })).toEqual(assembleCatchUp({ ...request, summaries: full }));
         }
       }
     }
