@@ -43,6 +43,8 @@ export interface HostOptions {
   readonly cwd?: string;
   /** Tail that makes a turn end write a checkpoint (openSession's default unless given; 0: every turn end). */
   readonly checkpointTailBytes?: number;
+  /** meta.json's updatedAt at most this often (openSession's default unless given; 0: every turn end). */
+  readonly metaTouchMs?: number;
 }
 
 export async function openTestSession(home: TestHome, options: HostOptions): Promise<OpenedSession> {
@@ -61,6 +63,7 @@ export async function openTestSession(home: TestHome, options: HostOptions): Pro
     ...(options.ledgerIo ? { ledgerIo: options.ledgerIo } : {}),
     ...(options.verifyCheckpoint ? { verifyCheckpoint: options.verifyCheckpoint } : {}),
     ...(options.checkpointTailBytes !== undefined ? { checkpointTailBytes: options.checkpointTailBytes } : {}),
+    ...(options.metaTouchMs !== undefined ? { metaTouchMs: options.metaTouchMs } : {}),
   });
 }
 

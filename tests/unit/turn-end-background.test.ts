@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { allSummaries } from "../../src/projection/index.ts";
 import { checkpointPathFor } from "../../src/store/checkpoint.ts";
+import { ManualClock } from "../../src/shared/clock.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { ledgerOf, testSessions } from "../support/session-host.ts";
 
@@ -66,4 +67,38 @@ test("a turn end writes a checkpoint only once the ledger grew by checkpointTail
   expect(again.loaded.replayed).toBe(events.filter((event) => event.seq > afterLong).length);
   expect(again.loaded.position.seq).toBe(events.at(-1)!.seq);
   expect(allSummaries(again.controller.state).map((summary) => summary.seq)).toEqual(events.filter((event) => event.kind === "_baton_turn_summary").map((event) => event.seq));
+});
+
+test("meta.json's updatedAt is written at the first turn end, then at most once per metaTouchMs (a later one when its time comes), and at close", async () => {
+  const clock = new ManualClock();
+  const said = (text: string) => [{ type: "text" as const, text }, { type: "end" as const }];
+  const opened = await sessions.open({ definitions: [fakeDefinition({ turns: [said("one"), said("two"), said("three")] })], clock, metaTouchMs: 10_000 });
+  const metaFile = path.join(opened.ref.paths.dir, "meta.json");
+  const onDisk = () => (JSON.parse(readFileSync(metaFile, "utf8")) as { updatedAt?: string }).updatedAt;
+  const lastSummary = () => ledgerOf(opened).findLast((event) => event.kind === "_baton_turn_summary")!.ts;
+  const turn = async (text: string) => {
+    expect(await opened.controller.submit("fake", [{ type: "text", text }])).toBe("completed");
+    await opened.backgroundSettled();
+  };
+
+  await turn("first");
+  const first = lastSummary();
+  expect(onDisk()).toBe(first); // the first turn end's at once
+  clock.advance(1_000);
+  await turn("second");
+  const second = lastSummary();
+  expect(second > first).toBe(true);
+  expect(onDisk()).toBe(first); // held back: written 10 s after the last write
+  expect(opened.meta().updatedAt).toBe(first);
+  clock.advance(9_000);
+  await opened.backgroundSettled();
+  expect(onDisk()).toBe(second);
+  clock.advance(1_000);
+  await turn("third");
+  const third = lastSummary();
+  expect(onDisk()).toBe(second);
+  await opened.close();
+  expect(onDisk()).toBe(third); // close writes the last
+  clock.advance(60_000); // nothing left armed to write after close
+  expect(onDisk()).toBe(third);
 });
