@@ -105,11 +105,8 @@ export const FILE_CHECKPOINT_INDEX = "file-checkpoints.index";
  */
 export const CHECKPOINT_TAIL_BYTES = 1024 * 1024;
 
-/**
- * meta.json's updatedAt (the activity time listings sort by) is written at most this often while a session is open
- * (#18): the first turn end's at once, a later one's when this much time has passed since the last write — a
- * durable replace is 2 fsyncs and 8 file operations, ≈ 1 ms of every turn's background before. Close writes the last.
- */
+/** meta.json's updatedAt at most this often while open (#18): the first turn end's at once, a later one once this much
+ * time passed since the last write (a durable replace, 2 fsyncs, was ≈ 1 ms of every turn's background); close writes the last. */
 export const META_TOUCH_MS = 15_000;
 
 /** How long close waits for a background checkpoint write to finish (a large session's takes a few seconds). */
