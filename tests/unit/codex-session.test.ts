@@ -419,10 +419,10 @@ describe("codex session mapping (in-memory app-server)", () => {
   });
 
   test("reconcile maps thread/read status into the closed vocabulary", async () => {
-    const { server, adapter, handle, ids } = await setup();
+    const { server, adapter, handle, begin } = await setup();
     const status: { value: unknown } = { value: { type: "active", activeFlags: ["waitingOnApproval"] } };
     server.responders.set("thread/read", () => ({ thread: { id: "th_1", status: status.value } }));
-    const t = ids.mint("turn");
+    const { turnId: t } = await begin();
     expect(await adapter.reconcile(handle, t)).toEqual({ state: "waiting_approval" });
     expect(server.calls("thread/read")[0]?.params).toEqual({ threadId: "th_1", includeTurns: false });
     status.value = { type: "active", activeFlags: ["waitingOnUserInput"] };
@@ -433,6 +433,23 @@ describe("codex session mapping (in-memory app-server)", () => {
     expect(await adapter.reconcile(handle, t)).toEqual({ state: "idle" });
     status.value = { type: "systemError" };
     expect((await adapter.reconcile(handle, t)).state).toBe("unknown");
+  });
+
+  test("reconcile: an idle thread is no verdict on a turn Codex was not sent, nor on one it accepted but has not reported started; after that, idle is", async () => {
+    const { server, adapter, handle, prompt, sink, ids } = await setup();
+    server.responders.set("thread/read", () => ({ thread: { id: "th_1", status: { type: "idle" } } }));
+    // Still being prepared (the fsync before dispatch): Codex never had it, so its idle thread says nothing.
+    expect(await adapter.reconcile(handle, ids.mint("turn"))).toEqual({ state: "unknown", detail: "the turn has not been sent to Codex yet" });
+    expect(server.calls("thread/read")).toEqual([]);
+    const input = prompt("hi");
+    expect(await adapter.sendTurn(handle, input)).toEqual({ accepted: true, effective: "new_turn" });
+    await flush();
+    expect(await adapter.reconcile(handle, input.turnId)).toEqual({ state: "unknown", detail: "Codex has accepted the turn but not started it yet" });
+    server.notify("turn/started", { turn: { id: `turn_${server.turnCounter}`, status: "inProgress", items: [] } });
+    await flush();
+    // Started, then idle without turn/completed: the terminal was lost, the turn is over.
+    expect(await adapter.reconcile(handle, input.turnId)).toEqual({ state: "idle" });
+    expect(sink.terminals(input.turnId)).toEqual([]);
   });
 
   test("a dead app-server: one error and one failed terminal; sendTurn then throws harness_dead before accepting", async () => {

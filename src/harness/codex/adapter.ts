@@ -294,15 +294,22 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
     this.config.set(id, value, session);
   }
 
-  async reconcile(handle: HarnessHandle, _turnId: TurnId): Promise<ReconcileResult> {
+  async reconcile(handle: HarnessHandle, turnId: TurnId): Promise<ReconcileResult> {
     const session = this.sessions.get(handle.id);
     if (session === undefined || session.dead) return { state: "unknown", detail: "codex app-server is not running" };
+    // A turn not sent yet (still being prepared) is not idle because the thread is: Codex never had it.
+    if (!session.knowsTurn(turnId)) return { state: "unknown", detail: "the turn has not been sent to Codex yet" };
     try {
       const read = await session.call("thread/read", { threadId: session.threadId, includeTurns: false }, RECONCILE_TIMEOUT_MS);
       const status = read.thread.status;
       switch (status.type) {
-        case "idle":
+        case "idle": {
+          // turn/start is answered before Codex marks the thread active (and a resumed thread takes a while to
+          // start): idle while our turn is accepted but not yet reported started is not an ended turn.
+          const turn = session.active;
+          if (turn !== undefined && !turn.finished && !turn.started) return { state: "unknown", detail: "Codex has accepted the turn but not started it yet" };
           return { state: "idle" };
+        }
         case "active":
           if (status.activeFlags.includes("waitingOnApproval")) return { state: "waiting_approval" };
           if (status.activeFlags.includes("waitingOnUserInput")) return { state: "waiting_input" };
