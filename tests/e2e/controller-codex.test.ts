@@ -65,10 +65,14 @@ test("self-heal with the real Codex: a slow command whose app-server is SIGSTOPp
     const stoppedAfter = readLedgerFile(session.ref.paths.ledger).at(-1)!.seq;
     process.kill(stopped, "SIGSTOP");
 
-    const stalls = () =>
-      readLedgerFile(session.ref.paths.ledger)
+    // …and only a probe whose L1 came after the stop: one sent just before it may have been answered in time.
+    const stalls = () => {
+      const notices = readLedgerFile(session.ref.paths.ledger)
         .filter((e) => e.kind === "_baton_stall_notice" && e.seq > stoppedAfter)
         .map((e) => e.payload as { level: string; verdict?: string; detail?: string });
+      const first = notices.findIndex((n) => n.level === "L1");
+      return first === -1 ? [] : notices.slice(first);
+    };
     await waitFor(() => stalls().some((n) => n.level === "L2"), 20_000, "the L2 verdict");
     const l2 = stalls().find((n) => n.level === "L2");
     // Silence is an observation, not a verdict: the stopped app-server cannot answer, so the turn stays open.
