@@ -298,7 +298,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
     const session = this.sessions.get(handle.id);
     if (session === undefined || session.dead) return { state: "unknown", detail: "codex app-server is not running" };
     // A turn not sent yet (still being prepared) is not idle because the thread is: Codex never had it.
-    if (!session.knowsTurn(turnId)) return { state: "unknown", detail: "the turn has not been sent to Codex yet" };
+    if (!session.knownTurns.has(turnId)) return { state: "unknown", detail: "the turn has not been sent to Codex yet" };
     try {
       const read = await session.call("thread/read", { threadId: session.threadId, includeTurns: false }, RECONCILE_TIMEOUT_MS);
       const status = read.thread.status;

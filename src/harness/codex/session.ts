@@ -63,7 +63,7 @@ export class CodexSession implements CodexSessionPort {
   private usageTotal: TokenUsageBreakdown | undefined;
   private readonly finishedNative = new Set<string>();
   /** Baton turn ids this connection has run (or is running): a reconcile about any other turn has nothing to go on. */
-  private readonly knownTurns = new Set<string>();
+  readonly knownTurns = new Set<string>();
   private readonly pendingRequests = new Map<string, AbortController>();
   /** fileChange item id → its changes (with Codex's diffs), for the approval card. */
   private readonly changesByItem = new Map<string, readonly FileUpdateChange[]>();
@@ -186,20 +186,11 @@ export class CodexSession implements CodexSessionPort {
       return undefined;
     }
     if (!openOrBind) return undefined;
-    const turn = this.track(new CodexTurn(this.deps.ids.mint("turn"), "observed"));
+    const turn = new CodexTurn(this.deps.ids.mint("turn"), "observed");
+    this.knownTurns.add(turn.turnId);
     turn.nativeTurnId = nativeTurnId;
     this.current = turn;
     this.emit(turn, part("state_update", { state: "running" }));
-    return turn;
-  }
-
-  /** True when the turn was started on this connection (driven, control or observed). */
-  knowsTurn(turnId: string): boolean {
-    return this.knownTurns.has(turnId);
-  }
-
-  private track(turn: CodexTurn): CodexTurn {
-    this.knownTurns.add(turn.turnId);
     return turn;
   }
 
@@ -215,7 +206,8 @@ export class CodexSession implements CodexSessionPort {
   /** Start a driven turn. Accepted once written; the outcome arrives as events. */
   startTurn(input: PromptInput, extra: Partial<TurnStartParams>): SendTurnResult {
     if (this.dead) throw new BatonError("harness_dead", `Codex app-server is not running (${this.deadReason ?? "dead"})`, { hint: "Re-open the harness; the thread is resumed." });
-    const turn = this.track(new CodexTurn(input.turnId, "driven"));
+    const turn = new CodexTurn(input.turnId, "driven");
+    this.knownTurns.add(turn.turnId);
     this.current = turn;
     const params: TurnStartParams = { ...extra, threadId: this.threadId, input: toUserInput(input.blocks) };
     this.call("turn/start", params).then(
@@ -251,7 +243,8 @@ export class CodexSession implements CodexSessionPort {
     if (this.dead) throw new BatonError("harness_dead", `Codex app-server is not running (${this.deadReason ?? "dead"})`);
     if (this.current !== undefined && !this.current.finished) return { accepted: false, effective: "rejected", reason: "a turn is running" };
     await this.failedTurns?.leaveBehind(turnId);
-    const turn = this.track(new CodexTurn(turnId, "control"));
+    const turn = new CodexTurn(turnId, "control");
+    this.knownTurns.add(turn.turnId);
     turn.visible = true;
     this.current = turn;
     this.call("thread/compact/start", { threadId: this.threadId }, SETUP_TIMEOUT_MS).catch((error: unknown) => {
