@@ -34,6 +34,7 @@ import { createUlidSource, type BatonSessionId } from "../src/shared/ids.ts";
 import { CHECKPOINT_FILE, loadState, writeCheckpoint, type StateFold } from "../src/store/checkpoint.ts";
 import { loadedNodeStats, NODE_CACHE, NODES_PATTERN } from "../src/store/checkpoint-nodes.ts";
 import { openLedger, type Ledger } from "../src/store/ledger.ts";
+import { threadCpu } from "./_proc.ts";
 import { EVENTS_PER_TURN, turnDrafts } from "./_fixture.ts";
 
 const SESSION = "bs_01KBENCH0000000000000000000" as BatonSessionId;
@@ -65,20 +66,6 @@ interface OpenReport {
   /** Checkpoint records the open loaded, and their bytes. */
   readonly recordsLoaded?: number;
   readonly recordBytesLoaded?: number;
-}
-
-/** On-CPU nanoseconds of this process's threads (`/proc/<pid>/task/<tid>/schedstat`): the main thread's, and all of them. */
-function threadCpu(): { readonly main: number; readonly all: number } {
-  const main = Number(fs.readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]);
-  let all = 0;
-  for (const task of fs.readdirSync("/proc/self/task")) {
-    try {
-      all += Number(fs.readFileSync(`/proc/self/task/${task}/schedstat`, "utf8").split(" ")[0]);
-    } catch {
-      // the thread ended
-    }
-  }
-  return { main, all };
 }
 
 /** VmHWM (peak resident set) of this process, MB: what the open needed at its height. */

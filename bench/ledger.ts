@@ -40,6 +40,7 @@ import { LineFramer } from "../src/shared/jsonl.ts";
 import { loadState, writeCheckpoint, type StateFold } from "../src/store/checkpoint.ts";
 import { openLedger, type Ledger } from "../src/store/ledger.ts";
 import { readLines } from "../src/store/ledger-lines.ts";
+import { threadCpu } from "./_proc.ts";
 import { chunkDraft, EVENTS_PER_TURN, turnDrafts } from "./_fixture.ts";
 import { BenchReport, samples as spreadOf, withSpread } from "./_report.ts";
 import { printTurnBytes } from "./_turn-bytes.ts";
@@ -115,24 +116,6 @@ interface OpenReport {
   /** CPU time of the open on the main thread, and on the runtime's other threads (JIT compilers, GC markers), ms. */
   readonly mainCpuMs?: number;
   readonly otherCpuMs?: number;
-}
-
-/** On-CPU nanoseconds of this process's threads (`/proc/<pid>/task/<tid>/schedstat`): the main thread's, and all of them. */
-function threadCpu(): { readonly main: number; readonly all: number } {
-  try {
-    const main = Number(fs.readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]);
-    let all = 0;
-    for (const task of fs.readdirSync("/proc/self/task")) {
-      try {
-        all += Number(fs.readFileSync(`/proc/self/task/${task}/schedstat`, "utf8").split(" ")[0]);
-      } catch {
-        // the thread ended
-      }
-    }
-    return { main, all };
-  } catch {
-    return { main: NaN, all: NaN }; // not Linux
-  }
 }
 
 /** The CPU of the work since `before` (a `threadCpu()`), ms: the main thread's and the other threads'. */

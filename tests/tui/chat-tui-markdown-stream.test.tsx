@@ -10,12 +10,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { act } from "react";
 import fc from "fast-check";
-import { CodeRenderable, MarkdownRenderable, type Renderable } from "@opentui/core";
+import { CodeRenderable, MarkdownRenderable } from "@opentui/core";
 import { createTestRenderer, MockTreeSitterClient } from "@opentui/core/testing";
 import { createMarkdownStyle } from "../../packages/chat-tui/src/markdown-style.ts";
 import { cutParseState, paragraphCuts, PARAGRAPH_PIECE_CHARS } from "../../packages/chat-tui/src/markdown/paragraph-pieces.ts";
 import { defaultTheme } from "../../packages/chat-tui/src/theme.ts";
-import { mountChat, type Mounted } from "./chat-tui-setup.tsx";
+import { mountChat, renderablesOf, type Mounted } from "./chat-tui-setup.tsx";
 
 type Setup = Awaited<ReturnType<typeof createTestRenderer>>;
 let setup: Setup;
@@ -128,19 +128,9 @@ describe("through the chat view", () => {
     await mounted.destroy();
   });
 
-  function markdownRenderables(node: Renderable, out: MarkdownRenderable[] = []): MarkdownRenderable[] {
-    if (node instanceof MarkdownRenderable) out.push(node);
-    for (const child of node.getChildren()) markdownRenderables(child, out);
-    return out;
-  }
-  function codeRenderables(node: Renderable, out: CodeRenderable[] = []): CodeRenderable[] {
-    if (node instanceof CodeRenderable) out.push(node);
-    for (const child of node.getChildren()) codeRenderables(child, out);
-    return out;
-  }
   async function highlighted(): Promise<string> {
     for (let round = 0; round < 50; round++) {
-      const pending = codeRenderables(mounted.setup.renderer.root).filter((c) => c.isHighlighting);
+      const pending = renderablesOf(mounted.setup.renderer.root, CodeRenderable).filter((c) => c.isHighlighting);
       if (round > 0 && pending.length === 0) break;
       await act(async () => {
         await Promise.all(pending.map((c) => c.highlightingDone));
@@ -157,7 +147,7 @@ describe("through the chat view", () => {
     for (let end = 300; end < text.length + 300; end += 300) {
       await mounted.commit({ timeline: { items: [{ kind: "agent", id: "a1", author: "agent", text: text.slice(0, end), streaming: true }] } });
     }
-    const [md] = markdownRenderables(mounted.setup.renderer.root);
+    const [md] = renderablesOf(mounted.setup.renderer.root, MarkdownRenderable);
     const longest = Math.max(...(md?._parseState?.tokens ?? []).map((t) => t.raw.length));
     expect(longest).toBeLessThanOrEqual(PARAGRAPH_PIECE_CHARS + 16);
     const streamedFrame = await highlighted();

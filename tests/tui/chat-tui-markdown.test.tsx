@@ -8,9 +8,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { act } from "react";
 import fc from "fast-check";
-import { CodeRenderable, type Renderable } from "@opentui/core";
+import { CodeRenderable } from "@opentui/core";
 import { MARKDOWN_INLINE_PARSER } from "../../packages/chat-tui/src/markdown/parsers.ts";
-import { mountChat, type Mounted } from "./chat-tui-setup.tsx";
+import { mountChat, renderablesOf, type Mounted } from "./chat-tui-setup.tsx";
 
 let mounted: Mounted;
 let serial = 0;
@@ -22,18 +22,13 @@ afterAll(async () => {
   await mounted.destroy();
 });
 
-function codeRenderables(node: Renderable, out: CodeRenderable[] = []): CodeRenderable[] {
-  if (node instanceof CodeRenderable) out.push(node);
-  for (const child of node.getChildren()) codeRenderables(child, out);
-  return out;
-}
 
 /** Renders `text` as one agent message and waits until every markdown block has its highlighting. */
 async function rendered(text: string): Promise<string> {
   serial += 1;
   await mounted.commit({ timeline: { items: [{ kind: "agent", id: `a${serial}`, author: "agent", text }] } });
   for (let round = 0; round < 50; round++) {
-    const pending = codeRenderables(mounted.setup.renderer.root).filter((c) => c.isHighlighting);
+    const pending = renderablesOf(mounted.setup.renderer.root, CodeRenderable).filter((c) => c.isHighlighting);
     if (round > 0 && pending.length === 0) break;
     await act(async () => {
       await Promise.all(pending.map((c) => c.highlightingDone));

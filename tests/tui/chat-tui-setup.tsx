@@ -14,7 +14,7 @@ import {
 } from "chat-tui";
 import { driver, type Driver, type TestSetup } from "./driver.ts";
 
-export { tidy } from "./driver.ts";
+export { renderablesOf, tidy } from "./driver.ts";
 
 export const COMMANDS: readonly ChatCommand[] = [
   { name: "model", description: "Pick the model" },

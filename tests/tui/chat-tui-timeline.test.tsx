@@ -1,9 +1,9 @@
 import { afterEach, expect, test } from "bun:test";
 import { act } from "react";
-import { rgbToHex } from "@opentui/core";
+import { MarkdownRenderable, rgbToHex } from "@opentui/core";
 import { testRender } from "@opentui/react/test-utils";
 import { ChatApp, createChatStore, createTheme, type ChatIntent, type TimelineItem } from "chat-tui";
-import { mountChat, tidy, type Mounted } from "./chat-tui-setup.tsx";
+import { mountChat, renderablesOf, tidy, type Mounted } from "./chat-tui-setup.tsx";
 
 let mounted: Mounted | undefined;
 afterEach(async () => {
@@ -179,17 +179,7 @@ test("only the last window of items is rendered, with an earlier-items marker", 
 test("long messages: the window is a few screens of rows, not 100 items — only the tail's markdown is parsed; PageUp at the top shows more", async () => {
   const items: TimelineItem[] = Array.from({ length: 50 }, (_, i) => ({ kind: "agent", id: `a${i}`, author: "codex", text: `answer ${i} ${"word ".repeat(1000)}`, format: "markdown" }));
   mounted = await mountChat({ width: 100, height: 20, initial: { timeline: { items } } });
-  const markdowns = (): number => {
-    let n = 0;
-    const walk = (node: { getChildren(): unknown[] }): void => {
-      for (const child of node.getChildren() as { getChildren(): unknown[]; constructor: { name: string } }[]) {
-        if (child.constructor.name === "MarkdownRenderable") n++;
-        walk(child);
-      }
-    };
-    walk(mounted!.setup.renderer.root);
-    return n;
-  };
+  const markdowns = (): number => renderablesOf(mounted!.setup.renderer.root, MarkdownRenderable).length;
   // 200 rows (5 screens of 20, at least 200): each answer is ~55 rows at 96 columns.
   expect(markdowns()).toBe(4);
   for (let i = 0; i < 60 && !mounted.frame().includes("earlier items"); i++) await mounted.keys((k) => k.pressKey("\x1b[5~"));
@@ -204,17 +194,7 @@ test("the first frame renders one screen of rows; right after it the window grow
   const store = createChatStore({ timeline: { items: items.slice(48), older: 448 } });
   const intents: ChatIntent[] = [];
   const setup = await testRender(<ChatApp store={store} onIntent={(i) => intents.push(i)} commands={[]} timelineWindow={100} />, { width: 100, height: 20, exitOnCtrlC: false });
-  const markdowns = (): number => {
-    let n = 0;
-    const walk = (node: { getChildren(): unknown[] }): void => {
-      for (const child of node.getChildren() as { getChildren(): unknown[]; constructor: { name: string } }[]) {
-        if (child.constructor.name === "MarkdownRenderable") n++;
-        walk(child);
-      }
-    };
-    walk(setup.renderer.root);
-    return n;
-  };
+  const markdowns = (): number => renderablesOf(setup.renderer.root, MarkdownRenderable).length;
   // What each frame drew, as it was drawn.
   const frames: { markdowns: number; asked: number; text: string }[] = [];
   setup.renderer.on("frame", () => frames.push({ markdowns: markdowns(), asked: intents.length, text: setup.captureCharFrame() }));

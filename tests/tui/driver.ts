@@ -4,7 +4,7 @@
  */
 import { act } from "react";
 import type { testRender } from "@opentui/react/test-utils";
-import { isEditBufferRenderable } from "@opentui/core";
+import { isEditBufferRenderable, type Renderable } from "@opentui/core";
 import type { MockInput } from "@opentui/core/testing";
 import type { SyncIoGuard } from "./sync-io-guard.ts";
 
@@ -66,4 +66,11 @@ export function tidy(frame: string): string {
     .map((l) => l.trimEnd())
     .join("\n")
     .replace(/\n+$/, "");
+}
+
+/** Every renderable of class `kind` under `node`, depth first (the tree the frame was drawn from). */
+export function renderablesOf<T extends Renderable>(node: Renderable, kind: abstract new (...args: never[]) => T, out: T[] = []): T[] {
+  if (node instanceof kind) out.push(node);
+  for (const child of node.getChildren()) renderablesOf(child, kind, out);
+  return out;
 }
