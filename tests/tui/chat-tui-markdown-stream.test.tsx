@@ -8,14 +8,13 @@
  * and its frame, highlighted, is the unchanged markdown's.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { act } from "react";
 import fc from "fast-check";
-import { CodeRenderable, MarkdownRenderable } from "@opentui/core";
+import { MarkdownRenderable } from "@opentui/core";
 import { createTestRenderer, MockTreeSitterClient } from "@opentui/core/testing";
 import { createMarkdownStyle } from "../../packages/chat-tui/src/markdown-style.ts";
 import { cutParseState, paragraphCuts, PARAGRAPH_PIECE_CHARS } from "../../packages/chat-tui/src/markdown/paragraph-pieces.ts";
 import { defaultTheme } from "../../packages/chat-tui/src/theme.ts";
-import { mountChat, renderablesOf, type Mounted } from "./chat-tui-setup.tsx";
+import { highlightedFrame, mountChat, renderablesOf, type Mounted } from "./chat-tui-setup.tsx";
 
 type Setup = Awaited<ReturnType<typeof createTestRenderer>>;
 let setup: Setup;
@@ -129,15 +128,7 @@ describe("through the chat view", () => {
   });
 
   async function highlighted(): Promise<string> {
-    for (let round = 0; round < 50; round++) {
-      const pending = renderablesOf(mounted.setup.renderer.root, CodeRenderable).filter((c) => c.isHighlighting);
-      if (round > 0 && pending.length === 0) break;
-      await act(async () => {
-        await Promise.all(pending.map((c) => c.highlightingDone));
-      });
-      await mounted.render();
-    }
-    return mounted.frame();
+    return highlightedFrame(mounted);
   }
 
   test("a long streamed paragraph is kept in pieces, and its highlighted frame is the unchanged markdown's", async () => {

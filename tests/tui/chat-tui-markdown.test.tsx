@@ -6,11 +6,9 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { act } from "react";
 import fc from "fast-check";
-import { CodeRenderable } from "@opentui/core";
 import { MARKDOWN_INLINE_PARSER } from "../../packages/chat-tui/src/markdown/parsers.ts";
-import { mountChat, renderablesOf, type Mounted } from "./chat-tui-setup.tsx";
+import { highlightedFrame, mountChat, type Mounted } from "./chat-tui-setup.tsx";
 
 let mounted: Mounted;
 let serial = 0;
@@ -27,15 +25,7 @@ afterAll(async () => {
 async function rendered(text: string): Promise<string> {
   serial += 1;
   await mounted.commit({ timeline: { items: [{ kind: "agent", id: `a${serial}`, author: "agent", text }] } });
-  for (let round = 0; round < 50; round++) {
-    const pending = renderablesOf(mounted.setup.renderer.root, CodeRenderable).filter((c) => c.isHighlighting);
-    if (round > 0 && pending.length === 0) break;
-    await act(async () => {
-      await Promise.all(pending.map((c) => c.highlightingDone));
-    });
-    await mounted.render();
-  }
-  const lines = mounted.frame().split("\n");
+  const lines = (await highlightedFrame(mounted)).split("\n");
   const start = lines.findIndex((l) => l.includes("● agent"));
   const end = lines.findIndex((l, i) => i > start && l.startsWith("╭"));
   expect(start).toBeGreaterThanOrEqual(0);

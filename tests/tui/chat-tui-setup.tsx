@@ -12,7 +12,8 @@ import {
   type ChatTheme,
   type MentionQuery,
 } from "chat-tui";
-import { driver, type Driver, type TestSetup } from "./driver.ts";
+import { CodeRenderable } from "@opentui/core";
+import { driver, renderablesOf, type Driver, type TestSetup } from "./driver.ts";
 
 export { renderablesOf, tidy } from "./driver.ts";
 
@@ -120,4 +121,17 @@ export async function mountChat(options: MountOptions = {}): Promise<Mounted> {
       });
     },
   };
+}
+
+/** Renders until no code block is still highlighting (at most 50 rounds), then the frame. */
+export async function highlightedFrame(mounted: Mounted): Promise<string> {
+  for (let round = 0; round < 50; round++) {
+    const pending = renderablesOf(mounted.setup.renderer.root, CodeRenderable).filter((c) => c.isHighlighting);
+    if (round > 0 && pending.length === 0) break;
+    await act(async () => {
+      await Promise.all(pending.map((c) => c.highlightingDone));
+    });
+    await mounted.render();
+  }
+  return mounted.frame();
 }
