@@ -5,7 +5,7 @@
  *
  *   bun scripts/build-start.ts [--if-possible] [--prune-all]
  *
- * `npm run build` runs it; so do `prepare` (npm install / npm ci in a checkout, with --if-possible: a build that
+ * `npm run build` runs it; so do `prepare` (scripts/prepare.mjs, when a Bun is installed: npm install / npm ci in a checkout, with --if-possible: a build that
  * cannot run leaves the sources in use and the install green) and `prepack` (the published package ships it).
  * It reads and writes only files in this checkout and downloads nothing.
  *
