@@ -6,6 +6,7 @@
  * file, line and key. A property test keeps the answer equal to the schema's output wherever it gives one.
  */
 import { LOG_LEVELS } from "../shared/log.ts";
+import { isPlainRecord } from "../shared/shape.ts";
 import { CONFIG_KEYS, MAX_CANCEL_GRACE_SECONDS, MAX_STALL_NOTICE_SECONDS, type BatonConfig } from "./schema.ts";
 
 type Fields = Record<string, unknown>;
@@ -15,28 +16,23 @@ const LEVELS: ReadonlySet<unknown> = new Set(LOG_LEVELS);
 const TARGET_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const FAILOVER: ReadonlySet<unknown> = new Set(["ask", "off"]);
 
-function isRecord(value: unknown): value is Fields {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
 
 const isTargetId = (value: unknown): value is string => typeof value === "string" && TARGET_ID.test(value);
 const isSeconds = (value: unknown, max: number): value is number => typeof value === "number" && Number.isFinite(value) && value > 0 && value <= max;
 /** The schema's `.default(d)`: only an absent value (undefined) takes the default; null does not. */
 const or = (value: unknown, otherwise: unknown): unknown => (value === undefined ? otherwise : value);
-const isEmpty = (value: unknown): boolean => value === undefined || (isRecord(value) && Object.keys(value).length === 0);
+const isEmpty = (value: unknown): boolean => value === undefined || (isPlainRecord(value) && Object.keys(value).length === 0);
 
 /** Every value of a plain record passes `ok` (and so do its keys). */
 function everyEntry(value: unknown, key: (k: string) => boolean, ok: (v: unknown) => boolean): value is Record<string, string> {
-  if (!isRecord(value)) return false;
+  if (!isPlainRecord(value)) return false;
   for (const [k, v] of Object.entries(value)) if (!key(k) || !ok(v)) return false;
   return true;
 }
 
 function notifyOf(value: unknown): BatonConfig["notify"] | undefined {
   if (value === undefined) return { enabled: true, afterSeconds: 20 };
-  if (!isRecord(value)) return undefined;
+  if (!isPlainRecord(value)) return undefined;
   for (const key of Object.keys(value)) if (key !== "enabled" && key !== "afterSeconds") return undefined;
   const enabled = or(value["enabled"], true);
   const afterSeconds = or(value["afterSeconds"], 20);

@@ -4,23 +4,15 @@
  * sure the schema accepts the value — anything else goes to the schema, which also words the problem. A property
  * test keeps it so on generated metas and their mutations.
  */
-type Fields = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Fields {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value) as unknown;
-  return proto === Object.prototype || proto === null;
-}
+import { isPlainRecord, optionalNumber, optionalString } from "../shared/shape.ts";
 
 const isString = (value: unknown): value is string => typeof value === "string";
 const isFilled = (value: unknown): boolean => typeof value === "string" && value.length > 0;
-const optionalString = (value: unknown): boolean => value === undefined || typeof value === "string";
-const optionalNumber = (value: unknown): boolean => value === undefined || (typeof value === "number" && Number.isFinite(value));
 const isSessionId = (value: unknown): boolean => typeof value === "string" && value.startsWith("bs_");
 
 function isLaunchSnapshot(value: unknown): boolean {
   return (
-    isRecord(value) &&
+    isPlainRecord(value) &&
     isString(value["harnessTargetId"]) &&
     isString(value["harness"]) &&
     isString(value["harnessSessionKey"]) &&
@@ -32,14 +24,14 @@ function isLaunchSnapshot(value: unknown): boolean {
 }
 
 function isHarnessSession(value: unknown): boolean {
-  if (!isRecord(value)) return false;
+  if (!isPlainRecord(value)) return false;
   const resume = value["resumeState"];
   return (
     isFilled(value["harnessTargetId"]) &&
     isFilled(value["harness"]) &&
     (value["launchSnapshot"] === undefined || isLaunchSnapshot(value["launchSnapshot"])) &&
     optionalString(value["harnessSessionId"]) &&
-    (resume === undefined || (isRecord(resume) && typeof resume["version"] === "number" && Number.isFinite(resume["version"]) && "data" in resume)) &&
+    (resume === undefined || (isPlainRecord(resume) && typeof resume["version"] === "number" && Number.isFinite(resume["version"]) && "data" in resume)) &&
     optionalString(value["model"]) &&
     optionalString(value["effort"]) &&
     optionalString(value["mode"]) &&
@@ -49,22 +41,22 @@ function isHarnessSession(value: unknown): boolean {
 }
 
 function isForkOrigin(value: unknown): boolean {
-  return isRecord(value) && isSessionId(value["batonSessionId"]) && typeof value["throughSeq"] === "number" && Number.isSafeInteger(value["throughSeq"]) && value["throughSeq"] >= 0;
+  return isPlainRecord(value) && isSessionId(value["batonSessionId"]) && typeof value["throughSeq"] === "number" && Number.isSafeInteger(value["throughSeq"]) && value["throughSeq"] >= 0;
 }
 
 function isAdoptionOrigin(value: unknown): boolean {
-  if (!isRecord(value) || !("importedThrough" in value)) return false;
+  if (!isPlainRecord(value) || !("importedThrough" in value)) return false;
   const session = value["session"];
-  if (!isRecord(session) || !isString(session["harnessTargetId"]) || !isString(session["harness"])) return false;
+  if (!isPlainRecord(session) || !isString(session["harnessTargetId"]) || !isString(session["harness"])) return false;
   const identity = session["identity"];
-  return isRecord(identity) && isString(identity["id"]);
+  return isPlainRecord(identity) && isString(identity["id"]);
 }
 
 /** True only for a value `sessionMetaSchema` accepts (false: let the schema decide). */
 export function isMetaShape(value: unknown): boolean {
-  if (!isRecord(value)) return false;
+  if (!isPlainRecord(value)) return false;
   const sessions = value["harnessSessions"];
-  if (!isRecord(sessions)) return false;
+  if (!isPlainRecord(sessions)) return false;
   for (const entry of Object.values(sessions)) if (!isHarnessSession(entry)) return false;
   return (
     isSessionId(value["batonSessionId"]) &&

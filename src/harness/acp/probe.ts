@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { AgentCapabilities, AuthMethod, InitializeResponse } from "@agentclientprotocol/sdk/unstable";
 import { SUPPORTED, type Capabilities, type SessionConfigOption } from "../capabilities.ts";
+import { isObjectRecord } from "../../shared/shape.ts";
 
 export const PROBE_VERSION = 1;
 
@@ -24,7 +25,6 @@ export interface AgentProbe {
   readonly probedAt: string;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const present = (value: unknown): boolean => value !== undefined && value !== null && value !== false;
 
 export function probeFromInitialize(command: readonly string[], response: InitializeResponse, now: Date): AgentProbe {
@@ -47,7 +47,7 @@ export function probeFromInitialize(command: readonly string[], response: Initia
 /** What Baton may ask of the session: the fallback chain tries resume, then load, then a new session. */
 export function sessionAbilities(probe: AgentProbe | undefined): { resume: boolean; load: boolean; close: boolean; list: boolean } {
   const caps = probe?.agentCapabilities;
-  const session = isObject(caps?.sessionCapabilities) ? (caps.sessionCapabilities as Record<string, unknown>) : {};
+  const session = isObjectRecord(caps?.sessionCapabilities) ? (caps.sessionCapabilities as Record<string, unknown>) : {};
   return { resume: present(session["resume"]), load: caps?.loadSession === true, close: present(session["close"]), list: present(session["list"]) };
 }
 
@@ -95,9 +95,9 @@ export function probePath(stateDir: string, targetId: string): string {
 export function readProbe(file: string, command: readonly string[]): AgentProbe | undefined {
   try {
     const value = JSON.parse(fs.readFileSync(file, "utf8")) as unknown;
-    if (!isObject(value) || value["version"] !== PROBE_VERSION || !Array.isArray(value["command"])) return undefined;
+    if (!isObjectRecord(value) || value["version"] !== PROBE_VERSION || !Array.isArray(value["command"])) return undefined;
     if (JSON.stringify(value["command"]) !== JSON.stringify(command)) return undefined;
-    if (!isObject(value["agentCapabilities"]) || !Array.isArray(value["authMethods"])) return undefined;
+    if (!isObjectRecord(value["agentCapabilities"]) || !Array.isArray(value["authMethods"])) return undefined;
     return value as unknown as AgentProbe;
   } catch {
     return undefined;

@@ -12,6 +12,7 @@ import type { ClientConnection, RequestPermissionResponse } from "@agentclientpr
 import type { StopReason } from "../../event/stop-reasons.ts";
 import type { InteractionResolution } from "../../event/interaction-types.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
+import { isObjectRecord } from "../../shared/shape.ts";
 import type { TurnId } from "../../shared/ids.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { BindingSink, EventSink, InteractionHandler, PromptInput, SendTurnResult } from "../contract.ts";
@@ -59,8 +60,6 @@ function realDelay(ms: number): Promise<void> {
     timer.unref?.();
   });
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A JSON-RPC error the agent answered (as opposed to the transport going away). */
 export function rpcErrorOf(error: unknown): { code: number; message: string; data?: unknown } | undefined {
@@ -139,7 +138,7 @@ export class AcpSession {
   }
 
   private onUpdate(params: unknown): void {
-    const sessionId = isObject(params) ? params["sessionId"] : undefined;
+    const sessionId = isObjectRecord(params) ? params["sessionId"] : undefined;
     if (this.replaying !== undefined && (sessionId === this.sessionId || this.sessionId === "")) {
       this.replaying.count++;
       return;
@@ -148,7 +147,7 @@ export class AcpSession {
       this.diagnostics.record("update:for another session", String(sessionId));
       return;
     }
-    const update = isObject(params) ? params["update"] : undefined;
+    const update = isObjectRecord(params) ? params["update"] : undefined;
     const result = this.mapper.map(update, this.active?.finished === false ? this.active.turnId : undefined);
     for (const draft of result.drafts) {
       if (draft.kind === "config_option_update") this.emitConfig(draft.turnId);
@@ -160,17 +159,17 @@ export class AcpSession {
   private async onPermission(params: unknown, signal: AbortSignal): Promise<RequestPermissionResponse> {
     const cancelled: RequestPermissionResponse = { outcome: { outcome: "cancelled" } };
     const turn = this.active;
-    const request = isObject(params) ? params : {};
+    const request = isObjectRecord(params) ? params : {};
     if (turn === undefined || turn.finished || request["sessionId"] !== this.sessionId) {
       this.diagnostics.record("permission:outside a turn", JSON.stringify(params)?.slice(0, 300) ?? "");
       return cancelled;
     }
-    const toolCall = isObject(request["toolCall"]) ? request["toolCall"] : {};
+    const toolCall = isObjectRecord(request["toolCall"]) ? request["toolCall"] : {};
     for (const draft of this.mapper.permissionToolCall(toolCall, turn.turnId)) this.emit(draft, params);
     const mapped = permissionDraft({
       ...(typeof toolCall["toolCallId"] === "string" ? { toolCallId: toolCall["toolCallId"] } : {}),
       title: typeof toolCall["title"] === "string" ? toolCall["title"] : null,
-      options: Array.isArray(request["options"]) ? request["options"].filter(isObject) : [],
+      options: Array.isArray(request["options"]) ? request["options"].filter(isObjectRecord) : [],
       kind: toolCall["kind"],
       rawInput: toolCall["rawInput"],
       locations: toolCall["locations"],

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { BatonError, describeError } from "../../shared/errors.ts";
+import { isObjectRecord } from "../../shared/shape.ts";
 
 /** Hook key → fingerprint, for one target. */
 export type HookFingerprints = Readonly<Record<string, string>>;
@@ -31,12 +32,8 @@ const LOCK_RETRY_MS = 20;
 
 type Parsed = { readonly ok: true; readonly whole: Record<string, unknown>; readonly targets: Record<string, HookFingerprints> } | { readonly ok: false; readonly error: string };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function errnoOf(error: unknown): string | undefined {
-  return isRecord(error) && typeof error["code"] === "string" ? error["code"] : undefined;
+  return isObjectRecord(error) && typeof error["code"] === "string" ? error["code"] : undefined;
 }
 
 /** Parse the whole file; structure errors are corruption, a non-string fingerprint is just not trusted. */
@@ -47,16 +44,16 @@ function parse(text: string): Parsed {
   } catch (error) {
     return { ok: false, error: `not valid JSON (${describeError(error)})` };
   }
-  if (!isRecord(value)) return { ok: false, error: "the top level is not an object" };
+  if (!isObjectRecord(value)) return { ok: false, error: "the top level is not an object" };
   const trust = value["trust"];
   if (trust === undefined) return { ok: true, whole: value, targets: {} };
-  if (!isRecord(trust)) return { ok: false, error: "`trust` is not an object" };
+  if (!isObjectRecord(trust)) return { ok: false, error: "`trust` is not an object" };
   const targets = trust["targets"];
   if (targets === undefined) return { ok: true, whole: value, targets: {} };
-  if (!isRecord(targets)) return { ok: false, error: "`trust.targets` is not an object" };
+  if (!isObjectRecord(targets)) return { ok: false, error: "`trust.targets` is not an object" };
   const out: Record<string, HookFingerprints> = {};
   for (const [targetId, hooks] of Object.entries(targets)) {
-    if (!isRecord(hooks)) return { ok: false, error: `\`trust.targets.${targetId}\` is not an object` };
+    if (!isObjectRecord(hooks)) return { ok: false, error: `\`trust.targets.${targetId}\` is not an object` };
     const fingerprints: Record<string, string> = {};
     for (const [key, fingerprint] of Object.entries(hooks)) if (typeof fingerprint === "string" && fingerprint !== "") fingerprints[key] = fingerprint;
     out[targetId] = fingerprints;
@@ -107,7 +104,7 @@ export class HookTrustStore {
       if (read.ok) whole = read.whole;
       else if (fs.existsSync(this.file)) fs.renameSync(this.file, `${this.file}.corrupt-${Date.now()}`);
       const targets = read.ok ? read.targets : {};
-      const trust = isRecord(whole["trust"]) ? whole["trust"] : {};
+      const trust = isObjectRecord(whole["trust"]) ? whole["trust"] : {};
       const next = {
         ...whole,
         trust: { ...trust, targets: { ...targets, [targetId]: { ...targets[targetId], ...fingerprints } } },
