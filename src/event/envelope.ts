@@ -1,6 +1,6 @@
 /** The event envelope (inventory §3.1), drafts, and decoding of stored lines. */
 import type { BatonSessionId, EventId, TargetId, TurnId } from "../shared/ids.ts";
-import { FAST_CHECKS } from "./fast-checks.ts";
+import { FAST_CHECKS, isMessageChunkPayload } from "./fast-checks.ts";
 import { EVENT_KINDS, isEventKind, type DraftPayloadOf, type EventKind, type PayloadOf } from "./kinds.ts";
 import { isStopReason } from "./stop-reasons.ts";
 
@@ -114,6 +114,34 @@ export function decodeEnvelope(value: unknown): DecodeResult {
   const kind = record["kind"];
   if (kind === "state_update" || kind === "_baton_turn_summary") return { ok: true, event: upgradeStopReason(record) as unknown as AnyEvent };
   return { ok: true, event: record as unknown as AnyEvent };
+}
+
+/**
+ * The read path's check of a parsed line, in one pass: true only when `decodeEnvelope(value)` accepts it as it
+ * is (the same object), its seq is above `previousSeq`, its scope names `batonSessionId` (when given) and its
+ * payload passes `validatePayload` — what a reader checks, answered without a result object for the lines that
+ * pass (nearly all). False means "not sure": the caller then runs the full checks, which refuse or accept the
+ * line and word the reason. Streamed message chunks, most of a ledger, are checked inline; other known kinds
+ * through `FAST_CHECKS` (a kind without one says false). A stop reason that `decodeEnvelope` would upgrade fails
+ * the fast check of its kind, so what passes here is never upgraded.
+ */
+export function isReadableEvent(value: unknown, previousSeq: number, batonSessionId: string | undefined): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const record = value as Record<string, unknown>;
+  const seq = record["seq"];
+  if (record["v"] !== ENVELOPE_VERSION || typeof seq !== "number" || !Number.isInteger(seq) || seq <= previousSeq) return false;
+  const kind = record["kind"];
+  if (typeof kind !== "string" || typeof record["eventId"] !== "string" || typeof record["ts"] !== "string") return false;
+  const source = record["source"] as { type?: unknown } | null;
+  if (typeof source !== "object" || source === null || typeof source.type !== "string") return false;
+  if (batonSessionId !== undefined) {
+    const scope = record["scope"] as { batonSessionId?: unknown } | null;
+    if (typeof scope !== "object" || scope === null || scope.batonSessionId !== batonSessionId) return false;
+  }
+  if (kind === "agent_message_chunk" || kind === "agent_thought_chunk") return isMessageChunkPayload(record["payload"]);
+  if (!("payload" in record)) return false;
+  // Unknown kinds are kept, not interpreted (EV-08).
+  return isEventKind(kind) ? FAST_CHECKS[kind]?.(record["payload"]) === true : true;
 }
 
 /**

@@ -40,6 +40,18 @@ function isChunk(idField: string): Check {
   return (payload) => isRecord(payload) && isId(payload[idField]) && isBlock(payload["content"]);
 }
 
+/**
+ * A streamed message chunk's payload (`agent_message_chunk`, `agent_thought_chunk`, `user_message_chunk`): a
+ * plain function, so the read path's hot check (`isReadableEvent`) calls it directly, without a lookup.
+ */
+export function isMessageChunkPayload(payload: unknown): boolean {
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) return false;
+  const messageId = (payload as Fields)["messageId"];
+  if (typeof messageId !== "string" || messageId.length === 0) return false;
+  const content = (payload as Fields)["content"];
+  return typeof content === "object" && content !== null && !Array.isArray(content) && typeof (content as Fields)["type"] === "string";
+}
+
 function isFullMessage(payload: unknown): boolean {
   return isRecord(payload) && isId(payload["messageId"]) && (payload["content"] === undefined || isBlocks(payload["content"]));
 }
@@ -115,9 +127,9 @@ function isStateUpdate(payload: unknown): boolean {
 }
 
 export const FAST_CHECKS: Readonly<Record<string, Check>> = {
-  agent_message_chunk: isChunk("messageId"),
-  agent_thought_chunk: isChunk("messageId"),
-  user_message_chunk: isChunk("messageId"),
+  agent_message_chunk: isMessageChunkPayload,
+  agent_thought_chunk: isMessageChunkPayload,
+  user_message_chunk: isMessageChunkPayload,
   tool_call_content_chunk: isChunk("toolCallId"),
   user_message: isUserMessage,
   agent_message: isFullMessage,

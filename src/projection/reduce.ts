@@ -110,9 +110,13 @@ function reduceKnown(state: ProjectionState, event: KnownEvent): ProjectionState
 }
 
 export function reduce(state: ProjectionState, event: AnyEvent): ProjectionState {
+  // A batch's run of chunks into one text block (`stream-tail.ts`): most of a load, folded before anything else.
+  return extendTail(state, event) ? state : reduceEvent(state, event);
+}
+
+/** `reduce` of an event the stream tail did not take: anything folded through here forgets the tail. */
+function reduceEvent(state: ProjectionState, event: AnyEvent): ProjectionState {
   if (event.seq <= state.lastSeq || !isKnownEvent(event)) return state;
-  // A batch's run of chunks into one text block (`stream-tail.ts`); anything else forgets the run.
-  if (extendTail(state, event)) return state;
   forgetTail();
   const opened = openDraft();
   try {
@@ -144,8 +148,9 @@ export function replay(events: Iterable<AnyEvent>, from: ProjectionState = initi
  * keeps `reduce`: the controller checks each transition before appending.
  */
 export function reduceStored(state: ProjectionState, event: AnyEvent): ProjectionState {
+  if (extendTail(state, event)) return state; // a chunk the stream tail folds changes no attempt
   const anomalies = state.attemptAnomalies;
-  const next = reduce(state, event);
+  const next = reduceEvent(state, event);
   if (next.attemptAnomalies !== anomalies) {
     const anomaly = next.attemptAnomalies.at(-1);
     if (anomaly !== undefined) {

@@ -42,9 +42,13 @@ function textOfChunk(event: AnyEvent): string | undefined {
   return typeof content.text === "string" ? content.text : undefined;
 }
 
-/** Folds `event` into `state` when it continues the tail (then true: `state` now holds it); else false. */
+/**
+ * Folds `event` into `state` when it continues the tail (then true: `state` now holds it); else false. The
+ * reducer asks this first, before anything else (`reduce`, `reduceStored`): so the function a load runs for
+ * nine events in ten stays this small one, and the full reducer is compiled for the rest only.
+ */
 export function extendTail(state: ProjectionState, event: AnyEvent): boolean {
-  if (state !== tailState || tailBlock === undefined || tailDraft !== draftNumber() || tailDraft === 0) return false;
+  if (state !== tailState || tailBlock === undefined || tailDraft !== draftNumber() || tailDraft === 0 || event.seq <= state.lastSeq) return false;
   if (event.kind !== tailKind || (event.turnId ?? null) !== tailTurnId) return false;
   if ((event.payload as { messageId?: unknown }).messageId !== tailMessageId) return false;
   const text = textOfChunk(event);
