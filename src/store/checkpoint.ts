@@ -16,11 +16,9 @@
 import fs from "node:fs";
 import * as path from "node:path";
 import type { AnyEvent } from "../event/envelope.ts";
-import { BatonError, describeError } from "../shared/errors.ts";
+import { describeError } from "../shared/errors.ts";
 import { closeQuietly, isErrno, writeFileAtomic } from "./files.ts";
 import type { Ledger, LedgerPosition } from "./ledger.ts";
-import { lineNumberAt } from "./ledger-lines.ts";
-import { LedgerLineError, type LocatedEvent } from "./ledger-read.ts";
 import { digestPrefix, digestShapeProblem, fullBlocksOf, verifyPrefix, verifyPrefixSync, type PrefixDigest } from "./ledger-digest.ts";
 import { stringifyPieces } from "./sliced-json.ts";
 import { CheckpointNodes } from "./checkpoint-nodes.ts";
@@ -148,36 +146,15 @@ function replay<S>(ledger: Ledger, fold: StateFold<S>, initial: S, from: number,
   const run = (): S => {
     let state = initial;
     const options = { fromOffset: from, toOffset: position.byteOffset, afterSeq };
-    ledger.forEachEvent(options, (event, start, end, line) => {
-      try {
-        state = fold.fold(state, event);
-      } catch (error) {
-        throw foldError(ledger, { event, start, end, line }, error);
-      }
+    // A fold that refuses an event (or breaks on it) fails the load naming the line, like a corrupt line.
+    ledger.forEachEvent(options, (event) => {
+      state = fold.fold(state, event);
       replayed++;
     });
     return state;
   };
   const state = fold.batch === undefined ? run() : fold.batch(run);
   return { state, fromCheckpoint: from > 0, replayed, position };
-}
-
-/** A fold that refuses an event (or breaks on it) fails the load naming the line, like a corrupt line. */
-function foldError(ledger: Ledger, located: LocatedEvent, error: unknown): BatonError {
-  return new LedgerLineError(ledger.path, located.line ?? lineNumberOf(ledger.path, located.start), describeError(error), error);
-}
-
-function lineNumberOf(file: string, offset: number): number | string {
-  try {
-    const fd = fs.openSync(file, "r");
-    try {
-      return lineNumberAt(fd, offset);
-    } finally {
-      closeQuietly(fd);
-    }
-  } catch {
-    return `byte ${offset}`;
-  }
 }
 
 function restoreCheckpoint<S>(ledger: Ledger, fold: StateFold<S>, deferDigest: boolean): Restored<S> {

@@ -50,16 +50,19 @@ export function* readLines(fd: number, from: number, to: number, firstLine?: num
   for (const batch of readLineBatches(fd, from, to, firstLine, chunkBytes)) yield* batch;
 }
 
+/** One read's complete lines: `buffer[0, end)` (valid until the next step), its first byte at file offset `base`. */
+export interface LineChunk {
+  readonly buffer: Buffer;
+  readonly end: number;
+  readonly base: number;
+}
+
 /**
- * `readLines` a read at a time: the complete lines of each read of `chunkBytes`, in order (a load takes
- * them so, without a generator step per line).
- *
- * Each read is decoded once (up to its last `\n`, so no UTF-8 sequence is cut) and split as a string;
- * byte offsets come from a parallel memchr walk over the same newlines in the buffer.
+ * The complete lines in [from, to) a read of `chunkBytes` at a time, as bytes: each chunk ends at its read's last
+ * `\n` (so no line and no UTF-8 sequence is cut); the bytes after it start the next chunk.
  */
-export function* readLineBatches(fd: number, from: number, to: number, firstLine?: number, chunkBytes: number = READ_CHUNK): Generator<RawLine[]> {
+export function* readLineChunks(fd: number, from: number, to: number, chunkBytes: number = READ_CHUNK): Generator<LineChunk> {
   let position = from;
-  let lineNo = firstLine;
   // One buffer for the whole read: the bytes after the last newline move to its front and the next read
   // fills the rest (a buffer per chunk plus a concat of the carried bytes was a tenth of an open's time).
   let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(chunkBytes, to - from)));
@@ -81,25 +84,59 @@ export function* readLineBatches(fd: number, from: number, to: number, firstLine
       held = filled;
       continue;
     }
-    const text = buffer.toString("utf8", 0, lastNl + 1);
-    // One UTF-16 unit per byte (ASCII, as ledgers nearly always are): char offsets are byte offsets.
-    const sameOffsets = text.length === lastNl + 1;
-    const lines: RawLine[] = [];
-    let byteStart = 0;
-    let charStart = 0;
-    while (byteStart <= lastNl) {
-      const charNl = text.indexOf("\n", charStart);
-      const byteNl = sameOffsets ? charNl : buffer.indexOf(NEWLINE, byteStart);
-      const end = charNl > charStart && text.charCodeAt(charNl - 1) === CR ? charNl - 1 : charNl;
-      const line = text.slice(charStart, end);
-      const number = lineNo;
-      if (lineNo !== undefined) lineNo++;
-      if (!isBlank(line)) lines.push({ text: line, start: base + byteStart, end: base + byteNl + 1, line: number });
-      byteStart = byteNl + 1;
-      charStart = charNl + 1;
-    }
+    yield { buffer, end: lastNl + 1, base };
     held = filled - (lastNl + 1);
     if (held > 0) buffer.copyWithin(0, lastNl + 1, filled);
+  }
+}
+
+/**
+ * The lines of a chunk, blank ones left out, and how many `\n` it holds (blank lines included: the next chunk's
+ * first line number is `firstLine + count`). The chunk is decoded once and split as a string; byte offsets come
+ * from a parallel memchr walk over the same newlines in the buffer.
+ */
+export function splitLines(chunk: LineChunk, firstLine: number | undefined): { readonly lines: RawLine[]; readonly count: number } {
+  const { buffer, end: chunkEnd, base } = chunk;
+  const text = buffer.toString("utf8", 0, chunkEnd);
+  // One UTF-16 unit per byte (ASCII, as ledgers nearly always are): char offsets are byte offsets.
+  const sameOffsets = text.length === chunkEnd;
+  const lines: RawLine[] = [];
+  let lineNo = firstLine;
+  let count = 0;
+  let byteStart = 0;
+  let charStart = 0;
+  while (byteStart < chunkEnd) {
+    const charNl = text.indexOf("\n", charStart);
+    const byteNl = sameOffsets ? charNl : buffer.indexOf(NEWLINE, byteStart);
+    const end = charNl > charStart && text.charCodeAt(charNl - 1) === CR ? charNl - 1 : charNl;
+    const line = text.slice(charStart, end);
+    const number = lineNo;
+    if (lineNo !== undefined) lineNo++;
+    count++;
+    if (!isBlank(line)) lines.push({ text: line, start: base + byteStart, end: base + byteNl + 1, line: number });
+    byteStart = byteNl + 1;
+    charStart = charNl + 1;
+  }
+  return { lines, count };
+}
+
+/** The `index`-th line (0-based, blank lines counted) of a chunk, as `splitLines` would give it. */
+export function lineOfChunk(chunk: LineChunk, index: number, firstLine: number | undefined): RawLine {
+  let start = 0;
+  for (let i = 0; i < index; i++) start = chunk.buffer.indexOf(NEWLINE, start) + 1;
+  const nl = chunk.buffer.indexOf(NEWLINE, start);
+  return { text: decodeLine(chunk.buffer, start, nl), start: chunk.base + start, end: chunk.base + nl + 1, line: firstLine === undefined ? undefined : firstLine + index };
+}
+
+/**
+ * `readLines` a read at a time: the complete lines of each read of `chunkBytes`, in order (without a generator
+ * step per line).
+ */
+export function* readLineBatches(fd: number, from: number, to: number, firstLine?: number, chunkBytes: number = READ_CHUNK): Generator<RawLine[]> {
+  let lineNo = firstLine;
+  for (const chunk of readLineChunks(fd, from, to, chunkBytes)) {
+    const { lines, count } = splitLines(chunk, lineNo);
+    if (lineNo !== undefined) lineNo += count;
     yield lines;
   }
 }

@@ -7,10 +7,10 @@
  * marked `fatal` exactly when a reader would refuse it, so doctor and open agree.
  */
 import fs from "node:fs";
-import { decodeEnvelope, isReadableEvent, validatePayload, type AnyEvent } from "../event/envelope.ts";
+import { decodeEnvelope, validatePayload, type AnyEvent } from "../event/envelope.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import { closeQuietly } from "./files.ts";
-import { findTail, lineNumberAt, readLineBatches, readLines, type RawLine } from "./ledger-lines.ts";
+import { findTail, lineNumberAt, readLines, type RawLine } from "./ledger-lines.ts";
 
 export interface LocatedEvent {
   readonly event: AnyEvent;
@@ -116,42 +116,6 @@ export function* readEventsFromFd(
     previousSeq = event.seq;
     yield { event, start: raw.start, end: raw.end, line: raw.line };
   }
-}
-
-/** One event of a load: its line's byte range and 1-based number (when reading started at a known line). */
-export type VisitEvent = (event: AnyEvent, start: number, end: number, line: number | undefined) => void;
-
-/**
- * `readEventsFromFd` for a load: the same events, decoded and checked the same way, handed to `visit` a read's
- * lines at a time — no generator step and no located record per event (a load folds 100k of them in a row). A
- * line that `isReadableEvent` passes is folded as parsed; any other takes the full checks (`checkedLine`), which
- * refuse it naming `file:line` or accept it.
- */
-export function forEachEvent(fd: number, file: string, from: number, to: number, firstLine: number | undefined, checks: ReadChecks, visit: VisitEvent): void {
-  let previousSeq = checks.afterSeq ?? 0;
-  const sessionId = checks.batonSessionId;
-  for (const lines of readLineBatches(fd, from, to, firstLine)) {
-    for (let i = 0; i < lines.length; i++) {
-      const raw = lines[i]!;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(raw.text);
-      } catch {
-        parsed = undefined; // `checkedLine` parses it again and words the error
-      }
-      const event = isReadableEvent(parsed, previousSeq, sessionId) ? (parsed as AnyEvent) : checkedLine(fd, file, raw, previousSeq, sessionId);
-      previousSeq = event.seq;
-      visit(event, raw.start, raw.end, raw.line);
-    }
-  }
-}
-
-/** A line decoded and checked the slow way: its event, or `ledger_corrupt` naming `file:line`. */
-function checkedLine(fd: number, file: string, raw: RawLine, previousSeq: number, sessionId: string | undefined): AnyEvent {
-  const event = decodeLineOrThrow(fd, file, raw);
-  const problem = checkEvent(event, previousSeq, sessionId);
-  if (problem !== undefined) throw corruptLineError(fd, file, raw, problem.reason);
-  return event;
 }
 
 /** Read every event of a ledger file (without opening it for writing), checked like `Ledger.readEvents`. Torn tail ignored. */

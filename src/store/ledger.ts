@@ -25,7 +25,8 @@ import type { BatonSessionId, IdSource } from "../shared/ids.ts";
 import { silentLogger, type Logger } from "../shared/log.ts";
 import { FILE_MODE, closeQuietly, errnoCode, isoTime } from "./files.ts";
 import { findTail, lineEndingAt, readAt } from "./ledger-lines.ts";
-import { decodeLine, decodeLineOrThrow, forEachEvent, readEventsFromFd, type LocatedEvent, type VisitEvent } from "./ledger-read.ts";
+import { decodeLine, decodeLineOrThrow, readEventsFromFd, type LocatedEvent } from "./ledger-read.ts";
+import { forEachEvent, type VisitEvent } from "./ledger-load.ts";
 import { boundRaw, ioError, serialize, stampDraft, writeFully, writeSidecar } from "./ledger-files.ts";
 
 /** A draft the host has attributed (source stamped); the store stamps the rest. */
@@ -328,7 +329,7 @@ export class Ledger {
     return readEventsFromFd(this.fd, this.path, from, to, firstLine, { batonSessionId: this.batonSessionId, afterSeq: options.afterSeq ?? 0 });
   }
 
-  /** `readEvents` for a load: each event to `visit`, checked the same way (`forEachEvent` in ledger-read.ts). */
+  /** `readEvents` for a load: each event to `visit`, checked the same way (`forEachEvent` in ledger-load.ts). */
   forEachEvent(options: { readonly fromOffset?: number; readonly toOffset?: number; readonly afterSeq?: number }, visit: VisitEvent): void {
     this.assertOpen();
     this.flushQuietly();

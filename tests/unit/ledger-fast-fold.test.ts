@@ -20,6 +20,7 @@ import { createUlidSource, type BatonSessionId } from "../../src/shared/ids.ts";
 import { loadState } from "../../src/store/checkpoint.ts";
 import { openLedger } from "../../src/store/ledger.ts";
 import { LedgerLineError } from "../../src/store/ledger-read.ts";
+import { forEachEvent, loadChunks } from "../../src/store/ledger-load.ts";
 
 const SESSION = "bs_01KFASTFOLD00000000000000000" as BatonSessionId;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-fast-fold-"));
@@ -171,18 +172,40 @@ function loadFold(file: string): Outcome {
   });
 }
 
+/** `loadFold` with reads of `chunkBytes`: a ledger's chunks then go both ways (parsed whole, or by lines) in one load. */
+function chunkedLoadFold(file: string, chunkBytes: number): Outcome {
+  return outcomeOf(() => {
+    // Opened as `loadFold` opens it (the open reads and checks the last line), then read with its own fd.
+    const ledger = openLedger({ path: file, batonSessionId: SESSION, clock: systemClock, ids: createUlidSource(), readOnly: true });
+    const fd = fs.openSync(file, "r");
+    try {
+      return storedProjectionFold.batch(() => {
+        let state = initialState(SESSION);
+        forEachEvent(fd, file, 0, ledger.byteLength, 1, { batonSessionId: SESSION }, (event) => (state = storedProjectionFold.fold(state, event)), chunkBytes);
+        return state;
+      });
+    } finally {
+      fs.closeSync(fd);
+      void ledger.close();
+    }
+  });
+}
+
 describe("the load's fast fold", () => {
   test("≡ the full reduce, event by event, on generated ledgers (state deep-equal, or the same error)", () => {
     const extendedBefore = streamTail.extended;
+    const chunksBefore = { ...loadChunks };
     let errors = 0;
     let states = 0;
     fc.assert(
-      fc.property(fc.array(entry, { maxLength: 40 }), fc.option(fc.constantFrom('{"v":3,"seq":', "{}", "x"), { nil: undefined }), (entries, torn) => {
+      fc.property(fc.array(entry, { maxLength: 40 }), fc.option(fc.constantFrom('{"v":3,"seq":', "{}", "x"), { nil: undefined }), fc.integer({ min: 16, max: 2048 }), (entries, torn, chunkBytes) => {
         const file = writeLedger(entries, torn);
         const expected = referenceFold(file);
         const actual = loadFold(file);
+        const chunked = chunkedLoadFold(file, chunkBytes);
         fs.rmSync(file);
         expect(actual).toEqual(expected);
+        expect(chunked).toEqual(expected);
         if ("error" in expected) errors++;
         else states++;
       }),
@@ -192,6 +215,9 @@ describe("the load's fast fold", () => {
     expect(streamTail.extended - extendedBefore).toBeGreaterThan(100);
     expect(states).toBeGreaterThan(50);
     expect(errors).toBeGreaterThan(5);
+    // Both ways of reading a chunk were taken (Bun's JSONL parser, and line by line).
+    expect(loadChunks.parsed - chunksBefore.parsed).toBeGreaterThan(30);
+    expect(loadChunks.byLine - chunksBefore.byLine).toBeGreaterThan(30);
   });
 
   test("a long run of chunks with unicode and escapes: one text block, the same as the full reduce", () => {

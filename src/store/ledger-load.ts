@@ -1,0 +1,143 @@
+/**
+ * The load's read of a ledger (`Ledger.forEachEvent`, what `loadState` folds): every complete line parsed and
+ * checked as `readEventsFromFd` checks it (the JSON, the envelope, the payload, the seq, the scope), handed to
+ * `visit` in order; the first line that fails — or that `visit` throws on — is `ledger_corrupt` naming
+ * `file:line`, and nothing after it is read.
+ *
+ * Each read (`LOAD_CHUNK`) is parsed whole by Bun's JSONL parser (`Bun.JSONL.parseChunk`, straight from the bytes: no
+ * decoded string, no slice per line, no `JSON.parse` call per line) when that is provably the same as parsing
+ * its lines one by one: the chunk is valid UTF-8 without a byte order mark, the parser took all of it, and it
+ * gave exactly one value per `\n` — the parser needs a `\n` between two values, so no two share a line, and one
+ * value per line leaves no line holding part of one (or nothing). Anything else — a blank line, a line that is
+ * not JSON, a value across lines, invalid UTF-8 — reads that chunk line by line as before (`splitLines`), where
+ * the error is found and worded. Values that pass `isReadableEvent` are folded as parsed; any other takes the
+ * full checks, which accept it (a rarer kind, an upgraded stop reason) or refuse it at its line.
+ */
+import { isAscii, isUtf8 } from "node:buffer";
+import { decodeEnvelope, isReadableEvent, type AnyEvent } from "../event/envelope.ts";
+import { describeError } from "../shared/errors.ts";
+import { lineNumberAt, lineOfChunk, readLineChunks, splitLines, type LineChunk, type RawLine } from "./ledger-lines.ts";
+import { checkEvent, corruptLineError, decodeLineOrThrow, LedgerLineError, type ReadChecks } from "./ledger-read.ts";
+
+/** One event of a load, checked. A visit that throws fails the load at the event's line. */
+export type VisitEvent = (event: AnyEvent) => void;
+
+const NEWLINE = 0x0a;
+
+/**
+ * A load reads 256 KiB at a time, not the line reader's 4 MiB: Bun's JSONL parser on a 100k-event, 108 MB ledger
+ * (bench/ledger.ts `--child full`, 11 rounds alternated with the floor): 4 MiB 1.41× (1.27–1.74) of the floor,
+ * 1 MiB 1.36×, 256 KiB 1.31× (1.15–1.50); peak RSS 140 → 110 MB (fewer parsed values alive at once).
+ */
+const LOAD_CHUNK = 256 * 1024;
+const indexOfByte = Uint8Array.prototype.indexOf;
+
+/** What the checks of a load carry from line to line. */
+interface LoadCursor {
+  readonly fd: number;
+  readonly file: string;
+  readonly sessionId: string | undefined;
+  readonly visit: VisitEvent;
+  previousSeq: number;
+}
+
+/** How many chunks each way took (tests: both ways are exercised). */
+export const loadChunks = { parsed: 0, byLine: 0 };
+
+/** The events of the complete lines in [from, to) to `visit`, checked; `firstLine` is the number of the line at `from`. */
+export function forEachEvent(
+  fd: number,
+  file: string,
+  from: number,
+  to: number,
+  firstLine: number | undefined,
+  checks: ReadChecks,
+  visit: VisitEvent,
+  chunkBytes: number = LOAD_CHUNK,
+): void {
+  const cursor: LoadCursor = { fd, file, sessionId: checks.batonSessionId, visit, previousSeq: checks.afterSeq ?? 0 };
+  let lineNo = firstLine;
+  for (const chunk of readLineChunks(fd, from, to, chunkBytes)) {
+    const values = valuesOfChunk(chunk);
+    if (values === undefined) loadChunks.byLine++;
+    else loadChunks.parsed++;
+    const count = values === undefined ? foldLines(cursor, chunk, lineNo) : foldValues(cursor, chunk, values, lineNo);
+    if (lineNo !== undefined) lineNo += count;
+  }
+}
+
+/** The chunk's values, one per line, when Bun's JSONL parser provably parses it as its lines would be; else undefined. */
+function valuesOfChunk(chunk: LineChunk): unknown[] | undefined {
+  const { buffer, end } = chunk;
+  // A byte order mark is not JSON (the line reader refuses it), and the JSONL parser would skip it.
+  if (end >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf) return undefined;
+  // Invalid UTF-8 is decoded with replacement characters by the line reader: leave it that rule.
+  const bytes = buffer.subarray(0, end);
+  if (!isAscii(bytes) && !isUtf8(bytes)) return undefined;
+  const parsed = Bun.JSONL.parseChunk(buffer, 0, end);
+  if (parsed.error !== null) return undefined;
+  const values = parsed.values;
+  // `Uint8Array#indexOf` (the engine's own, ~40 ns a call) rather than `Buffer#indexOf` (~110 ns): 100k calls per 100 MB.
+  let lines = 0;
+  for (let at = indexOfByte.call(buffer, NEWLINE, 0); at !== -1 && at < end; at = indexOfByte.call(buffer, NEWLINE, at + 1)) lines++;
+  return lines === values.length ? values : undefined;
+}
+
+/** Checks and folds a chunk's values (value `i` is its line `i`); returns the chunk's line count. */
+function foldValues(cursor: LoadCursor, chunk: LineChunk, values: unknown[], firstLine: number | undefined): number {
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i];
+    const event = isReadableEvent(value, cursor.previousSeq, cursor.sessionId) ? (value as AnyEvent) : checkedValue(cursor, value, chunk, i, firstLine);
+    cursor.previousSeq = event.seq;
+    try {
+      cursor.visit(event);
+    } catch (error) {
+      throw visitError(cursor, lineOfChunk(chunk, i, firstLine), error);
+    }
+  }
+  return values.length;
+}
+
+/** The full checks of a parsed value (as `decodeLine` + `checkEvent`): its event, or `ledger_corrupt` at its line. */
+function checkedValue(cursor: LoadCursor, value: unknown, chunk: LineChunk, index: number, firstLine: number | undefined): AnyEvent {
+  const decoded = decodeEnvelope(value);
+  if (!decoded.ok) throw corruptLineError(cursor.fd, cursor.file, lineOfChunk(chunk, index, firstLine), decoded.reason);
+  const problem = checkEvent(decoded.event, cursor.previousSeq, cursor.sessionId);
+  if (problem !== undefined) throw corruptLineError(cursor.fd, cursor.file, lineOfChunk(chunk, index, firstLine), problem.reason);
+  return decoded.event;
+}
+
+/** A chunk the JSONL parser did not take, line by line; returns its line count (blank lines included). */
+function foldLines(cursor: LoadCursor, chunk: LineChunk, firstLine: number | undefined): number {
+  const { lines, count } = splitLines(chunk, firstLine);
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw.text);
+    } catch {
+      parsed = undefined; // `checkedLine` parses it again and words the error
+    }
+    const event = isReadableEvent(parsed, cursor.previousSeq, cursor.sessionId) ? (parsed as AnyEvent) : checkedLine(cursor, raw);
+    cursor.previousSeq = event.seq;
+    try {
+      cursor.visit(event);
+    } catch (error) {
+      throw visitError(cursor, raw, error);
+    }
+  }
+  return count;
+}
+
+/** A line decoded and checked the slow way: its event, or `ledger_corrupt` naming `file:line`. */
+function checkedLine(cursor: LoadCursor, raw: RawLine): AnyEvent {
+  const event = decodeLineOrThrow(cursor.fd, cursor.file, raw);
+  const problem = checkEvent(event, cursor.previousSeq, cursor.sessionId);
+  if (problem !== undefined) throw corruptLineError(cursor.fd, cursor.file, raw, problem.reason);
+  return event;
+}
+
+/** A visit (the fold) that refuses an event, or breaks on it, fails the load naming the line, like a corrupt line. */
+function visitError(cursor: LoadCursor, raw: RawLine, error: unknown): LedgerLineError {
+  return new LedgerLineError(cursor.file, raw.line ?? lineNumberAt(cursor.fd, raw.start), describeError(error), error);
+}
