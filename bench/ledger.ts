@@ -19,7 +19,8 @@
  * it as the TUI does) and without, peak RSS, append per streamed event,
  * first append after open, fsync'd durable append, and the background checkpoint write.
  *
- * `--open-only`: only the figures of the open without a checkpoint — the floor, the store's open and the real open
+ * `--open-only`: only the figures of the open without a checkpoint — the floor (and, for information, the floor with
+ * Bun's JSONL parser, the one the load uses), the store's open and the real open
  * path on the 100k and on an empty session — alternated in fresh processes (nothing else runs, so the rounds are
  * close together). `--against <checkout>` (e.g. `/tmp/base` at main) adds that checkout's store open and real open
  * of the same session to every round (its own `bench/ledger.ts --child`), so this code and that are A/B'd in one
@@ -139,6 +140,35 @@ function floorChild(file: string): void {
   console.log(JSON.stringify({ openSeconds, ...cpuSince(cpu), replayed: lines, fromCheckpoint: false, peakRssMb: peakRssMb(), baselineRssMb: 0 }));
 }
 
+/** The floor with the parser the load uses: Bun's JSONL parser over reads of 256 KiB (what no check or fold adds to). */
+function jsonlFloorChild(file: string): void {
+  const cpu = threadCpu();
+  const started = Bun.nanoseconds();
+  const fd = fs.openSync(file, "r");
+  const size = fs.fstatSync(fd).size;
+  let buffer = Buffer.allocUnsafe(256 * 1024);
+  let position = 0;
+  let held = 0;
+  let lines = 0;
+  while (position < size) {
+    if (held === buffer.byteLength) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.byteLength)]);
+    const got = fs.readSync(fd, buffer, held, buffer.byteLength - held, position);
+    position += got;
+    const filled = held + got;
+    const lastNl = buffer.lastIndexOf(0x0a, filled - 1);
+    if (lastNl === -1) {
+      held = filled;
+      continue;
+    }
+    lines += Bun.JSONL.parseChunk(buffer, 0, lastNl + 1).values.length;
+    held = filled - lastNl - 1;
+    buffer.copyWithin(0, lastNl + 1, filled);
+  }
+  fs.closeSync(fd);
+  const openSeconds = (Bun.nanoseconds() - started) / 1e9;
+  console.log(JSON.stringify({ openSeconds, ...cpuSince(cpu), replayed: lines, fromCheckpoint: false, peakRssMb: peakRssMb(), baselineRssMb: 0 }));
+}
+
 /**
  * The real open path, as `baton exec` takes it: from process start (`performance.now()` counts from it) through
  * loading the app's modules, the config, the store and `openSessionIn` to a session ready for its turn.
@@ -158,6 +188,7 @@ async function appChild(id: string): Promise<void> {
 
 async function child(mode: string, file: string): Promise<void> {
   if (mode === "floor") return floorChild(file);
+  if (mode === "floor-jsonl") return jsonlFloorChild(file);
   if (mode.startsWith("app-")) return appChild(file);
   const turnId = "t_01KBENCHAPPEND00000000000000" as TurnId;
   if (mode === "appends") {
@@ -234,8 +265,8 @@ function openOnly(file: string, dir: string, options: { readonly app: { readonly
   const clean = (): void => {
     for (const name of fs.readdirSync(dir).filter((n) => n.startsWith("checkpoint"))) fs.rmSync(path.join(dir, name), { force: true });
   };
-  type Mode = "floor" | "full" | "app-empty" | "app-full" | "base-full" | "base-app-empty" | "base-app-full";
-  const modes: Mode[] = ["floor", "full", "app-empty", "app-full"];
+  type Mode = "floor" | "floor-jsonl" | "full" | "app-empty" | "app-full" | "base-full" | "base-app-empty" | "base-app-full";
+  const modes: Mode[] = ["floor", "floor-jsonl", "full", "app-empty", "app-full"];
   if (otherScript !== undefined) modes.push("base-full", "base-app-empty", "base-app-full");
   const runs = Object.fromEntries(modes.map((mode) => [mode, [] as OpenReport[]])) as Record<Mode, OpenReport[]>;
   for (let round = 0; round < ROUNDS; round++) {
@@ -250,7 +281,7 @@ function openOnly(file: string, dir: string, options: { readonly app: { readonly
     }
   }
   clean();
-  if (modes.some((mode) => mode !== "floor" && mode.endsWith("full") && runs[mode].some((r) => r.fromCheckpoint))) throw new Error("an open without a checkpoint used one");
+  if (modes.some((mode) => !mode.startsWith("floor") && mode.endsWith("full") && runs[mode].some((r) => r.fromCheckpoint))) throw new Error("an open without a checkpoint used one");
   const seconds = (mode: Mode, round: number): number => runs[mode][round]!.openSeconds;
   const ms = (mode: Mode) => spreadOf(runs[mode].map((r) => r.openSeconds * 1000));
   const perRound = (ratio: (round: number) => number) => spreadOf(Array.from({ length: ROUNDS }, (_, round) => ratio(round)));
@@ -268,6 +299,8 @@ function openOnly(file: string, dir: string, options: { readonly app: { readonly
   };
   cpuLine("floor", "floor");
   cpuLine("full", "open");
+  line("floor with Bun's JSONL parser (the load's parser, 256 KiB reads)", withSpread(ms("floor-jsonl"), "ms"));
+  line("  open ÷ that floor, per round: what the checks and the fold add", times(perRound((round) => seconds("full", round) / seconds("floor-jsonl", round))));
   line("  open ÷ floor, CPU of all threads, per round", times(perRound((round) => (cpuOf("full", round, "mainCpuMs") + cpuOf("full", round, "otherCpuMs")) / (cpuOf("floor", round, "mainCpuMs") + cpuOf("floor", round, "otherCpuMs")))));
   line("app open (process start → session ready), empty", withSpread(ms("app-empty"), "ms"));
   line("app open, 100k without a checkpoint", withSpread(ms("app-full"), "ms"));
