@@ -5,7 +5,7 @@
  * the disk had just filled up: a ledger write first gets a short write (half its bytes), the way a real full
  * disk tears a line. Unset (production): one comparison per write, no effect.
  */
-import type { LedgerIo } from "./ledger.ts";
+import type { LedgerIo } from "./ledger-io.ts";
 
 export const WRITE_SITES = ["ledger", "meta", "project", "session", "lock", "checkpoint", "sidecar", "log", "plugin"] as const;
 export type WriteSite = (typeof WRITE_SITES)[number];

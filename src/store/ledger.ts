@@ -26,6 +26,7 @@ import { silentLogger, type Logger } from "../shared/log.ts";
 import { FILE_MODE, closeQuietly, errnoCode, isoTime } from "./files.ts";
 import { findTail, lineEndingAt, readAt } from "./ledger-lines.ts";
 import { decodeLine, decodeLineOrThrow, readEventsFromFd, type LocatedEvent } from "./ledger-read.ts";
+import { nodeLedgerIo, type LedgerIo } from "./ledger-io.ts";
 import { forEachEvent, type VisitEvent } from "./ledger-load.ts";
 import { boundRaw, ioError, serialize, stampDraft, writeFully, writeSidecar } from "./ledger-files.ts";
 
@@ -45,19 +46,7 @@ export interface TornTailRepair {
   readonly bytes: number;
 }
 
-/** The few syscalls append and sync make; tests replace them to inject ENOSPC and short writes. */
-export interface LedgerIo {
-  /** Write `data` at the end (O_APPEND); returns the bytes written, which may be fewer than asked. */
-  writeSync(fd: number, data: string | Uint8Array): number;
-  ftruncateSync(fd: number, length: number): void;
-  fdatasync(fd: number): Promise<void>;
-}
-
-export const nodeLedgerIo: LedgerIo = {
-  writeSync: (fd, data) => (typeof data === "string" ? fs.writeSync(fd, data) : fs.writeSync(fd, data, 0, data.byteLength)),
-  ftruncateSync: (fd, length) => fs.ftruncateSync(fd, length),
-  fdatasync: (fd) => new Promise((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve()))),
-};
+export { nodeLedgerIo, type LedgerIo };
 
 export interface OpenLedgerOptions {
   readonly path: string;

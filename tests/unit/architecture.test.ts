@@ -238,14 +238,12 @@ const KNOWN_ROOM_CYCLES: readonly (readonly string[])[] = [
   ["src/harness/history-boundary.ts", "src/harness/inspector.ts"],
   // The host hands itself to the command runner and the plugin views; they call back into it.
   ["src/tui/plugins-view.ts", "src/tui/slash-commands.ts", "src/tui/tui-host.ts", "src/tui/view-composer.ts"],
-  // The ledger's helpers share its error mapping and files; the fault injector wraps them.
-  ["src/store/disk-faults.ts", "src/store/files.ts", "src/store/ledger-files.ts", "src/store/ledger-read.ts", "src/store/ledger.ts", "src/store/write-errors.ts"],
 ];
 
 /** Files allowed over the soft limit, with their current size; the list may shrink but never grow. */
 const SIZE_ALLOWLIST: Record<string, number> = {
   // One cohesive class (append, batching, sync, reads, tail repair) plus its opener.
-  "src/store/ledger.ts": 433,
+  "src/store/ledger.ts": 421,
 };
 const HARD_LIMIT = 800;
 const SOFT_LIMIT = 400;
