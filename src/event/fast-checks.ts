@@ -1,12 +1,14 @@
 /**
  * Hand-written payload checks for the kinds that make up nearly all of a ledger (streamed chunks, then
- * tool calls, complete messages, summaries, usage, run states): the same rules as their schemas in
+ * tool calls, complete messages, summaries, usage, run states) and for the few more every turn appends (its
+ * phases, delivery attempts, notices, approval route, context usage: a one-turn `baton exec` then never loads zod,
+ * ≈ 40 ms of its start, #18): the same rules as their schemas in
  * `kinds.ts`, without the schema machinery's cost on the path every append and every open takes.
  * A check answers true only for a payload its schema accepts (anything else goes to the schema, which
  * also words the error); a property test keeps each one equal to its schema on JSON values.
  */
 import { RUN_STATES } from "./kinds.ts";
-import { TURN_ROLES } from "./vocabulary.ts";
+import { APPROVAL_ROUTES, ATTEMPT_OUTCOMES, ATTEMPT_PHASES, TURN_ROLES } from "./vocabulary.ts";
 import { STOP_REASONS } from "./stop-reasons.ts";
 
 type Check = (payload: unknown) => boolean;
@@ -15,6 +17,10 @@ type Fields = Record<string, unknown>;
 const RUN_STATE_SET: ReadonlySet<unknown> = new Set(RUN_STATES);
 const ROLES: ReadonlySet<unknown> = new Set(TURN_ROLES);
 const STOP_REASON_SET: ReadonlySet<unknown> = new Set(STOP_REASONS);
+const ATTEMPT_PHASE_SET: ReadonlySet<unknown> = new Set(ATTEMPT_PHASES);
+const ATTEMPT_OUTCOME_SET: ReadonlySet<unknown> = new Set(ATTEMPT_OUTCOMES);
+const APPROVAL_ROUTE_SET: ReadonlySet<unknown> = new Set(APPROVAL_ROUTES);
+const NOTICE_LEVELS: ReadonlySet<unknown> = new Set(["info", "warning", "error"]);
 
 function isRecord(value: unknown): value is Fields {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -126,6 +132,45 @@ function isStateUpdate(payload: unknown): boolean {
   return isRecord(payload) && RUN_STATE_SET.has(payload["state"]) && optionalStopReason(payload["stopReason"]) && optionalString(payload["nativeStopReason"]);
 }
 
+const isLaunchSnapshot = (value: unknown): boolean =>
+  isRecord(value) &&
+  typeof value["harnessTargetId"] === "string" &&
+  typeof value["harness"] === "string" &&
+  typeof value["harnessSessionKey"] === "string" &&
+  typeof value["cwd"] === "string" &&
+  optionalString(value["model"]) &&
+  optionalString(value["effort"]) &&
+  optionalString(value["mode"]);
+
+function isDeliveryAttempt(payload: unknown): boolean {
+  return (
+    isRecord(payload) &&
+    isId(payload["attemptId"]) &&
+    ATTEMPT_PHASE_SET.has(payload["phase"]) &&
+    optionalString(payload["inputId"]) &&
+    (payload["launchSnapshot"] === undefined || isLaunchSnapshot(payload["launchSnapshot"])) &&
+    (payload["outcome"] === undefined || ATTEMPT_OUTCOME_SET.has(payload["outcome"])) &&
+    optionalString(payload["detail"])
+  );
+}
+
+const isRunStatus = (payload: unknown): boolean =>
+  isRecord(payload) && (payload["phase"] === null || typeof payload["phase"] === "string") && optionalString(payload["title"]);
+
+const isNotice = (payload: unknown): boolean =>
+  isRecord(payload) && NOTICE_LEVELS.has(payload["level"]) && typeof payload["title"] === "string" && optionalString(payload["detail"]);
+
+const isApprovalRoute = (payload: unknown): boolean => isRecord(payload) && (payload["route"] === null || APPROVAL_ROUTE_SET.has(payload["route"]));
+
+const isCost = (value: unknown): boolean => isRecord(value) && typeof value["amount"] === "number" && Number.isFinite(value["amount"]) && typeof value["currency"] === "string";
+
+const isContextUsage = (payload: unknown): boolean =>
+  isRecord(payload) &&
+  optionalString(payload["model"]) &&
+  optionalNumber(payload["contextUsed"]) &&
+  optionalNumber(payload["contextSize"]) &&
+  (payload["cost"] === undefined || isCost(payload["cost"]));
+
 export const FAST_CHECKS: Readonly<Record<string, Check>> = {
   agent_message_chunk: isMessageChunkPayload,
   agent_thought_chunk: isMessageChunkPayload,
@@ -139,4 +184,9 @@ export const FAST_CHECKS: Readonly<Record<string, Check>> = {
   plan_update: isPlanUpdate,
   state_update: isStateUpdate,
   _baton_turn_summary: isTurnSummary,
+  _baton_delivery_attempt_update: isDeliveryAttempt,
+  _baton_run_status: isRunStatus,
+  _baton_notice: isNotice,
+  approval_route_update: isApprovalRoute,
+  context_usage_update: isContextUsage,
 };

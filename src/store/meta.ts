@@ -110,15 +110,17 @@ export function checkMeta(value: unknown): string | undefined {
 }
 
 /**
- * `checkMeta(next)` for a `next` made from a valid `previous` by copying (meta is immutable): only the fields
- * whose value changed are checked, and of `harnessSessions` only the entries that changed — the schema has no
- * check across fields, so this is the whole check's answer at a fraction of its cost (every turn end bumps
- * `updatedAt`). Returns the problem or undefined.
+ * `checkMeta(next)` for a `next` made from a valid `previous` by copying (meta is immutable): the hand check of the
+ * whole meta first (no zod: a new session's first prompt records its preview, and the schema loaded zod, ≈ 40 ms,
+ * on the way to a one-turn exec's turn, #18); what it is unsure of, only in the fields whose value changed, and of
+ * `harnessSessions` only the entries that changed — the schema has no check across fields, so this is the whole
+ * check's answer at a fraction of its cost (every turn end bumps `updatedAt`). Returns the problem or undefined.
  */
 export function checkMetaChange(previous: SessionMeta, next: SessionMeta): string | undefined {
   const before = previous as unknown as Record<string, unknown>;
   const after = next as unknown as Record<string, unknown>;
   if (typeof after !== "object" || after === null || Array.isArray(after)) return checkMeta(next);
+  if (isMetaShape(next)) return checkSessionKeys(next.harnessSessions);
   const fields = sessionMetaSchema.shape as Record<string, z.ZodType | undefined>;
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
     const value = after[key];

@@ -46,8 +46,11 @@ describe("payload validation", () => {
     fc.array(fc.record({ toolCallId: scalar, title: scalar, kind: scalar, status: scalar }, { requiredKeys: [] }), { maxLength: 2 }),
     fc.array(scalar, { maxLength: 2 }),
     fc.record({ inputTokens: scalar, outputTokens: scalar, isEstimated: scalar }, { requiredKeys: [] }),
+    fc.constantFrom("prepared", "dispatching", "accepted", "uncertain", "finalized", "completed", "not_accepted", "failed", "user", "delegated", "info", "warning", "error"),
+    fc.record({ harnessTargetId: scalar, harness: scalar, harnessSessionKey: scalar, cwd: scalar, model: scalar }, { requiredKeys: [] }),
+    fc.record({ amount: scalar, currency: scalar }, { requiredKeys: [] }),
   );
-  const FIELDS = ["messageId", "toolCallId", "turnId", "content", "title", "kind", "status", "locations", "rawInput", "state", "stopReason", "nativeStopReason", "steers", "role", "userText", "agentText", "toolCalls", "usage", "startedAt", "endedAt", "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens", "isEstimated", "delivery", "planId", "entries"];
+  const FIELDS = ["messageId", "toolCallId", "turnId", "content", "title", "kind", "status", "locations", "rawInput", "state", "stopReason", "nativeStopReason", "steers", "role", "userText", "agentText", "toolCalls", "usage", "startedAt", "endedAt", "inputTokens", "outputTokens", "cacheReadTokens", "cacheWriteTokens", "reasoningTokens", "isEstimated", "delivery", "planId", "entries", "attemptId", "phase", "inputId", "launchSnapshot", "outcome", "detail", "level", "route", "model", "contextUsed", "contextSize", "cost"];
   const jsonPayload = fc.oneof(
     { weight: 1, arbitrary: fc.jsonValue() },
     { weight: 6, arbitrary: fc.record(Object.fromEntries(FIELDS.map((field) => [field, value])), { requiredKeys: [] }) },
@@ -62,6 +65,11 @@ describe("payload validation", () => {
     user_message: { messageId: "m", content: [{ type: "text", text: "hi" }], delivery: "steer" },
     plan_update: { planId: "p", entries: [{ content: "a", priority: "high", status: "pending" }, { content: "b", status: "completed" }] },
     state_update: { state: "idle", stopReason: "end_turn", nativeStopReason: "stop" },
+    _baton_delivery_attempt_update: { attemptId: "a", phase: "prepared", inputId: "m", launchSnapshot: { harnessTargetId: "codex", harness: "codex", harnessSessionKey: "codex", cwd: "/w", model: "m" }, outcome: "completed", detail: "d" },
+    _baton_run_status: { phase: "starting", title: "Starting Codex…" },
+    _baton_notice: { level: "info", title: "t", detail: "d" },
+    approval_route_update: { route: "delegated" },
+    context_usage_update: { model: "m", contextUsed: 1, contextSize: 2, cost: { amount: 0.5, currency: "USD" } },
     _baton_turn_summary: { turnId: "t", role: "driven", stopReason: "end_turn", nativeStopReason: "stop", userText: "u", steers: ["s"], agentText: "a", toolCalls: [{ toolCallId: "c", title: "ls", kind: "execute", status: "completed" }], usage: { inputTokens: 1 }, startedAt: "s", endedAt: "e" },
   };
   const nearMiss = (seed: Record<string, unknown>) =>

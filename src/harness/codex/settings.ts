@@ -23,12 +23,22 @@ export const codexSettingsSchema = lazySchema((z) => z.strictObject({
 
 export type CodexSettings = z.infer<typeof codexSettingsSchema>;
 
-/** The adapter's view of its settings (config has validated them); a key whose value does not parse is left out. */
+/**
+ * The adapter's view of its settings (config has validated them); a key whose value does not parse is left out.
+ * Checked by hand, as `codexSettingsSchema` would parse each key: every thread/start asks, and the schema would
+ * load zod on the way to a one-turn `baton exec`'s turn (#18).
+ */
 export function codexSettingsOf(settings: Readonly<Record<string, unknown>>): CodexSettings {
-  const out: Record<string, unknown> = {};
-  for (const [key, schema] of Object.entries(codexSettingsSchema.shape)) {
-    const parsed = schema.safeParse(settings[key]);
-    if (parsed.success && parsed.data !== undefined) out[key] = parsed.data;
-  }
-  return out as CodexSettings;
+  const out: { -readonly [K in keyof CodexSettings]: CodexSettings[K] } = {};
+  const command = settings["command"];
+  if (Array.isArray(command) && command.length > 0 && command.every((arg) => typeof arg === "string" && arg.length > 0)) out.command = [...(command as string[])];
+  const { approvalPolicy, sandbox, approvalsReviewer } = settings;
+  if (oneOf(APPROVAL_POLICIES, approvalPolicy)) out.approvalPolicy = approvalPolicy;
+  if (oneOf(SANDBOX_MODES, sandbox)) out.sandbox = sandbox;
+  if (oneOf(APPROVALS_REVIEWERS, approvalsReviewer)) out.approvalsReviewer = approvalsReviewer;
+  return out;
+}
+
+function oneOf<T extends string>(values: readonly T[], value: unknown): value is T {
+  return (values as readonly unknown[]).includes(value);
 }
