@@ -12,7 +12,7 @@ import {
   type ChatTheme,
   type MentionQuery,
 } from "chat-tui";
-import { CodeRenderable } from "@opentui/core";
+import { CodeRenderable, type TreeSitterClient } from "@opentui/core";
 import { driver, renderablesOf, type Driver, type TestSetup } from "./driver.ts";
 
 export { renderablesOf, tidy } from "./driver.ts";
@@ -55,6 +55,8 @@ export interface MountOptions {
   readonly kittyKeyboard?: boolean;
   readonly timelineWindow?: number;
   readonly theme?: ChatTheme;
+  /** Highlights markdown and code (default: OpenTUI's shared tree-sitter client). */
+  readonly treeSitterClient?: TreeSitterClient;
 }
 
 export interface Mounted extends Driver {
@@ -83,6 +85,7 @@ export async function mountChat(options: MountOptions = {}): Promise<Mounted> {
       onSurfaceRender={(s) => renders.push(s)}
       {...(options.onMentionQuery === undefined ? {} : { onMentionQuery: options.onMentionQuery })}
       {...(options.theme === undefined ? {} : { theme: options.theme })}
+      {...(options.treeSitterClient === undefined ? {} : { treeSitterClient: options.treeSitterClient })}
     />,
     {
       width: options.width ?? 80,

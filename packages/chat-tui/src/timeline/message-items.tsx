@@ -4,6 +4,7 @@ import { useChat } from "../context.ts";
 import { authorAccent } from "../theme.ts";
 import type { AgentMessageItem, ThoughtItem, UserMessageItem } from "../types.ts";
 import { cutParseState } from "../markdown/paragraph-pieces.ts";
+import { drawBeforeHighlight } from "../markdown/unstyled-blocks.ts";
 import { ClippedText } from "./clipped-text.tsx";
 import { splitLines } from "./clip.ts";
 
@@ -28,8 +29,12 @@ export function AgentMessage(props: { readonly item: AgentMessageItem }): ReactN
   const accent = authorAccent(theme, item.authorKey, theme.accent);
   const markdown = (item.format ?? "markdown") === "markdown";
   const parsed = useRef<MarkdownRenderable>(null);
-  // After each content update: the next one re-lexes two paragraph pieces, not a whole long paragraph.
-  useLayoutEffect(() => cutParseState(parsed.current), [item.text, markdown]);
+  // After each content update: the next one re-lexes two paragraph pieces, not a whole long paragraph; code
+  // blocks not highlighted yet draw their text instead of blank rows.
+  useLayoutEffect(() => {
+    cutParseState(parsed.current);
+    drawBeforeHighlight(parsed.current);
+  }, [item.text, markdown]);
   return (
     <box flexDirection="column">
       <text>
