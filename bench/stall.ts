@@ -25,6 +25,7 @@ import { fakeDefinition, type FakeAction } from "../tests/support/fake-adapter.t
 import { makeTestHome, openTestSession } from "../tests/support/session-host.ts";
 import { turnDrafts } from "./_fixture.ts";
 import { BenchReport, samples, withSpread } from "./_report.ts";
+import { markdownPieces } from "./_markdown-text.ts";
 
 const BUDGET_MS = 8;
 const TIMER_MS = 4;
@@ -76,33 +77,6 @@ class GapProbe {
   stop(): void {
     clearInterval(this.timer);
   }
-}
-
-/** The pieces of a markdown answer as an agent streams it: prose, a list, a code block, repeated. */
-function markdownPieces(count: number): string[] {
-  const pieces: string[] = [];
-  let word = 0;
-  const prose = (words: number): void => {
-    for (let i = 0; i < words; i++) pieces.push(`${i === 0 ? "" : " "}${word % 9 === 4 ? `**word${word}**` : word % 13 === 7 ? `\`word${word}\`` : `word${word}`}`), word++;
-    pieces.push(".\n\n");
-  };
-  for (let block = 0; pieces.length < count; block++) {
-    prose(30 + ((block * 17) % 41));
-    if (block % 3 === 1) {
-      for (let item = 0; item < 4; item++) {
-        pieces.push("- ");
-        for (let i = 0; i < 8; i++) pieces.push(`${i === 0 ? "" : " "}item${word++}`);
-        pieces.push("\n");
-      }
-      pieces.push("\n");
-    }
-    if (block % 3 === 2) {
-      pieces.push("```ts\n");
-      for (let line = 0; line < 6; line++) pieces.push(`const value${word} = compute(${word++}, "text");\n`);
-      pieces.push("```\n\n");
-    }
-  }
-  return pieces.slice(0, count);
 }
 
 /** One answer per turn (its own message id), `chunks` chunks one millisecond apart. */
