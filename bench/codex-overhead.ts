@@ -9,6 +9,9 @@
  *      session (a fresh HOME per run would charge Bun's transpiler cache and Codex's first-run setup to every
  *      run); the first pair, in fresh homes, is the warm-up and is printed as the first run ever.
  *      `--against <checkout>` adds that checkout's `baton exec` as a third side (A/B in the same run).
+ *      The floor beside them, in the same alternation: a raw client's one turn on `codex app-server` (spawn,
+ *      initialize, thread/start, turn/start → turn/completed, stdin EOF → exit), with its phases — what any
+ *      app-server client pays before Baton does anything, against `codex exec`'s whole run.
  *   2. Per turn in a long session: all of Baton (controller, ledger with its fsync before dispatch, projection,
  *      adapter) as `baton exec --session` drives a turn, on a session that already holds `--events` events,
  *      vs a minimal raw JSON-RPC client on `codex app-server`. Baton's window ends when the background work the
@@ -93,9 +96,12 @@ async function rawClient(env: Record<string, string>, cwd: string) {
       child.stdin.write(`${JSON.stringify({ id, method, params })}\n`);
     });
   await call("initialize", { clientInfo: { name: "raw", title: null, version: "0" }, capabilities: { experimentalApi: true, requestAttestation: false } });
+  const initializedAt = performance.now();
   child.stdin.write(`${JSON.stringify({ method: "initialized" })}\n`);
   const thread = (await call("thread/start", { cwd })) as { thread: { id: string } };
   return {
+    initializedAt,
+    threadAt: performance.now(),
     async turn(text: string): Promise<number> {
       const done = new Promise<void>((resolve) => (onCompleted = resolve));
       const start = performance.now();
@@ -108,6 +114,17 @@ async function rawClient(env: Record<string, string>, cwd: string) {
       await new Promise((resolve) => child.once("exit", resolve));
     },
   };
+}
+
+/** One turn of the raw client, each phase in ms from the spawn: the app-server's own cost of a one-turn run. */
+async function rawOneTurn(env: Record<string, string>, cwd: string, text: string): Promise<Record<"initialized" | "thread" | "completed" | "exit", number>> {
+  const started = performance.now();
+  const client = await rawClient(env, cwd);
+  const thread = client.threadAt - started;
+  await client.turn(text);
+  const completed = performance.now() - started;
+  await client.close();
+  return { initialized: client.initializedAt - started, thread, completed, exit: performance.now() - started };
 }
 
 const report = new BenchReport("codex-overhead");
@@ -132,10 +149,18 @@ try {
     const sideHomes = sides.map(() => fresh());
     const times = sides.map(() => [] as number[]);
     const firstRun = sides.map(() => 0);
+    const rawHome = fresh();
+    const raw: Record<"initialized" | "thread" | "completed" | "exit", number>[] = [];
     for (let pair = 0; pair < PAIRS + 1; pair++) {
-      const order = sides.map((_, i) => i);
+      const order = [...sides.map((_, i) => i), -1];
       if (pair % 2 === 1) order.reverse();
       for (const i of order) {
+        if (i === -1) {
+          await mock.script([REPLY]);
+          const phases = await rawOneTurn(rawHome.env, rawHome.workdir, `pair ${pair}`);
+          if (pair > 0) raw.push(phases);
+          continue;
+        }
         const side = sides[i]!;
         const home = sideHomes[i]!;
         await mock.script([REPLY]);
@@ -147,11 +172,22 @@ try {
     }
     const codexTimes = times[0]!;
     report.info("first run in fresh homes: " + sides.map((side) => side.name).join(" / "), firstRun.map((ms) => ms.toFixed(0)).join(" / ") + " ms");
+    // The floor: what the app-server itself takes for the same turn, against codex exec's whole run (same pairs).
+    const phase = (key: keyof (typeof raw)[number]) => withSpread(samples(raw.map((one) => one[key])), "ms");
+    report.info("raw app-server client: spawn → initialize answered", phase("initialized"));
+    report.info("  → thread/start answered", phase("thread"));
+    report.info("  → turn/completed", phase("completed"));
+    report.info("  → exit after stdin EOF (its one-turn run)", phase("exit"));
+    const ofCodex = (values: readonly number[]) => samples(values.map((ms, k) => ms / (codexTimes[k] as number)));
+    const spread = (s: { median: number; min: number; max: number }) => `${s.median.toFixed(2)}× (${s.min.toFixed(2)}–${s.max.toFixed(2)})`;
+    report.info("  app-server spawn → initialize ÷ codex exec", spread(ofCodex(raw.map((one) => one.initialized))));
+    report.info("  app-server one-turn run ÷ codex exec (the floor)", spread(ofCodex(raw.map((one) => one.exit))));
     for (const [i, side] of sides.entries()) {
       report.info(`${side.name}, one-turn new session (spawn → exit)`, withSpread(samples(times[i]!), "ms"));
       if (i === 0) continue;
       const ratios = samples(times[i]!.map((ms, k) => ms / (codexTimes[k] as number)));
       report.info(`  ${side.name} adds (median of pairs)`, withSpread(samples(times[i]!.map((ms, k) => ms - (codexTimes[k] as number))), "ms"));
+      report.info(`  ${side.name} ÷ the raw app-server run`, spread(samples(times[i]!.map((ms, k) => ms / (raw[k] as { exit: number }).exit))));
       const label = `${side.name} ÷ codex exec (${PAIRS} pairs)`;
       const value = `${ratios.median.toFixed(2)}× (${ratios.min.toFixed(2)}–${ratios.max.toFixed(2)})`;
       if (i === 1) report.figure(label, value, `${EXEC_RATIO_BUDGET}×`, ratios.median / EXEC_RATIO_BUDGET);
