@@ -72,6 +72,20 @@ describe.skipIf(codex === undefined)("baton exec prelaunches Codex", () => {
     expect(markedProcesses(marker)).toEqual([]);
   }, 60_000);
 
+  test("its app-server exits beside the session's close, and baton exits only once it is reaped, the session still locked", async () => {
+    // After stdin EOF, the app-server's process (a shell around the real one) takes 400 ms more, then notes whether
+    // the session's lock is still there.
+    const notes = path.join(rig.home.root, "notes.log");
+    const script = `'${codex}' app-server; sleep 0.4; if [ -n "$(find '${rig.batonHome}/projects' -name lock)" ]; then echo exited-locked >> '${notes}'; else echo exited-unlocked >> '${notes}'; fi`;
+    mkdirSync(rig.batonHome, { recursive: true });
+    writeFileSync(path.join(rig.batonHome, "config.yaml"), `harnesses:\n  codex:\n    command: ["sh", "-c", ${JSON.stringify(script)}]\n`);
+    await rig.mock.script([{ kind: "text", text: "done." }]);
+    const result = await runBaton(["exec", "--agent", "codex", "hello"], { env: rig.env, cwd: rig.home.workdir });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("done.\n");
+    expect(existsSync(notes) ? readFileSync(notes, "utf8") : "").toBe("exited-locked\n");
+  }, 60_000);
+
   test("an error after the prelaunch (no such session): the app-server is stopped and reaped before baton exits", async () => {
     const starts = path.join(rig.home.root, "starts.log");
     wrapCodex(starts);

@@ -18,7 +18,7 @@ import { pausedNote } from "../paused-inputs.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError, type Parsed } from "./shared.ts";
 import { watchStops, type StopWatch } from "./stop-watch.ts";
 import { harnessPrelaunch } from "../harnesses.ts";
-import { resolveCwd } from "../../store/index.ts";
+import { resolveCwd, type SessionLock } from "../../store/index.ts";
 
 const OPTIONS = {
   agent: { type: "string", short: "a" },
@@ -58,6 +58,7 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
   }
   const stops = watchStops(io);
   const prelaunch = harnessPrelaunch(io.definitions);
+  let hold: SessionLock | undefined;
   try {
     const approve = values.approve ?? "deny";
     if (approve !== "deny" && approve !== "allow") throw new UsageError(`--approve takes 'deny' or 'allow', not '${approve}'`);
@@ -81,6 +82,8 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
     if (choice.kind === "new" && known !== undefined) checked = await checkConfigChoices(ctx.registry, known, typed, ctx.preferences.get("model", known.id));
     // A one-shot run ends with its turn; the title is generated the next time the session is used.
     const session = await openSessionIn(ctx, choice, { generateTitles: false });
+    // Codex exits beside the session's close (the prelaunch waits for it): the session stays locked until it has.
+    hold = ctx.store.acquireLock(session.ref);
     let code: number;
     if (session.rewindRecovery.kind !== "none") io.stderr.write(`baton: ${session.rewindRecovery.message}\n`);
     try {
@@ -109,6 +112,7 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
   } finally {
     // A harness started ahead and never adopted (an error before the turn, a stop, another target) is stopped and reaped.
     await prelaunch.release();
+    hold?.release();
     stops.dispose();
   }
 }

@@ -257,7 +257,11 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
     const session = this.sessions.get(handle.id);
     if (session === undefined) return;
     this.sessions.delete(handle.id);
-    await session.close();
+    // Its terminal is out and the peer closed when close() returns; the exit of a run with a prelaunch (exec) is
+    // waited for by the run's release, beside the session's own close (prelaunch.ts).
+    const closed = session.close();
+    if (this.options.prelaunch !== undefined) this.options.prelaunch.awaitExit(closed);
+    else await closed;
   }
 
   /** Native compaction as a control turn; its terminal arrives like any turn's. */

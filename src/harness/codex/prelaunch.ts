@@ -14,6 +14,10 @@
  * - **Never an orphan**: whoever prelaunched calls `release()` when done; a process nobody adopted is stopped and
  *   reaped then (stdin EOF, then TERM/KILL to its group). A Baton that dies (kill -9) leaves it to the child's
  *   watchdog, like every child (rpc/child-process.ts).
+ * - **A run's app-server exits beside the session's close**: the run's sessions close their app-server (its last
+ *   turn ended, stdin EOF, nothing more is read from it) and hand its exit here (`awaitExit`) instead of waiting for
+ *   it, so Baton's own close (meta.json, the ledger's sync, the checkpoint) runs while Codex shuts down (≈ 20–30 ms
+ *   after EOF); `release()` waits for those exits too, so the run still ends only once they are reaped.
  */
 import type { Clock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/log.ts";
@@ -122,7 +126,7 @@ export class PrelaunchedAppServer {
  */
 export class CodexPrelaunch {
   private server: PrelaunchedAppServer | undefined;
-  private readonly stopped: Promise<void>[] = [];
+  private readonly stopped: Promise<unknown>[] = [];
 
   /** The process port it starts through (undefined: the real spawn); only an adapter on the same port adopts. */
   constructor(readonly spawn?: SpawnPort) {}
@@ -152,7 +156,12 @@ export class CodexPrelaunch {
     return undefined;
   }
 
-  /** Stop and reap every prelaunched process no session adopted. */
+  /** A session of this run closed its app-server: `release()` waits for `exited` (it never rejects) too. */
+  awaitExit(exited: Promise<unknown>): void {
+    this.stopped.push(exited.catch(() => undefined));
+  }
+
+  /** Stop and reap every prelaunched process no session adopted, and wait for the exits handed over (`awaitExit`). */
   async release(): Promise<void> {
     this.drop();
     await Promise.all(this.stopped);

@@ -384,7 +384,7 @@ export class CodexSession implements CodexSessionPort {
     this.child.process.kill("SIGKILL");
   }
 
-  /** Host close: the active turn ends as cancelled, then the process is stopped (stdin EOF, then signals). */
+  /** Host close: the turn ends as cancelled and the peer closes at once, then stdin EOF, then signals; resolves once reaped. */
   async close(): Promise<void> {
     const turn = this.active;
     if (turn !== undefined && !turn.finished) this.finish(turn, "cancelled");
