@@ -9,7 +9,7 @@ import { createSessionStore, type SessionStore } from "../store/index.ts";
 import { systemClock, type Clock } from "../shared/clock.ts";
 import { createUlidSource, type IdSource } from "../shared/ids.ts";
 import type { CliIo } from "./io.ts";
-import { openSession, type OpenedSession, type SessionChoice } from "./open-session.ts";
+import type { OpenedSession, SessionChoice } from "./open-session.ts";
 import type { LogLevel } from "../shared/log.ts";
 
 export interface AppContext {
@@ -87,13 +87,18 @@ function loadedPreferences(home: string, io: CliIo): Preferences {
   return preferences;
 }
 
-/** Open a session with everything the context knows (config, registry, preferences). */
-export function openSessionIn(
+/**
+ * Open a session with everything the context knows (config, registry, preferences). The session's code (controller,
+ * projection, store recovery: ≈ 100 modules) loads here, not with every command: `baton exec` starts its harness
+ * before it (src/app/harnesses.ts), and `--version` or `sessions` never need it.
+ */
+export async function openSessionIn(
   ctx: AppContext,
   choice: SessionChoice,
   settings: Partial<ControllerSettings> = {},
   verifyCheckpoint: "sync" | "deferred" = "sync",
 ): Promise<OpenedSession> {
+  const { openSession } = await import("./open-session.ts");
   return openSession({
     store: ctx.store,
     registry: ctx.registry,

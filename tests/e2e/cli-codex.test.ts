@@ -81,6 +81,8 @@ describe("baton exec --agent codex", () => {
     let stopped: number[] = [];
     try {
       await waitUntil(() => (stopped = descendants(child.pid).filter((pid) => commandOf(pid).includes("kill -STOP"))).length > 0, 20_000, "the stopped app-server");
+      // exec starts the app-server before it opens the session: the turn is starting once it says so.
+      await waitUntil(() => child.stderr().includes("Starting Codex"), 20_000, "the turn's start");
       child.signal("SIGINT");
       // The handshake timeout is 30 s: an exit within 20 s did not wait for it.
       await waitUntil(() => child.exited(), 20_000, "baton exec to exit after SIGINT while the harness was starting");

@@ -58,6 +58,24 @@ describe("the TUI's start graph", () => {
   }
 });
 
+describe("baton exec before it starts its harness", () => {
+  // exec prelaunches Codex (src/app/harnesses.ts) once it knows the target: the session's code loads after that, while
+  // the app-server starts (issue #18: `baton exec` ≤ 1.3× `codex exec`), not before it as part of every command.
+  test("loads neither the session's open, nor the controller, nor the projection", () => {
+    const script = [
+      `await import(${JSON.stringify(path.join(ROOT, "src/app/start.ts"))});`,
+      `await import(${JSON.stringify(path.join(ROOT, "src/app/commands/exec.ts"))});`,
+      `await import(${JSON.stringify(path.join(ROOT, "src/harness/codex/prelaunch.ts"))});`,
+      `process.stdout.write(JSON.stringify(Object.keys(require.cache)));`,
+    ].join("\n");
+    const child = Bun.spawnSync([process.execPath, "-e", script], { cwd: ROOT });
+    if (child.exitCode !== 0) throw new Error(`exec's graph did not load: ${child.stderr.toString()}`);
+    const loaded = (JSON.parse(child.stdout.toString()) as string[]).map((file) => file.split(path.sep).join("/"));
+    expect(loaded.some((file) => file.endsWith("/src/app/commands/exec.ts"))).toBe(true); // the list is real
+    expect(loaded.filter((file) => /\/src\/(app\/open-session|controller\/controller|projection\/index)\.ts$/.test(file))).toEqual([]);
+  });
+});
+
 describe("opening a session before the first frame", () => {
   test("loads config and opens a real session (checkpoint, meta, tail) without loading zod", async () => {
     const home = makeTestHome();

@@ -12,7 +12,6 @@ import type { CliIo } from "../io.ts";
 import type { OpenedSession } from "../open-session.ts";
 import { checkConfigChoices, type ConfigChoices } from "../config-choice.ts";
 import { startCliPlugins, type CliPlugins } from "../cli-plugins.ts";
-import { startTarget } from "../start-target.ts";
 import { StreamPrinter } from "../stream-printer.ts";
 import { pausedNote } from "../paused-inputs.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError, type Parsed } from "./shared.ts";
@@ -87,6 +86,8 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
     let code: number;
     if (session.rewindRecovery.kind !== "none") io.stderr.write(`baton: ${session.rewindRecovery.message}\n`);
     try {
+      // Loaded with the session's code (the projection), after the harness's start: not on the way to it.
+      const { startTarget } = await import("../start-target.ts");
       const start = startTarget(ctx.registry, session.controller.state, requested, fallback);
       const target = start.target;
       if (start.note !== undefined) io.stderr.write(`baton: ${start.note}\n`);
