@@ -57,6 +57,8 @@ interface TurnResult {
   /** The longest gaps with what the process was doing: `12.3 ms streaming@812 ms`. */
   readonly worst: readonly string[];
   readonly chunksPerSecond: number;
+  /** The longest gaps as [end, length] in epoch ms, to find them in a `--cpu-prof` profile (its times are epoch µs). */
+  readonly worstEpoch: readonly (readonly [number, number])[];
 }
 
 /** Records every gap of a 4 ms interval and the phase it ended in. */
@@ -153,6 +155,7 @@ async function child(): Promise<TurnResult[]> {
       afterMax: Math.max(...after),
       worst: [...probe.gaps].sort((a, b) => b.ms - a.ms).slice(0, 5).map((gap) => `${gap.ms.toFixed(1)} ms ${gap.phase}@${gap.at.toFixed(0)}`),
       chunksPerSecond: CHUNKS / (streamedMs / 1000),
+      worstEpoch: [...probe.gaps].sort((a, b) => b.ms - a.ms).slice(0, 5).map((gap) => [performance.timeOrigin + origin + gap.at, gap.ms] as const),
     });
   }
   clearInterval(frames);
