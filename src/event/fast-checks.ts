@@ -1,14 +1,15 @@
 /**
  * Hand-written payload checks for the kinds that make up nearly all of a ledger (streamed chunks, then
  * tool calls, complete messages, summaries, usage, run states) and for the few more every turn appends (its
- * phases, delivery attempts, notices, approval route, context usage: a one-turn `baton exec` then never loads zod,
- * ≈ 40 ms of its start, #18): the same rules as their schemas in
+ * phases, delivery attempts, notices, approval route, context usage, and the context snapshot and receipt of a
+ * turn that carries history: a one-turn `baton exec` then never loads zod, ≈ 40 ms of its start, and the first
+ * turn of an opened session does not load it on the main thread mid-turn, a 30–60 ms stall, #18): the same rules as their schemas in
  * `kinds.ts`, without the schema machinery's cost on the path every append and every open takes.
  * A check answers true only for a payload its schema accepts (anything else goes to the schema, which
  * also words the error); a property test keeps each one equal to its schema on JSON values.
  */
 import { RUN_STATES } from "./kinds.ts";
-import { APPROVAL_ROUTES, ATTEMPT_OUTCOMES, ATTEMPT_PHASES, TURN_ROLES } from "./vocabulary.ts";
+import { APPROVAL_ROUTES, ATTEMPT_OUTCOMES, ATTEMPT_PHASES, CONTEXT_SOURCE_KINDS, CONTEXT_TRANSPORTS, TURN_ROLES } from "./vocabulary.ts";
 import { STOP_REASONS } from "./stop-reasons.ts";
 
 type Check = (payload: unknown) => boolean;
@@ -21,6 +22,8 @@ const ATTEMPT_PHASE_SET: ReadonlySet<unknown> = new Set(ATTEMPT_PHASES);
 const ATTEMPT_OUTCOME_SET: ReadonlySet<unknown> = new Set(ATTEMPT_OUTCOMES);
 const APPROVAL_ROUTE_SET: ReadonlySet<unknown> = new Set(APPROVAL_ROUTES);
 const NOTICE_LEVELS: ReadonlySet<unknown> = new Set(["info", "warning", "error"]);
+const CONTEXT_SOURCE_KIND_SET: ReadonlySet<unknown> = new Set(CONTEXT_SOURCE_KINDS);
+const CONTEXT_TRANSPORT_SET: ReadonlySet<unknown> = new Set(CONTEXT_TRANSPORTS);
 
 function isRecord(value: unknown): value is Fields {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -171,6 +174,23 @@ const isContextUsage = (payload: unknown): boolean =>
   optionalNumber(payload["contextSize"]) &&
   (payload["cost"] === undefined || isCost(payload["cost"]));
 
+const isNumber = (value: unknown): boolean => typeof value === "number" && Number.isFinite(value);
+
+const isContextSource = (value: unknown): boolean =>
+  isRecord(value) && CONTEXT_SOURCE_KIND_SET.has(value["kind"]) && typeof value["owner"] === "string" && typeof value["key"] === "string";
+
+const isContextSnapshot = (payload: unknown): boolean =>
+  isRecord(payload) &&
+  isId(payload["snapshotId"]) &&
+  isContextSource(payload["source"]) &&
+  optionalString(payload["targetId"]) &&
+  isNumber(payload["afterSeq"]) &&
+  isNumber(payload["throughSeq"]) &&
+  typeof payload["text"] === "string";
+
+const isContextReceipt = (payload: unknown): boolean =>
+  isRecord(payload) && isId(payload["snapshotId"]) && isId(payload["contextEpochId"]) && CONTEXT_TRANSPORT_SET.has(payload["transport"]) && payload["accepted"] === true;
+
 export const FAST_CHECKS: Readonly<Record<string, Check>> = {
   agent_message_chunk: isMessageChunkPayload,
   agent_thought_chunk: isMessageChunkPayload,
@@ -189,4 +209,6 @@ export const FAST_CHECKS: Readonly<Record<string, Check>> = {
   _baton_notice: isNotice,
   approval_route_update: isApprovalRoute,
   context_usage_update: isContextUsage,
+  _baton_context_snapshot: isContextSnapshot,
+  _baton_context_delivery_receipt: isContextReceipt,
 };

@@ -70,6 +70,8 @@ describe("payload validation", () => {
     _baton_notice: { level: "info", title: "t", detail: "d" },
     approval_route_update: { route: "delegated" },
     context_usage_update: { model: "m", contextUsed: 1, contextSize: 2, cost: { amount: 0.5, currency: "USD" } },
+    _baton_context_snapshot: { snapshotId: "ctx_1", source: { kind: "session_history", owner: "bs_1", key: "history" }, targetId: "codex", afterSeq: 0, throughSeq: 12, text: "t" },
+    _baton_context_delivery_receipt: { snapshotId: "ctx_1", contextEpochId: "ctxe_1", transport: "sync_context", accepted: true },
     _baton_turn_summary: { turnId: "t", role: "driven", stopReason: "end_turn", nativeStopReason: "stop", userText: "u", steers: ["s"], agentText: "a", toolCalls: [{ toolCallId: "c", title: "ls", kind: "execute", status: "completed" }], usage: { inputTokens: 1 }, startedAt: "s", endedAt: "e" },
   };
   const nearMiss = (seed: Record<string, unknown>) =>
