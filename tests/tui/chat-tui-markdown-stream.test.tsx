@@ -5,7 +5,8 @@
  * fences, tables, quotes, rules) is streamed in random chunkings into two renderables, the unchanged one and one
  * whose parse state is cut after every update; after every chunk both have the same render blocks (kind, raw,
  * margins). Then through the chat view itself: a long paragraph streamed into an agent message is kept in pieces,
- * and its frame, highlighted, is the unchanged markdown's.
+ * and its frame, highlighted, is the unchanged markdown's. And a block OpenTUI updates in place draws what a new
+ * block draws (packages/chat-tui/src/markdown/block-text.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
@@ -14,7 +15,7 @@ import { createTestRenderer, MockTreeSitterClient } from "@opentui/core/testing"
 import { createMarkdownStyle } from "../../packages/chat-tui/src/markdown-style.ts";
 import { cutParseState, paragraphCuts, PARAGRAPH_PIECE_CHARS } from "../../packages/chat-tui/src/markdown/paragraph-pieces.ts";
 import { defaultTheme } from "../../packages/chat-tui/src/theme.ts";
-import { highlightedFrame, mountChat, renderablesOf, type Mounted } from "./chat-tui-setup.tsx";
+import { highlightedFrame, mountChat, renderablesOf, tidy, type Mounted } from "./chat-tui-setup.tsx";
 
 type Setup = Awaited<ReturnType<typeof createTestRenderer>>;
 let setup: Setup;
@@ -145,6 +146,15 @@ describe("through the chat view", () => {
     // The same text mounted whole (a new message id): its blocks are drawn from one parse of the whole text,
     // OpenTUI's own, before any cut.
     await mounted.commit({ timeline: { items: [{ kind: "agent", id: "a2", author: "agent", text, streaming: true }] } });
+    expect(await highlighted()).toBe(streamedFrame);
+  });
+
+  test("a block updated in place keeps the blank row a new block has: a heading streamed in before a code block", async () => {
+    const text = "# Title of the answer\n\n```ts\nconst x = 1;";
+    for (const end of [3, 12, 23, text.length]) await mounted.commit({ timeline: { items: [{ kind: "agent", id: "h1", author: "agent", text: text.slice(0, end), streaming: true }] } });
+    const streamedFrame = await highlighted();
+    expect(tidy(streamedFrame)).toContain("Title of the answer\n\n   const x = 1;");
+    await mounted.commit({ timeline: { items: [{ kind: "agent", id: "h2", author: "agent", text, streaming: true }] } });
     expect(await highlighted()).toBe(streamedFrame);
   });
 });

@@ -3,6 +3,7 @@ import { TextAttributes, type MarkdownRenderable } from "@opentui/core";
 import { useChat } from "../context.ts";
 import { authorAccent } from "../theme.ts";
 import type { AgentMessageItem, ThoughtItem, UserMessageItem } from "../types.ts";
+import { keepBlockText } from "../markdown/block-text.ts";
 import { cutParseState } from "../markdown/paragraph-pieces.ts";
 import { drawBeforeHighlight } from "../markdown/unstyled-blocks.ts";
 import { ClippedText } from "./clipped-text.tsx";
@@ -29,10 +30,11 @@ export function AgentMessage(props: { readonly item: AgentMessageItem }): ReactN
   const accent = authorAccent(theme, item.authorKey, theme.accent);
   const markdown = (item.format ?? "markdown") === "markdown";
   const parsed = useRef<MarkdownRenderable>(null);
-  // After each content update: the next one re-lexes two paragraph pieces, not a whole long paragraph; code
-  // blocks not highlighted yet draw their text instead of blank rows.
+  // After each content update: the next one re-lexes two paragraph pieces, not a whole long paragraph; blocks
+  // updated in place draw what new ones draw; code blocks not highlighted yet draw their text, not blank rows.
   useLayoutEffect(() => {
     cutParseState(parsed.current);
+    keepBlockText(parsed.current);
     drawBeforeHighlight(parsed.current);
   }, [item.text, markdown]);
   return (
