@@ -1,7 +1,10 @@
 /** The markdown answer bench/stall.ts and bench/markdown-stall.tsx stream (issue #18). */
 
-/** The pieces of a markdown answer as an agent streams it: prose, a list, a code block, repeated. */
-export function markdownPieces(count: number): string[] {
+/**
+ * The pieces of a markdown answer as an agent streams it: prose, a list, a code block, repeated (`code: false`:
+ * prose and lists only, an answer that OpenTUI's markdown draws as one block).
+ */
+export function markdownPieces(count: number, options: { readonly code?: boolean } = {}): string[] {
   const pieces: string[] = [];
   let word = 0;
   const prose = (words: number): void => {
@@ -18,7 +21,7 @@ export function markdownPieces(count: number): string[] {
       }
       pieces.push("\n");
     }
-    if (block % 3 === 2) {
+    if (block % 3 === 2 && options.code !== false) {
       pieces.push("```ts\n");
       for (let line = 0; line < 6; line++) pieces.push(`const value${word} = compute(${word++}, "text");\n`);
       pieces.push("```\n\n");
