@@ -57,6 +57,7 @@ export interface MountOptions {
   readonly theme?: ChatTheme;
   /** Highlights markdown and code (default: OpenTUI's shared tree-sitter client). */
   readonly treeSitterClient?: TreeSitterClient;
+  readonly liveBlockChars?: number;
 }
 
 export interface Mounted extends Driver {
@@ -86,6 +87,7 @@ export async function mountChat(options: MountOptions = {}): Promise<Mounted> {
       {...(options.onMentionQuery === undefined ? {} : { onMentionQuery: options.onMentionQuery })}
       {...(options.theme === undefined ? {} : { theme: options.theme })}
       {...(options.treeSitterClient === undefined ? {} : { treeSitterClient: options.treeSitterClient })}
+      {...(options.liveBlockChars === undefined ? {} : { liveBlockChars: options.liveBlockChars })}
     />,
     {
       width: options.width ?? 80,

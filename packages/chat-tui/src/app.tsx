@@ -32,6 +32,8 @@ export interface ChatAppProps {
   readonly treeSitterClient?: TreeSitterClient;
   /** Timeline items rendered at first (older ones load with PageUp). Defaults to 100. */
   readonly timelineWindow?: number;
+  /** A streaming message's markdown freezes what is finished once its last block is longer (default 2048). */
+  readonly liveBlockChars?: number;
   /** Called whenever a surface re-rendered (for instrumentation and tests). */
   readonly onSurfaceRender?: (surface: ChatSurface) => void;
 }
@@ -124,7 +126,7 @@ export function ChatApp(props: ChatAppProps): ReactNode {
         <box flexDirection="row" width="100%" height="100%">
           <box flexDirection="column" flexGrow={1} flexShrink={1}>
             <Surface id="timeline" onRender={onRender}>
-              <Timeline windowSize={props.timelineWindow ?? DEFAULT_TIMELINE_WINDOW} />
+              <Timeline windowSize={props.timelineWindow ?? DEFAULT_TIMELINE_WINDOW} {...(props.liveBlockChars === undefined ? {} : { liveBlockChars: props.liveBlockChars })} />
               <PinnedPlan />
             </Surface>
             <Surface id="activity" onRender={onRender}>

@@ -1,11 +1,9 @@
-import { useLayoutEffect, useRef, type ReactNode } from "react";
-import { TextAttributes, type MarkdownRenderable } from "@opentui/core";
+import type { ReactNode } from "react";
+import { TextAttributes } from "@opentui/core";
 import { useChat } from "../context.ts";
 import { authorAccent } from "../theme.ts";
 import type { AgentMessageItem, ThoughtItem, UserMessageItem } from "../types.ts";
-import { keepBlockText } from "../markdown/block-text.ts";
-import { cutParseState } from "../markdown/paragraph-pieces.ts";
-import { drawBeforeHighlight } from "../markdown/unstyled-blocks.ts";
+import { AgentMarkdown } from "./agent-markdown.tsx";
 import { ClippedText } from "./clipped-text.tsx";
 import { splitLines } from "./clip.ts";
 
@@ -25,18 +23,10 @@ export function UserMessage(props: { readonly item: UserMessageItem }): ReactNod
 }
 
 export function AgentMessage(props: { readonly item: AgentMessageItem }): ReactNode {
-  const { theme, syntaxStyle, treeSitterClient } = useChat();
+  const { theme } = useChat();
   const { item } = props;
   const accent = authorAccent(theme, item.authorKey, theme.accent);
   const markdown = (item.format ?? "markdown") === "markdown";
-  const parsed = useRef<MarkdownRenderable>(null);
-  // After each content update: the next one re-lexes two paragraph pieces, not a whole long paragraph; blocks
-  // updated in place draw what new ones draw; code blocks not highlighted yet draw their text, not blank rows.
-  useLayoutEffect(() => {
-    cutParseState(parsed.current);
-    keepBlockText(parsed.current);
-    drawBeforeHighlight(parsed.current);
-  }, [item.text, markdown]);
   return (
     <box flexDirection="column">
       <text>
@@ -48,16 +38,7 @@ export function AgentMessage(props: { readonly item: AgentMessageItem }): ReactN
       </text>
       <box paddingLeft={2} flexDirection="column">
         {markdown ? (
-          <markdown
-            ref={parsed}
-            content={item.text}
-            syntaxStyle={syntaxStyle}
-            fg={theme.text}
-            conceal={true}
-            // Streaming mode draws text before highlighting finishes; kept on so finished messages never blank.
-            streaming={true}
-            {...(treeSitterClient === undefined ? {} : { treeSitterClient })}
-          />
+          <AgentMarkdown text={item.text} streaming={item.streaming === true} />
         ) : (
           <text fg={theme.text}>{item.text}</text>
         )}

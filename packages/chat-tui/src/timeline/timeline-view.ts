@@ -11,9 +11,14 @@ export interface TimelineView {
   readonly width: number;
   /** Visual rows of a clipped preview. */
   readonly previewRows: number;
+  /** A streaming message's live markdown splits off its last block once it is longer (`agent-markdown.tsx`). */
+  readonly liveBlockChars: number;
 }
 
-export const TimelineViewContext = createContext<TimelineView>({ expanded: false, width: 80, previewRows: 5 });
+/** The default of `TimelineView.liveBlockChars`. */
+export const LIVE_BLOCK_CHARS = 2048;
+
+export const TimelineViewContext = createContext<TimelineView>({ expanded: false, width: 80, previewRows: 5, liveBlockChars: LIVE_BLOCK_CHARS });
 
 export function useTimelineView(): TimelineView {
   return useContext(TimelineViewContext);

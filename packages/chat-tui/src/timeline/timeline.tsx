@@ -6,12 +6,14 @@ import { isCtrl, isPlainKey, KeyLayer, useKeyLayer } from "../keys/key-layers.ts
 import type { TimelineHeader, TimelineItem } from "../types.ts";
 import { useChatState } from "../use-chat-state.ts";
 import { TimelineEntry } from "./timeline-item.tsx";
-import { TimelineViewContext, type TimelineView } from "./timeline-view.ts";
+import { LIVE_BLOCK_CHARS, TimelineViewContext, type TimelineView } from "./timeline-view.ts";
 import { tailWindow, WINDOW_MIN_ROWS, WINDOW_SCREENS } from "./window-rows.ts";
 
 export interface TimelineProps {
   /** Items rendered at most at first; PageUp at the top loads this many more. */
   readonly windowSize: number;
+  /** `TimelineView.liveBlockChars` (default `LIVE_BLOCK_CHARS`). */
+  readonly liveBlockChars?: number;
 }
 
 function Header(props: { readonly header: TimelineHeader }): ReactNode {
@@ -83,9 +85,10 @@ export const Timeline = memo(function Timeline(props: TimelineProps): ReactNode 
     if (drawn && older > 0 && !tail.full) emit({ type: "loadEarlier", items: windowSize });
   }, [drawn, older, tail, windowSize, emit]);
 
+  const liveBlockChars = props.liveBlockChars ?? LIVE_BLOCK_CHARS;
   const view = useMemo<TimelineView>(
-    () => ({ expanded, width: Math.max(10, width - 4), previewRows: 5 }),
-    [expanded, width],
+    () => ({ expanded, width: Math.max(10, width - 4), previewRows: 5, liveBlockChars }),
+    [expanded, width, liveBlockChars],
   );
 
   useKeyLayer(KeyLayer.surface, (key) => {
