@@ -8,7 +8,8 @@
  * FPS). A scripted harness streams `--chunks` chunks, one per millisecond, then ends the turn; the timer keeps
  * running for `--after` ms past the turn's end, so the work Baton does at and after turn end (summary, meta,
  * checkpoint) is inside the window. Several turns run per process (`--turns`), and processes alternate
- * (`--rounds`), each turn a sample. Budget: no gap over 8 ms, streaming or after the turn.
+ * (`--rounds`), each turn a sample. Budget: no gap over 8 ms, streaming or after the turn. After each process, as
+ * many bare Bun processes that run only the timer for a turn's window give the machine's idle floor (info lines).
  *
  * What streams (`--text`): `markdown` (default) is an answer as agents write one — paragraphs of 30–70 words, a
  * bullet list, a fenced code block — a token (a word or a piece of markup) per chunk; `line` is one paragraph with
@@ -41,6 +42,7 @@ const { values } = parseArgs({
     events: { type: "string" },
     after: { type: "string" },
     text: { type: "string" },
+    "idle-child": { type: "boolean" },
   },
 });
 const TURNS = Number(values.turns ?? 3);
@@ -167,7 +169,29 @@ async function child(): Promise<TurnResult[]> {
   return results;
 }
 
+/**
+ * The machine's floor: a bare Bun process that does nothing but the 4 ms timer, for as long as a turn's window. On a
+ * shared two-core VM its longest gap is already several milliseconds; the stall figures read against it.
+ */
+async function idleChild(): Promise<{ readonly max: number; readonly p99: number }> {
+  const gaps: number[] = [];
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    gaps.push(now - last);
+    last = now;
+  }, TIMER_MS);
+  await Bun.sleep(CHUNKS * 1.3 + AFTER_MS);
+  clearInterval(timer);
+  const sorted = [...gaps].sort((a, b) => a - b);
+  return { max: sorted.at(-1) ?? NaN, p99: sorted[Math.floor(sorted.length * 0.99)] ?? NaN };
+}
+
 async function main(): Promise<void> {
+  if (values["idle-child"] === true) {
+    process.stdout.write(`${JSON.stringify(await idleChild())}\n`);
+    process.exit(0);
+  }
   if (values.child === true) {
     process.stdout.write(`${JSON.stringify(await child())}\n`);
     process.exit(0);
@@ -176,12 +200,19 @@ async function main(): Promise<void> {
   const report = new BenchReport("stall");
   process.stdout.write(`Main-thread stalls while streaming: ${Math.round(EVENTS / 1000)}k-event session, ${CHUNKS} chunks at ~1 kHz (${TEXT}), ${TURNS} turns × ${rounds} processes, ${TIMER_MS} ms timer\n\n`);
   const turns: TurnResult[] = [];
+  const idle: { max: number; p99: number }[] = [];
   for (let round = 0; round < rounds; round++) {
     const args = [import.meta.path, "--child", "--turns", String(TURNS), "--chunks", String(CHUNKS), "--events", String(EVENTS), "--after", String(AFTER_MS), "--text", TEXT];
     const run = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
     const line = run.stdout.trim().split("\n").at(-1) ?? "";
     if (run.status !== 0 || !line.startsWith("[")) throw new Error(`stall child failed (${run.status}):\n${run.stderr.slice(-2000)}`);
     turns.push(...(JSON.parse(line) as TurnResult[]));
+    // The idle floor, alternated with the rounds: one bare process per turn.
+    for (let t = 0; t < TURNS; t++) {
+      const bare = spawnSync(process.execPath, [import.meta.path, "--idle-child", "--chunks", String(CHUNKS), "--after", String(AFTER_MS)], { encoding: "utf8" });
+      if (bare.status !== 0) throw new Error(`idle child failed (${bare.status}):\n${bare.stderr.slice(-2000)}`);
+      idle.push(JSON.parse(bare.stdout.trim().split("\n").at(-1) ?? "{}") as { max: number; p99: number });
+    }
   }
   const streaming = samples(turns.map((t) => t.streamingMax));
   const after = samples(turns.map((t) => t.afterMax));
@@ -189,6 +220,8 @@ async function main(): Promise<void> {
   report.info("4 ms timer gap while streaming, p99 per turn", withSpread(samples(turns.map((t) => t.streamingP99)), "ms", 1));
   report.figure("longest 4 ms timer gap while streaming (per turn)", withSpread(streaming, "ms", 1), `${BUDGET_MS} ms`, streaming.max / BUDGET_MS);
   report.figure("longest gap at and after turn end (per turn)", withSpread(after, "ms", 1), `${BUDGET_MS} ms`, after.max / BUDGET_MS);
+  report.info("idle floor: longest 4 ms timer gap, bare Bun process (per run)", withSpread(samples(idle.map((r) => r.max)), "ms", 1));
+  report.info("idle floor: 4 ms timer gap p99 (per run)", withSpread(samples(idle.map((r) => r.p99)), "ms", 1));
   for (const [i, t] of turns.entries()) process.stdout.write(`  turn ${i + 1}: ${t.worst.join(", ")}\n`);
   process.exit(report.summary() ? 0 : 1);
 }
