@@ -107,16 +107,40 @@ test("streamed in any chunking, the cut parse state draws the same blocks as Ope
           expect(blocks(cut)).toEqual(blocks(plain));
         }
         // The cuts did happen: no paragraph token of the cut state is over the limit where a cut point allows one.
-        for (const token of cut._parseState?.tokens ?? []) {
-          if (token.type === "paragraph" && token.raw.length > max) expect(paragraphCuts(token.raw, max)).toEqual([]);
-        }
+        const tokens = cut._parseState?.tokens ?? [];
+        tokens.forEach((token, i) => {
+          if (token.type === "paragraph" && token.raw.length > max) expect(paragraphCuts(token.raw, max, tokens[i + 1]?.raw ?? "")).toEqual([]);
+        });
       } finally {
         plain.destroyRecursively();
         cut.destroyRecursively();
       }
     }),
-    { numRuns: 1500 },
+    { numRuns: 1500, ...(process.env.FC_SEED === undefined ? {} : { seed: Number(process.env.FC_SEED) }) },
   );
+});
+
+test("a line above a possible table delimiter row in the next token is not cut (the piece after the cut would start a table)", () => {
+  // Found by the property above (seed -564596692). marked ends the paragraph before ":--"; a cut inside "    aaaaaa
+  // aaa" made the next publication's re-lex start there, and "aaaaaa aaa\n:--" lexed alone is a one-column table.
+  const prefixes = [
+    "a aa\n    aaaaaa aaa\n:--\n**bold** aa aaaaaa",
+    "a aa\n    aaaaaa aaa\n:--\n**bold** aa aaaaaaaa aaaa aaaaaa\n===\naaaa aaaa aaaaaa aaa aaa aaa aaa aaaaaaaa aa aaa\n\n",
+  ];
+  const plain = renderable();
+  const cut = renderable();
+  try {
+    for (const text of prefixes) {
+      plain.content = text;
+      cut.content = text;
+      cutParseState(cut, 8);
+      expect(blocks(cut)).toEqual(blocks(plain));
+    }
+  } finally {
+    plain.destroyRecursively();
+    cut.destroyRecursively();
+  }
+  expect(paragraphCuts("a aa\n    aaaaaa aaa\n", 8, ":--\n**bold**")).toEqual([2]);
 });
 
 describe("through the chat view", () => {

@@ -39,14 +39,31 @@ function cuttable(line: string): boolean {
   return !line.includes("|") && !/^\s*[`~<]/.test(line);
 }
 
-/** Where `raw` may be cut: after a space, before an ASCII letter, not at a line start, in a cuttable line. */
-function cutPoints(raw: string): number[] {
+/**
+ * A line a table's delimiter row could be (`:--`, `--- | :-:`): only `-`, `:`, `|` and spaces, with a `-`. The line
+ * above one is not cut: the piece after the cut is lexed again as a document of its own, where the rest of that
+ * line and this row make a table (one column needs no pipe), though in the paragraph they did not. marked ends a
+ * paragraph before such a row, so the row is often the first line of the token after it (`after`).
+ */
+const DELIMITER_ROW = /^ {0,3}[-:| ]*-[-:| ]*$/;
+
+function lineAt(text: string, start: number): string {
+  const end = text.indexOf("\n", start);
+  return text.slice(start, end < 0 ? text.length : end);
+}
+
+/**
+ * Where `raw` may be cut: after a space, before an ASCII letter, not at a line start, in a cuttable line that is
+ * not above a possible delimiter row. `after` is the text that follows `raw` (the next token's).
+ */
+function cutPoints(raw: string, after: string): number[] {
   const points: number[] = [];
   let lineStart = 0;
   while (lineStart < raw.length) {
     const newline = raw.indexOf("\n", lineStart);
     const lineEnd = newline < 0 ? raw.length : newline;
-    if (cuttable(raw.slice(lineStart, lineEnd))) {
+    const next = newline < 0 || newline + 1 >= raw.length ? lineAt(after, 0) : lineAt(raw, newline + 1);
+    if (cuttable(raw.slice(lineStart, lineEnd)) && !DELIMITER_ROW.test(next)) {
       for (let p = lineStart + 1; p < lineEnd; p++) if (raw.charCodeAt(p - 1) === 32 && LETTER.test(raw[p] as string)) points.push(p);
     }
     lineStart = lineEnd + 1;
@@ -55,8 +72,8 @@ function cutPoints(raw: string): number[] {
 }
 
 /** The cuts of `raw` into pieces of at most `max` chars where its cut points allow (a longer piece where not). */
-export function paragraphCuts(raw: string, max: number): number[] {
-  const points = cutPoints(raw);
+export function paragraphCuts(raw: string, max: number, after = ""): number[] {
+  const points = cutPoints(raw, after);
   const cuts: number[] = [];
   let start = 0;
   let i = 0;
@@ -92,7 +109,7 @@ export function cutLongParagraphs(tokens: readonly Token[], max = PARAGRAPH_PIEC
   let out: Token[] | undefined;
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] as Token;
-    const cuts = token.type === "paragraph" && token.raw.length > max ? paragraphCuts(token.raw, max) : [];
+    const cuts = token.type === "paragraph" && token.raw.length > max ? paragraphCuts(token.raw, max, tokens[i + 1]?.raw ?? "") : [];
     if (cuts.length === 0) {
       out?.push(token);
       continue;
