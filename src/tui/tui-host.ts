@@ -278,6 +278,7 @@ export class TuiHost {
 
   /** Compute the five view states from the projection and local state, and commit them. */
   publish(): void {
+    this.throttle.published();
     this.store.commit(
       this.view.compose({
         controller: this.controller,

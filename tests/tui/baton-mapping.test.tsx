@@ -333,10 +333,12 @@ describe("activity, footer, composer", () => {
 });
 
 describe("stream throttle (TUI-12)", () => {
-  test("chunks publish at most every 100 ms; any other event publishes at once and flushes", () => {
+  test("chunks publish at most every 100 ms; any other event publishes at the end of its task and flushes", () => {
     const clock = new ManualClock();
     let published = 0;
-    const throttle = new PublishThrottle(() => published++, clock);
+    const deferred: (() => void)[] = [];
+    const endOfTask = (): void => deferred.splice(0).forEach((fn) => fn());
+    const throttle = new PublishThrottle(() => published++, clock, undefined, (fn) => deferred.push(fn));
     throttle.onEvent("agent_message_chunk");
     expect(published).toBe(1);
     for (let i = 0; i < 5; i++) throttle.onEvent("agent_message_chunk");
@@ -347,12 +349,25 @@ describe("stream throttle (TUI-12)", () => {
     expect(published).toBe(2);
     throttle.onEvent("usage_update");
     expect(published).toBe(2);
+    // A burst of other events (and chunks among them) in one task: one publication, at the task's end.
     throttle.onEvent("tool_call_update");
+    throttle.onEvent("agent_message_chunk");
+    throttle.onEvent("state_update");
+    expect(published).toBe(2);
+    endOfTask();
     expect(published).toBe(3);
     clock.advance(500);
     expect(published).toBe(3);
-    throttle.dispose();
+    // A publication the host made itself takes a pending one along.
     throttle.onEvent("state_update");
+    throttle.published();
+    endOfTask();
+    expect(published).toBe(3);
+    throttle.onEvent("state_update");
+    throttle.dispose();
+    endOfTask();
+    throttle.onEvent("state_update");
+    endOfTask();
     expect(published).toBe(3);
   });
 });
