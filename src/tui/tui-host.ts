@@ -1,7 +1,5 @@
-/**
- * Baton's side of the chat view: projection → the five view states (throttled, TUI-12), intents → the
- * Controller. It holds no promises the view waits on; everything the user sees is published to the store.
- */
+/** Baton's side of the chat view: projection → the five view states (throttled, TUI-12), intents → the Controller.
+ * It holds no promises the view waits on; everything the user sees is published to the store. */
 import type { Controller, SubmitOptions } from "../controller/controller.ts";
 import { isKind, isProposal, tableGet, type AnyEvent } from "../projection/index.ts";
 import type { Clock } from "../shared/clock.ts";
