@@ -94,27 +94,35 @@ test("cuts fall after a space and before a letter, in lines without a pipe, and 
   expect(paragraphCuts("x".repeat(100), 10)).toEqual([]);
 });
 
+/**
+ * Publishes `prefixes` to a plain markdown and to one whose parse state is cut into pieces of `max`, checking after
+ * each that both draw the same blocks; returns the cut one's final tokens (both renderables are destroyed here).
+ */
+function streamBoth(prefixes: readonly string[], max: number) {
+  const plain = renderable();
+  const cut = renderable();
+  try {
+    for (const text of prefixes) {
+      plain.content = text;
+      cut.content = text;
+      cutParseState(cut, max);
+      expect(blocks(cut)).toEqual(blocks(plain));
+    }
+    return [...(cut._parseState?.tokens ?? [])];
+  } finally {
+    plain.destroyRecursively();
+    cut.destroyRecursively();
+  }
+}
+
 test("streamed in any chunking, the cut parse state draws the same blocks as OpenTUI's own, after every chunk", () => {
   fc.assert(
     fc.property(streamed, fc.integer({ min: 8, max: 64 }), (prefixes, max) => {
-      const plain = renderable();
-      const cut = renderable();
-      try {
-        for (const text of prefixes) {
-          plain.content = text;
-          cut.content = text;
-          cutParseState(cut, max);
-          expect(blocks(cut)).toEqual(blocks(plain));
-        }
-        // The cuts did happen: no paragraph token of the cut state is over the limit where a cut point allows one.
-        const tokens = cut._parseState?.tokens ?? [];
-        tokens.forEach((token, i) => {
-          if (token.type === "paragraph" && token.raw.length > max) expect(paragraphCuts(token.raw, max, tokens[i + 1]?.raw ?? "")).toEqual([]);
-        });
-      } finally {
-        plain.destroyRecursively();
-        cut.destroyRecursively();
-      }
+      const tokens = streamBoth(prefixes, max);
+      // The cuts did happen: no paragraph token of the cut state is over the limit where a cut point allows one.
+      tokens.forEach((token, i) => {
+        if (token.type === "paragraph" && token.raw.length > max) expect(paragraphCuts(token.raw, max, tokens[i + 1]?.raw ?? "")).toEqual([]);
+      });
     }),
     { numRuns: 1500, ...(process.env.FC_SEED === undefined ? {} : { seed: Number(process.env.FC_SEED) }) },
   );
@@ -127,19 +135,7 @@ test("a line above a possible table delimiter row in the next token is not cut (
     "a aa\n    aaaaaa aaa\n:--\n**bold** aa aaaaaa",
     "a aa\n    aaaaaa aaa\n:--\n**bold** aa aaaaaaaa aaaa aaaaaa\n===\naaaa aaaa aaaaaa aaa aaa aaa aaa aaaaaaaa aa aaa\n\n",
   ];
-  const plain = renderable();
-  const cut = renderable();
-  try {
-    for (const text of prefixes) {
-      plain.content = text;
-      cut.content = text;
-      cutParseState(cut, 8);
-      expect(blocks(cut)).toEqual(blocks(plain));
-    }
-  } finally {
-    plain.destroyRecursively();
-    cut.destroyRecursively();
-  }
+  streamBoth(prefixes, 8);
   expect(paragraphCuts("a aa\n    aaaaaa aaa\n", 8, ":--\n**bold**")).toEqual([2]);
 });
 
