@@ -5,7 +5,7 @@
  * or ending in `At` removed (ids and clocks may be re-minted; content may not) — and hashed; the
  * prefix digest chains the turn digests, so rewriting any earlier turn changes it.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../shared/digest.ts";
 import type { NativeTurn } from "./inspector.ts";
 
 export interface HistoryBoundary {
@@ -51,15 +51,15 @@ export function canonicalTurn(turn: NativeTurn): unknown {
 }
 
 export function turnDigest(turn: NativeTurn): string {
-  return createHash("sha256").update(JSON.stringify(canonicalTurn(turn))).digest("hex");
+  return sha256Hex(JSON.stringify(canonicalTurn(turn)));
 }
 
 /** The boundary after the first `count` turns (default: all of them). */
 export function historyBoundary(turns: readonly NativeTurn[], count: number = turns.length): HistoryBoundary {
   const upTo = Math.max(0, Math.min(count, turns.length));
-  let digest = createHash("sha256").update(SEED).digest("hex");
+  let digest = sha256Hex(SEED);
   for (let index = 0; index < upTo; index++) {
-    digest = createHash("sha256").update(`${digest}:${turnDigest(turns[index] as NativeTurn)}`).digest("hex");
+    digest = sha256Hex(`${digest}:${turnDigest(turns[index] as NativeTurn)}`);
   }
   const last = upTo > 0 ? turns[upTo - 1] : undefined;
   return { version: 1, ...(last === undefined ? {} : { turnId: last.nativeTurnId }), turnCount: upTo, prefixDigest: digest };

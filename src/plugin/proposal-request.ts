@@ -4,7 +4,7 @@
  * resourceVersion is its ledger revision) and the `pluginContext` the card and the withdrawal read. Which
  * pending proposals a resource change withdraws (deleted, or its generation moved past the basis). Pure.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../shared/digest.ts";
 import type { ProposalItem } from "../projection/index.ts";
 import type { PluginOutput } from "./manager.ts";
 import type { ResourceObject } from "./resources/schema.ts";
@@ -30,12 +30,10 @@ export interface PluginProposalContext extends Readonly<Record<string, unknown>>
   readonly dedupeKey: string;
 }
 
-const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
-
 export function proposalDedupeKey(batonSessionId: string, pluginInstanceId: string, resource: ResourceObject, text: string): string {
   const m = resource.metadata;
-  const basis = [batonSessionId, pluginInstanceId, `${resource.apiVersion}/${resource.kind}/${m.name}/${m.uid}`, String(m.generation), m.resourceVersion, sha256(text)];
-  return `pp_${sha256(basis.join("\n"))}`;
+  const basis = [batonSessionId, pluginInstanceId, `${resource.apiVersion}/${resource.kind}/${m.name}/${m.uid}`, String(m.generation), m.resourceVersion, sha256Hex(text)];
+  return `pp_${sha256Hex(basis.join("\n"))}`;
 }
 
 /** The request for a `proposed-input` output, or undefined for any other output kind. */

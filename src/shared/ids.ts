@@ -2,8 +2,10 @@
  * Prefixed, branded ULIDs. Every Baton object id is minted here and nowhere else.
  * Shape: `<prefix>_<26 Crockford base32 chars>` (10 time chars + 16 random).
  */
-import { createHash } from "node:crypto";
-import { monotonicFactory } from "ulid";
+import { createRequire } from "node:module";
+import path from "node:path";
+import type { monotonicFactory as MonotonicFactory } from "ulid";
+import { sha256Hex } from "./digest.ts";
 import type { $brand } from "zod";
 
 export const ID_PREFIXES = {
@@ -79,10 +81,31 @@ export interface IdSource {
   mint<K extends IdKind>(kind: K): IdTypes[K];
 }
 
+/**
+ * The ulid package's build without `node:crypto`. Its "node" build (what an import resolves to under Bun) imports
+ * node:crypto only for a fallback when there is no Web Crypto, and Bun has it; importing node:crypto costs a Bun
+ * start ≈ 10–13 ms (src/shared/digest.ts). Its "default" build is the same code without that import, so it is
+ * loaded by path (the package is pinned exactly; tests/unit/ids.test.ts checks the file and what it mints).
+ */
+export function ulidLibrary(): { readonly monotonicFactory: typeof MonotonicFactory } {
+  const requireHere = createRequire(import.meta.url);
+  const nodeBuild = requireHere.resolve("ulid");
+  return requireHere(path.join(path.dirname(nodeBuild), "..", "browser", "index.cjs")) as { monotonicFactory: typeof MonotonicFactory };
+}
+
+/**
+ * The library's own Web Crypto source (one random byte / 256 per character), given to it explicitly: its detection
+ * looks at `window` before `globalThis`, and a DOM stand-in (tests, an embedding) can define `window` without `crypto`.
+ */
+function webCryptoPrng(): number {
+  return (crypto.getRandomValues(new Uint8Array(1))[0] as number) / 256;
+}
+
 export function createUlidSource(now: () => number = Date.now): IdSource {
-  const next = monotonicFactory();
+  let next: ReturnType<typeof MonotonicFactory> | undefined;
   return {
     mint<K extends IdKind>(kind: K): IdTypes[K] {
+      next ??= ulidLibrary().monotonicFactory(webCryptoPrng);
       return `${ID_PREFIXES[kind]}_${next(now())}` as IdTypes[K];
     },
   };
@@ -127,5 +150,5 @@ export function sessionIdPrefix(typed: string): string | undefined {
  * `<pluginId>@<marketplace>` has `pi_` + the first 16 hex chars of sha256(key), the same in every session.
  */
 export function pluginInstanceIdFor(key: string): PluginInstanceId {
-  return `${ID_PREFIXES.pluginInstance}_${createHash("sha256").update(key).digest("hex").slice(0, 16)}` as PluginInstanceId;
+  return `${ID_PREFIXES.pluginInstance}_${sha256Hex(key).slice(0, 16)}` as PluginInstanceId;
 }

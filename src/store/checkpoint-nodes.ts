@@ -28,7 +28,7 @@
  */
 import fs from "node:fs";
 import * as path from "node:path";
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../shared/digest.ts";
 import { checkDiskWrite } from "./disk-faults.ts";
 import { closeQuietly, FILE_MODE, unlinkQuietly } from "./files.ts";
 import { digestPrefix, fullBlocksOf, type PrefixDigest } from "./ledger-digest.ts";
@@ -138,7 +138,7 @@ export function trimLoadedNodes(maxBytes = NODE_CACHE.maxBytes): void {
 }
 
 export function newNodesName(): string {
-  return `checkpoint-${randomBytes(6).toString("hex")}.nodes`;
+  return `checkpoint-${randomHex(6)}.nodes`;
 }
 
 interface Token {

@@ -4,7 +4,7 @@
  * than `staleMs`, is taken over; a lock we did not see go stale is never removed. Async: waiting never
  * blocks the event loop.
  */
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../shared/digest.ts";
 import fs from "node:fs";
 import * as path from "node:path";
 import { BatonError } from "../shared/errors.ts";
@@ -49,7 +49,7 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T> | T, op
   const timeoutMs = options.timeoutMs ?? 5_000;
   const staleMs = options.staleMs ?? 30_000;
   await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: DIR_MODE });
-  const token = `${process.pid} ${randomBytes(8).toString("hex")}`;
+  const token = `${process.pid} ${randomHex(8)}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await createLockFile(lockFile, token)) break;

@@ -1,7 +1,7 @@
 /** Small filesystem helpers for the store: private modes, atomic replace, errno checks. */
 import fs from "node:fs";
 import * as path from "node:path";
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../shared/digest.ts";
 import { checkDiskWrite, type WriteSite } from "./disk-faults.ts";
 
 /** Every file the store creates is private to the user. */
@@ -25,7 +25,7 @@ export function ensureDir(dir: string): void {
 
 /** A sibling temp name that no other writer (process or call) will pick. */
 export function tempPathFor(target: string): string {
-  return `${target}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
+  return `${target}.tmp-${process.pid}-${randomHex(6)}`;
 }
 
 /**

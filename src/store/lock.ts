@@ -11,7 +11,7 @@
  */
 import fs from "node:fs";
 import * as os from "node:os";
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../shared/digest.ts";
 import { BatonError, describeError } from "../shared/errors.ts";
 import { checkDiskWrite } from "./disk-faults.ts";
 import { FILE_MODE, closeQuietly, errnoCode, readFileIfExists, tempPathFor, unlinkQuietly, writeAllSync } from "./files.ts";
@@ -189,7 +189,7 @@ function acquire(lockPath: string, options: AcquireLockOptions): SessionLock {
     pid: process.pid,
     ...(currentStartTime() === undefined ? {} : { startTime: currentStartTime() as string }),
     hostname: os.hostname(),
-    token: randomBytes(12).toString("hex"),
+    token: randomHex(12),
     acquiredAt: new Date(now()).toISOString(),
     ...(options.batonSessionId === undefined ? {} : { batonSessionId: options.batonSessionId }),
   };

@@ -6,7 +6,7 @@
  */
 import fs from "node:fs";
 import * as path from "node:path";
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../shared/digest.ts";
 import { BatonError } from "../shared/errors.ts";
 import { ensureDir, isErrno, listDirs, readFileIfExists, writeFileAtomicSync } from "./files.ts";
 import { writeError } from "./write-errors.ts";
@@ -41,7 +41,7 @@ export function sanitizeBasename(name: string): string {
 
 /** Key for an already resolved cwd. */
 export function projectKey(realCwd: string): string {
-  const hash = createHash("sha256").update(realCwd).digest("hex").slice(0, 12);
+  const hash = sha256Hex(realCwd).slice(0, 12);
   return `${sanitizeBasename(path.basename(realCwd))}-${hash}`;
 }
 

@@ -2,7 +2,6 @@
  * One Claude harness session: a long-lived streaming `query()` (started by the first turn, restarted with `resume`
  * after the process died), its prompt channel, and the binding of SDK output to Baton turns.
  */
-import { randomUUID } from "node:crypto";
 import type { Options, Query, query as sdkQuery, SDKControlInitializeResponse, SDKMessage, SDKResultMessage } from "@anthropic-ai/claude-agent-sdk";
 import type { BindingSink, EventSink, HarnessHandle, HarnessOpenOptions, PromptInput, SendTurnResult } from "../contract.ts";
 import type { SessionConfigOption } from "../capabilities.ts";
@@ -180,7 +179,7 @@ export class ClaudeSession {
   }
 
   private push(run: QueryRun, turn: ClaudeTurn, content: string | { type: "text"; text: string }[]): void {
-    const uuid = randomUUID();
+    const uuid = crypto.randomUUID();
     const message = userMessage(content, uuid);
     this.turns.attach(turn, uuid);
     if (!run.initSeen) run.unconfirmed.push(message);

@@ -6,7 +6,7 @@
  * the caller treats every hook as untrusted. A later save moves such a file aside
  * (`hook.json.corrupt-<ms>`) before writing a fresh one, so nothing is silently lost.
  */
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../../shared/digest.ts";
 import fs from "node:fs";
 import path from "node:path";
 import { BatonError, describeError } from "../../shared/errors.ts";
@@ -126,7 +126,7 @@ export class HookTrustStore {
 
   private writeAtomic(data: string): void {
     fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: DIR_MODE });
-    const temp = `${this.file}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`;
+    const temp = `${this.file}.tmp-${process.pid}-${randomHex(6)}`;
     try {
       const fd = fs.openSync(temp, "wx", FILE_MODE);
       try {
@@ -145,7 +145,7 @@ export class HookTrustStore {
   /** Run `fn` holding `<file>.lock` (O_EXCL create; stale holders are removed). */
   private async withLock(fn: () => void): Promise<void> {
     fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: DIR_MODE });
-    const token = `${process.pid} ${randomBytes(8).toString("hex")}`;
+    const token = `${process.pid} ${randomHex(8)}`;
     const deadline = Date.now() + this.lockTimeoutMs;
     for (;;) {
       try {

@@ -8,7 +8,7 @@
  * with the `bypass_hook_trust` config override — on 0.171.0 the flag alone does not reach app-server
  * threads, the override does (measured: a trusted hook writes its marker only with the override).
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../../shared/digest.ts";
 import type { InteractionDraft } from "../../event/interaction-types.ts";
 import type { InteractionHandler } from "../contract.ts";
 import { BatonError, describeError } from "../../shared/errors.ts";
@@ -83,7 +83,7 @@ export function hookFingerprint(hook: HookMetadata): string {
     hook.source,
     hook.pluginId ?? null,
   ];
-  return `baton-sha256:${createHash("sha256").update(JSON.stringify(stable)).digest("hex")}`;
+  return `baton-sha256:${sha256Hex(JSON.stringify(stable))}`;
 }
 
 export function hookTrustEntry(hook: NeedsTrust): HookTrustEntry {

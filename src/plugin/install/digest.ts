@@ -3,7 +3,6 @@
  * hash, every symlink's target, in sorted order, hashed once more. The receipt (`install.json`) is outside
  * the digest. Re-checked before every activation; a result is reused while no file's size or mtime moved.
  */
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 
@@ -32,15 +31,15 @@ async function walk(root: string, rel = "", out: Entry[] = []): Promise<Entry[]>
 }
 
 async function fileHash(file: string): Promise<string> {
-  const hash = createHash("sha512");
-  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  const hash = new Bun.CryptoHasher("sha512");
+  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Uint8Array);
   return hash.digest("hex");
 }
 
 /** `sha512-<base64>` over the tree rooted at `root`. */
 export async function treeDigest(root: string): Promise<string> {
   const entries = await walk(root);
-  const hash = createHash("sha512");
+  const hash = new Bun.CryptoHasher("sha512");
   for (const entry of entries) {
     if (entry.kind === "link") hash.update(`l ${entry.rel} ${await fs.promises.readlink(entry.full)}\n`);
     else hash.update(`f ${entry.rel} ${(entry.stat.mode & 0o111) !== 0 ? "x" : "-"} ${await fileHash(entry.full)}\n`);
