@@ -8,7 +8,7 @@ import { HarnessRegistry } from "../harness/registry.ts";
 import { createSessionStore, type SessionStore } from "../store/index.ts";
 import { systemClock, type Clock } from "../shared/clock.ts";
 import { createUlidSource, type IdSource } from "../shared/ids.ts";
-import type { CliIo } from "./io.ts";
+import { withIo, type CliIo } from "./io.ts";
 import type { OpenedSession, SessionChoice } from "./open-session.ts";
 import type { LogLevel } from "../shared/log.ts";
 
@@ -40,7 +40,7 @@ export function batonHome(env: Readonly<Record<string, string | undefined>>, ove
 export function withResolvedHome(io: CliIo): CliIo {
   const given = io.env["BATON_HOME"];
   if (given === undefined || given === "" || path.isAbsolute(given)) return io;
-  return { ...io, env: { ...io.env, BATON_HOME: path.resolve(io.cwd, given) }, relativeHome: given };
+  return withIo(io, { env: { ...io.env, BATON_HOME: path.resolve(io.cwd, given) }, relativeHome: given });
 }
 
 /** Loads config (unknown keys are reported on stderr, once) and builds the store and registry. */

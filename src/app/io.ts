@@ -99,10 +99,18 @@ export function linesFrom(text: string): LineSource {
  */
 export function terminalOut(stream: OutStream): OutStream {
   if (stream.raw !== undefined) return stream;
-  return { ...stream, write: (text) => stream.write(terminalSafe(text)), raw: stream };
+  return withIo(stream, { write: (text: string) => stream.write(terminalSafe(text)), raw: stream });
 }
 
 /** `io` whose stdout and stderr are terminal-safe (`terminalOut`). */
 export function terminalIo(io: CliIo): CliIo {
-  return { ...io, stdout: terminalOut(io.stdout), stderr: terminalOut(io.stderr) };
+  return withIo(io, { stdout: terminalOut(io.stdout), stderr: terminalOut(io.stderr) });
+}
+
+/**
+ * `base` with `overrides` over it, getters kept as getters (a spread would call them): the process's streams are
+ * made on first use (process-io.ts), and a derived io must not make them.
+ */
+export function withIo<T extends object>(base: T, overrides: Partial<T>): T {
+  return Object.defineProperties({}, { ...Object.getOwnPropertyDescriptors(base), ...Object.getOwnPropertyDescriptors(overrides) }) as T;
 }

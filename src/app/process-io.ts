@@ -14,7 +14,7 @@
  *   as on a hangup.
  */
 import { builtinDefinitions } from "./harnesses.ts";
-import { lineSource, type CliIo, type OutStream, type TerminationSignal } from "./io.ts";
+import { lineSource, type CliIo, type LineSource, type OutStream, type TerminationSignal } from "./io.ts";
 
 const SIGNAL_NUMBERS: Readonly<Record<TerminationSignal | "SIGINT", number>> = { SIGHUP: 1, SIGINT: 2, SIGPIPE: 13, SIGTERM: 15 };
 /** A shutdown after SIGTERM/SIGHUP that takes longer than this is cut off (the turn's own cancel grace is shorter). */
@@ -36,7 +36,13 @@ interface Output extends OutStream {
   finish(): Promise<void>;
 }
 
-function output(stream: NodeJS.WriteStream, onBroken: (error: unknown) => void): Output {
+/**
+ * One of the process's output streams, made on first use: Bun builds `process.stdout`/`stderr` (and with them Node's
+ * stream machinery, ≈ 12–15 ms) when they are first touched, and `baton exec` starts its harness before it writes
+ * anything (#18).
+ */
+function output(open: () => NodeJS.WriteStream, onBroken: (error: unknown) => void): Output {
+  let stream: NodeJS.WriteStream | undefined;
   let broken = false;
   let full = false;
   const waiting = new Set<() => void>();
@@ -45,34 +51,46 @@ function output(stream: NodeJS.WriteStream, onBroken: (error: unknown) => void):
     for (const resolve of [...waiting]) resolve();
     waiting.clear();
   };
-  stream.on("error", (error) => {
-    release();
-    if (broken) return;
-    broken = true;
-    onBroken(error);
-  });
-  stream.on("drain", release);
+  const opened = (): NodeJS.WriteStream => {
+    if (stream !== undefined) return stream;
+    const made = open();
+    stream = made;
+    made.on("error", (error) => {
+      release();
+      if (broken) return;
+      broken = true;
+      onBroken(error);
+    });
+    made.on("drain", release);
+    return made;
+  };
   return {
-    isTTY: stream.isTTY === true,
+    get isTTY() {
+      return opened().isTTY === true;
+    },
     write(text) {
-      if (!broken && !stream.write(text)) full = true;
+      if (!broken && !opened().write(text)) full = true;
     },
     drain() {
       if (broken || !full) return Promise.resolve();
       return new Promise((resolve) => waiting.add(resolve));
     },
     finish() {
-      if (broken || stream.writableFinished) return Promise.resolve();
+      const made = stream;
+      if (made === undefined || broken || made.writableFinished) return Promise.resolve();
       return new Promise((resolve) => {
-        stream.once("error", () => resolve());
+        made.once("error", () => resolve());
         // Bun calls back before it reports a write that failed (EPIPE): give that error one turn to arrive.
-        stream.end(() => setImmediate(resolve));
+        made.end(() => setImmediate(resolve));
       });
     },
   };
 }
 
-export function createProcessIo(): ProcessIo {
+/** Where the process's streams come from: `process` (a test passes an object that sees which are made). */
+export type ProcessStreams = Pick<NodeJS.Process, "stdout" | "stderr" | "stdin">;
+
+export function createProcessIo(std: ProcessStreams = process): ProcessIo {
   const interruptListeners = new Set<() => void>();
   const terminateListeners = new Set<(signal: TerminationSignal) => void>();
   let interrupts = 0;
@@ -105,8 +123,8 @@ export function createProcessIo(): ProcessIo {
   const onBroken = (error: unknown): void => {
     if ((error as { code?: unknown } | null)?.code === "EPIPE") terminate("SIGPIPE");
   };
-  const stdout = output(process.stdout, onBroken);
-  const stderr = output(process.stderr, onBroken);
+  const stdout = output(() => std.stdout, onBroken);
+  const stderr = output(() => std.stderr, onBroken);
   streams.push(stdout, stderr);
 
   process.on("SIGINT", () => {
@@ -121,11 +139,18 @@ export function createProcessIo(): ProcessIo {
   process.on("SIGHUP", () => terminate("SIGHUP"));
   watchLauncher(() => terminate("SIGHUP"));
 
+  let stdin: LineSource | undefined;
   const io: CliIo = {
     stdout,
     stderr,
-    stdin: lineSource(process.stdin),
-    stdinIsTTY: process.stdin.isTTY === true,
+    // Made on first use, like the outputs.
+    get stdin() {
+      stdin ??= lineSource(std.stdin);
+      return stdin;
+    },
+    get stdinIsTTY() {
+      return std.stdin.isTTY === true;
+    },
     env: process.env,
     cwd: process.cwd(),
     onInterrupt(listener) {

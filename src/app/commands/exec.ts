@@ -8,7 +8,7 @@ import { isStorageFailure } from "../../controller/storage-guard.ts";
 import { withHint } from "../../controller/turn-errors.ts";
 import { terminalJson } from "../../shared/terminal-text.ts";
 import { createAppContext, openSessionIn } from "../app-context.ts";
-import type { CliIo } from "../io.ts";
+import { withIo, type CliIo } from "../io.ts";
 import type { OpenedSession } from "../open-session.ts";
 import { checkConfigChoices, type ConfigChoices } from "../config-choice.ts";
 import { startCliPlugins, type CliPlugins } from "../cli-plugins.ts";
@@ -68,7 +68,7 @@ export async function runExec(argv: readonly string[], io: CliIo): Promise<numbe
     const piped = positionals.length === 1 && positionals[0] === "-";
     if (piped) prompt = (await io.stdin.readAll()).replace(/\n$/, "");
     if (prompt.trim().length === 0) throw new UsageError("exec needs a prompt: baton exec [options] [--] <prompt…>  (use - to read it from stdin)");
-    const ctx = createAppContext({ ...io, definitions: prelaunch.definitions }, values.cwd === undefined ? {} : { cwd: values.cwd });
+    const ctx = createAppContext(withIo(io, { definitions: prelaunch.definitions }), values.cwd === undefined ? {} : { cwd: values.cwd });
     const requested = values.agent === undefined ? undefined : ctx.registry.resolve(values.agent);
     const fallback = () => ctx.registry.resolve(ctx.loaded.config.defaultAgent);
     const typed = { model: values.model, effort: values.effort };
