@@ -14,8 +14,15 @@
  * - **Stop** closes stdin, waits for a clean exit, then signals the group (TERM, then KILL) and resolves once the
  *   child has been reaped. When the child has exited, whatever it left in its group is killed and the watchdog is
  *   let go.
+ *
+ * Two ways in: `spawnChild` (Node's child_process: its stdio as Node streams, any number of pipes) and `spawnPiped`
+ * (Bun.spawn: stdin a FileSink, stdout and stderr web streams). Node builds its stream machinery at the first spawn
+ * with pipes, ≈ 15–20 ms that `baton exec` paid before Codex could start (#18); a JSON-lines child on its stdio
+ * needs none of it. Both share the lifecycle below, and the watchdog is always started with Bun.spawn.
  */
-import { spawn, type ChildProcess, type IOType } from "node:child_process";
+import type { ChildProcess, IOType } from "node:child_process";
+import { createRequire } from "node:module";
+import type { FileSink, Subprocess } from "bun";
 
 export interface ChildExit {
   readonly code: number | null;
@@ -87,8 +94,18 @@ const WATCHDOG_SCRIPT = [
 const GROUPS = process.platform !== "win32";
 const REAP_LIMIT_MS = 2_000;
 
+/** Node's child_process, loaded by the first `spawnChild` (not by a run that only uses `spawnPiped`). */
+const requireHere = createRequire(import.meta.url);
+const nodeSpawn = (): typeof import("node:child_process").spawn => (requireHere("node:child_process") as typeof import("node:child_process")).spawn;
+
+interface Watchdog {
+  readonly process: Subprocess;
+  /** Its stdin, the liveness signal: held here, so it is closed only when Baton is gone. */
+  readonly pipe: FileSink;
+}
+
 /** Watchdogs of live children: referenced here so their stdin pipe (the liveness signal) is never collected. */
-const watchdogs = new Set<ChildProcess>();
+const watchdogs = new Set<Watchdog>();
 
 function errnoOf(error: unknown): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
@@ -124,22 +141,73 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-function startWatchdog(pgid: number): ChildProcess | undefined {
+function startWatchdog(pgid: number): Watchdog | undefined {
   try {
-    const watchdog = spawn("/bin/sh", ["-c", WATCHDOG_SCRIPT, "baton-watchdog", String(pgid)], {
-      detached: true,
-      stdio: ["pipe", "ignore", "ignore"],
-    });
-    watchdog.once("error", () => watchdogs.delete(watchdog));
-    watchdog.once("exit", () => watchdogs.delete(watchdog));
-    watchdog.stdin?.on("error", () => undefined);
+    const child = Bun.spawn(["/bin/sh", "-c", WATCHDOG_SCRIPT, "baton-watchdog", String(pgid)], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+    const watchdog: Watchdog = { process: child, pipe: child.stdin };
     watchdogs.add(watchdog);
+    void child.exited.then(() => watchdogs.delete(watchdog));
     // Baton's own exit is never held up by a watchdog: when Baton goes, the watchdog's work starts.
-    watchdog.unref();
+    child.unref();
+    watchdog.pipe.unref();
     return watchdog;
   } catch {
     return undefined;
   }
+}
+
+function stopWatchdog(watchdog: Watchdog | undefined): void {
+  if (watchdog === undefined) return;
+  watchdog.process.kill("SIGKILL");
+  watchdogs.delete(watchdog);
+}
+
+/** What the shared lifecycle needs of a started process, whichever API started it. */
+interface Started {
+  readonly pid: number | undefined;
+  /** The exit once the process is reaped, or the start failure; never rejects. */
+  readonly exit: Promise<ChildExit>;
+  /** Signal the process itself (when its group is gone or there are no groups). */
+  kill(signal: NodeJS.Signals): boolean;
+  closeStdin(): void;
+}
+
+type Lifecycle = Pick<ChildHandle, "exited" | "exitInfo" | "signal" | "stop">;
+
+/** Group signals, the watchdog, the reap of what the leader left, and the stop sequence (see the module doc). */
+function lifecycle(started: Started): Lifecycle {
+  const { pid } = started;
+  const watchdog = GROUPS && pid !== undefined ? startWatchdog(pid) : undefined;
+  let exit: ChildExit | undefined;
+  const exited = started.exit.then((result) => {
+    exit = result;
+    // The leader is reaped: nothing of its group may outlive it, and its watchdog can go.
+    if (GROUPS && pid !== undefined && result.error === undefined) signalGroup(pid, "SIGKILL");
+    stopWatchdog(watchdog);
+    return result;
+  });
+  const signal = (name: NodeJS.Signals): boolean => {
+    if (exit !== undefined || pid === undefined) return false;
+    if (GROUPS && signalGroup(pid, name)) return true;
+    return started.kill(name);
+  };
+  const within = (ms: number): Promise<boolean> => Promise.race([exited.then(() => true), sleep(ms)]);
+  return {
+    exited,
+    exitInfo: () => exit,
+    signal,
+    async stop(stopOptions = {}) {
+      if (exit !== undefined) return exit;
+      started.closeStdin();
+      const eofGraceMs = stopOptions.eofGraceMs ?? 0;
+      if (eofGraceMs > 0 && (await within(eofGraceMs))) return exited;
+      signal("SIGTERM");
+      if (await within(stopOptions.termGraceMs ?? 1_000)) return exited;
+      signal("SIGKILL");
+      await within(REAP_LIMIT_MS);
+      return exit ?? { code: null, signal: "SIGKILL" };
+    },
+  };
 }
 
 /** Baton's own environment as a complete child environment (the user's login and settings; unset keys dropped). */
@@ -157,7 +225,7 @@ function gateScript(gate: number): string {
 export function spawnChild(file: string, args: readonly string[], options: ChildSpawnOptions): ChildHandle {
   const stdio = [...(options.stdio ?? ["pipe", "pipe", "pipe"])];
   const gate = GROUPS && options.armFirst === true && Bun.which(file, { PATH: options.env["PATH"] ?? "", ...(options.cwd === undefined ? {} : { cwd: options.cwd }) }) !== null ? stdio.length : undefined;
-  const child = spawn(gate === undefined ? file : "/bin/sh", gate === undefined ? [...args] : ["-c", gateScript(gate), file, ...args], {
+  const child = nodeSpawn()(gate === undefined ? file : "/bin/sh", gate === undefined ? [...args] : ["-c", gateScript(gate), file, ...args], {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: { ...options.env },
     stdio: gate === undefined ? stdio : [...stdio, "pipe"],
@@ -165,62 +233,90 @@ export function spawnChild(file: string, args: readonly string[], options: Child
     windowsHide: true,
   });
   const pid = child.pid;
-  const watchdog = GROUPS && pid !== undefined ? startWatchdog(pid) : undefined;
+  const exit = new Promise<ChildExit>((resolve) => {
+    child.on("error", (error) => {
+      // An error after a successful start (a failed kill) is not an exit; the 'exit' event still comes.
+      if (pid !== undefined && child.exitCode === null && child.signalCode === null) return;
+      const code = errnoOf(error);
+      resolve({ code: null, signal: null, error: describeFailure(error), ...(code === undefined ? {} : { errorCode: code }) });
+    });
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+  child.stdin?.on("error", () => undefined);
+  const life = lifecycle({
+    pid,
+    exit,
+    kill(name) {
+      try {
+        return child.kill(name);
+      } catch {
+        return false;
+      }
+    },
+    closeStdin() {
+      if (child.stdin && !child.stdin.destroyed) child.stdin.end();
+    },
+  });
+  // The watchdog is up (lifecycle started it): now the gated program may run.
   if (gate !== undefined) {
     const pipe = child.stdio[gate] as NodeJS.WritableStream & { on(event: "error", listener: () => void): unknown };
     pipe.on("error", () => undefined);
     pipe.end("go\n");
   }
-  let exit: ChildExit | undefined;
-  const exited = new Promise<ChildExit>((resolve) => {
-    child.on("error", (error) => {
-      if (exit !== undefined) return;
-      // An error after a successful start (a failed kill) is not an exit; the 'exit' event still comes.
-      if (pid !== undefined && child.exitCode === null && child.signalCode === null) return;
-      const code = errnoOf(error);
-      exit = { code: null, signal: null, error: describeFailure(error), ...(code === undefined ? {} : { errorCode: code }) };
-      resolve(exit);
+  return { pid, child, ...life };
+}
+
+export interface PipedChild extends Lifecycle {
+  readonly pid: number | undefined;
+  /** Undefined when the process did not start, or with `stdin: "ignore"`. */
+  readonly stdin: FileSink | undefined;
+  readonly stdout: ReadableStream<Uint8Array> | undefined;
+  readonly stderr: ReadableStream<Uint8Array> | undefined;
+}
+
+/** `spawnChild` through Bun.spawn: stdout and stderr piped, stdin piped or not (see the module doc). */
+export function spawnPiped(file: string, args: readonly string[], options: { readonly cwd?: string; readonly env: Readonly<Record<string, string | undefined>>; readonly stdin: "pipe" | "ignore" }): PipedChild {
+  let child: Subprocess<"pipe" | "ignore", "pipe", "pipe">;
+  try {
+    child = Bun.spawn([file, ...args], {
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      env: { ...options.env },
+      stdio: [options.stdin, "pipe", "pipe"],
+      detached: GROUPS,
+      windowsHide: true,
     });
-    child.once("exit", (code, signal) => {
-      exit ??= { code, signal };
-      // The leader is reaped: nothing of its group may outlive it, and its watchdog can go.
-      if (GROUPS && pid !== undefined) signalGroup(pid, "SIGKILL");
-      if (watchdog !== undefined) {
-        watchdog.kill("SIGKILL");
-        watchdogs.delete(watchdog);
+  } catch (error) {
+    // Bun says at once what Node reports in an 'error' event (ENOENT, EACCES, a missing cwd): the same exit.
+    const code = errnoOf(error);
+    const failed: ChildExit = { code: null, signal: null, error: describeFailure(error), ...(code === undefined ? {} : { errorCode: code }) };
+    return { pid: undefined, stdin: undefined, stdout: undefined, stderr: undefined, ...lifecycle({ pid: undefined, exit: Promise.resolve(failed), kill: () => false, closeStdin: () => undefined }) };
+  }
+  const stdin = options.stdin === "pipe" ? (child.stdin as FileSink) : undefined;
+  const exit = child.exited.then((): ChildExit => (child.signalCode === null ? { code: child.exitCode, signal: null } : { code: null, signal: String(child.signalCode) }));
+  const life = lifecycle({
+    pid: child.pid,
+    exit,
+    kill(name) {
+      try {
+        child.kill(name);
+        return true;
+      } catch {
+        return false;
       }
-      resolve(exit);
-    });
-  });
-  child.stdin?.on("error", () => undefined);
-
-  const signal = (name: NodeJS.Signals): boolean => {
-    if (exit !== undefined || pid === undefined) return false;
-    if (GROUPS && signalGroup(pid, name)) return true;
-    try {
-      return child.kill(name);
-    } catch {
-      return false;
-    }
-  };
-  const within = (ms: number): Promise<boolean> => Promise.race([exited.then(() => true), sleep(ms)]);
-
-  return {
-    pid,
-    child,
-    exited,
-    exitInfo: () => exit,
-    signal,
-    async stop(stopOptions = {}) {
-      if (exit !== undefined) return exit;
-      if (child.stdin && !child.stdin.destroyed) child.stdin.end();
-      const eofGraceMs = stopOptions.eofGraceMs ?? 0;
-      if (eofGraceMs > 0 && (await within(eofGraceMs))) return exited;
-      signal("SIGTERM");
-      if (await within(stopOptions.termGraceMs ?? 1_000)) return exited;
-      signal("SIGKILL");
-      await within(REAP_LIMIT_MS);
-      return exit ?? { code: null, signal: "SIGKILL" };
     },
-  };
+    closeStdin() {
+      endSink(stdin);
+    },
+  });
+  return { pid: child.pid, stdin, stdout: child.stdout, stderr: child.stderr, ...life };
+}
+
+/** End a FileSink; a peer already gone (EPIPE) is not an error here. */
+export function endSink(sink: FileSink | undefined): void {
+  if (sink === undefined) return;
+  try {
+    void Promise.resolve(sink.end()).catch(() => undefined);
+  } catch {
+    // already closed
+  }
 }

@@ -3,12 +3,14 @@
  * group and session, a parent-death watchdog, group signals, reaping): an optional channel on stdio or on
  * fd 3/4, stdout/stderr read line by line with a byte cap per line, a bounded stderr ring, exit as a typed
  * error, an AbortSignal. With `fd34` the child writes fd 3 and reads fd 4, so its own stdout cannot corrupt
- * the protocol (the plugin runner).
+ * the protocol (the plugin runner). Without fd 3/4 the child is started with Bun.spawn (`spawnPiped`: no Node
+ * streams to build, #18); with them, with Node's child_process.
  */
 import type { Readable, Writable } from "node:stream";
+import type { FileSink } from "bun";
 import { BatonError, describeError } from "../shared/errors.ts";
 import { terminalSafe } from "../shared/terminal-text.ts";
-import { spawnChild, type ChildExit, type StopOptions } from "./child-process.ts";
+import { endSink, spawnChild, spawnPiped, type ChildExit, type PipedChild, type StopOptions } from "./child-process.ts";
 import type { JsonRpcTransport } from "./jsonrpc.ts";
 
 export type ExitInfo = ChildExit;
@@ -84,7 +86,7 @@ class CappedLines {
     private readonly emit: (line: string) => void,
   ) {}
 
-  push(chunk: Buffer | string): void {
+  push(chunk: Uint8Array | string): void {
     const text = typeof chunk === "string" ? chunk : this.decoder.decode(chunk, { stream: true });
     let start = 0;
     for (;;) {
@@ -126,6 +128,41 @@ function pipeTransport(label: string, input: Readable, output: Writable): JsonRp
   };
 }
 
+/** The channel of a Bun-spawned child: its stdout in, its stdin (a FileSink, flushed at every line) out. */
+function sinkTransport(label: string, input: ReadableStream<Uint8Array>, output: FileSink, exited: Promise<unknown>): JsonRpcTransport {
+  let closed = false;
+  void exited.then(() => (closed = true));
+  return {
+    input,
+    write(line) {
+      if (closed) throw new Error(`${label}: its input is closed`);
+      // A write the peer is gone for (EPIPE) fails quietly, as a Node pipe's does: its output ends, and the reader says so.
+      try {
+        output.write(line);
+        void Promise.resolve(output.flush()).catch(() => (closed = true));
+      } catch {
+        closed = true;
+      }
+    },
+    end() {
+      if (closed) return;
+      closed = true;
+      endSink(output);
+    },
+  };
+}
+
+/** Read `stream` to its end, chunk by chunk; a read error ends it like EOF (the exit says what happened). */
+async function drain(stream: ReadableStream<Uint8Array> | undefined, onData: (chunk: Uint8Array) => void, onEnd: () => void): Promise<void> {
+  if (stream === undefined) return;
+  try {
+    for await (const chunk of stream) onData(chunk);
+  } catch {
+    // the pipe broke: what was read is all there is
+  }
+  onEnd();
+}
+
 function failedHandle(label: string, argv: readonly string[], exit: ExitInfo): ProcessHandle {
   return {
     label,
@@ -144,42 +181,53 @@ function failedHandle(label: string, argv: readonly string[], exit: ExitInfo): P
 
 export function spawnProcess(spec: ProcessSpec): ProcessHandle {
   const channel = spec.channel ?? "none";
-  const ringBytes = spec.stderrRingBytes ?? DEFAULT_STDERR_RING;
   const cap = spec.lineCapBytes ?? DEFAULT_LINE_CAP_BYTES;
-  let handle: ReturnType<typeof spawnChild>;
-  try {
-    handle = spawnChild(spec.file, spec.args, {
-      cwd: spec.cwd,
-      env: spec.env,
-      stdio: channel === "stdio" ? ["pipe", "pipe", "pipe"] : channel === "fd34" ? ["ignore", "pipe", "pipe", "pipe", "pipe"] : ["ignore", "pipe", "pipe"],
-    });
-  } catch (error) {
-    // Synchronous spawn failures (EINVAL…) become an exit like ENOENT does.
-    return failedHandle(spec.label, [spec.file, ...spec.args], { code: null, signal: null, error: describeError(error) });
-  }
-  const child = handle.child;
-  let stderr = "";
   const lines = (stream: ChildStream) =>
     new CappedLines(cap, (line) => {
       const plain = terminalSafe(line);
       if (plain.trim() !== "") spec.onLine?.(stream, plain);
     });
+  const ring = new StderrRing(spec.stderrRingBytes ?? DEFAULT_STDERR_RING);
   const stderrLines = lines("stderr");
-  child.stderr?.on("data", (data: Buffer) => {
-    stderr = (stderr + terminalSafe(data.toString("utf8"))).slice(-ringBytes);
-    stderrLines.push(data);
-  });
-  child.stderr?.on("end", () => stderrLines.finish());
-  if (channel !== "stdio") {
-    const stdoutLines = lines("stdout");
-    child.stdout?.on("data", (data: Buffer) => stdoutLines.push(data));
-    child.stdout?.on("end", () => stdoutLines.finish());
-  }
-  for (const stream of child.stdio) stream?.on("error", () => undefined);
+  let handle: Pick<PipedChild, "pid" | "exited" | "exitInfo" | "signal" | "stop">;
   let transport: JsonRpcTransport | undefined;
-  if (channel === "stdio" && child.stdout && child.stdin) transport = pipeTransport(spec.label, child.stdout, child.stdin);
-  if (channel === "fd34") transport = pipeTransport(spec.label, child.stdio[3] as Readable, child.stdio[4] as Writable);
-
+  try {
+    if (channel === "fd34") {
+      const started = spawnChild(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdio: ["ignore", "pipe", "pipe", "pipe", "pipe"] });
+      const child = started.child;
+      child.stderr?.on("data", (data: Buffer) => {
+        ring.push(data);
+        stderrLines.push(data);
+      });
+      child.stderr?.on("end", () => stderrLines.finish());
+      const stdoutLines = lines("stdout");
+      child.stdout?.on("data", (data: Buffer) => stdoutLines.push(data));
+      child.stdout?.on("end", () => stdoutLines.finish());
+      for (const stream of child.stdio) stream?.on("error", () => undefined);
+      transport = pipeTransport(spec.label, child.stdio[3] as Readable, child.stdio[4] as Writable);
+      handle = started;
+    } else {
+      const started = spawnPiped(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdin: channel === "stdio" ? "pipe" : "ignore" });
+      void drain(
+        started.stderr,
+        (data) => {
+          ring.push(data);
+          stderrLines.push(data);
+        },
+        () => stderrLines.finish(),
+      );
+      if (channel === "stdio") {
+        if (started.stdout !== undefined && started.stdin !== undefined) transport = sinkTransport(spec.label, started.stdout, started.stdin, started.exited);
+      } else {
+        const stdoutLines = lines("stdout");
+        void drain(started.stdout, (data) => stdoutLines.push(data), () => stdoutLines.finish());
+      }
+      handle = started;
+    }
+  } catch (error) {
+    // Synchronous spawn failures (EINVAL…) become an exit like ENOENT does.
+    return failedHandle(spec.label, [spec.file, ...spec.args], { code: null, signal: null, error: describeError(error) });
+  }
   const terminate = (graceMs = spec.killGraceMs ?? DEFAULT_KILL_GRACE_MS): Promise<ExitInfo> => handle.stop({ termGraceMs: graceMs });
   if (spec.signal !== undefined) {
     const signal = spec.signal;
@@ -197,7 +245,7 @@ export function spawnProcess(spec: ProcessSpec): ProcessHandle {
     transport,
     exited: handle.exited,
     exitInfo: () => handle.exitInfo(),
-    stderrTail: () => stderr,
+    stderrTail: () => ring.text,
     kill: (signal = "SIGTERM") => void handle.signal(signal),
     terminate,
     stop: (options) => handle.stop(options),
@@ -211,4 +259,16 @@ export function spawnProcess(spec: ProcessSpec): ProcessHandle {
       }
     },
   };
+}
+
+/** The last `bytes` characters of stderr, colour codes stripped (decoded as a stream: a character split across reads stays whole). */
+class StderrRing {
+  text = "";
+  private readonly decoder = new TextDecoder();
+
+  constructor(private readonly bytes: number) {}
+
+  push(data: Uint8Array): void {
+    this.text = (this.text + terminalSafe(this.decoder.decode(data, { stream: true }))).slice(-this.bytes);
+  }
 }
