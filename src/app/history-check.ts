@@ -21,6 +21,8 @@ export interface HistoryCheck {
   readonly writable: Promise<boolean>;
   /** At close: a stale checkpoint that was never replaced is removed, so the next open replays fully. */
   discardIfStale(): void;
+  /** The projection was rebuilt: the checkpoint on disk is stale however short the tail, and close replaces it. */
+  readonly rebuilt: boolean;
 }
 
 export interface HistoryCheckDeps {
@@ -35,11 +37,12 @@ export interface HistoryCheckDeps {
 export function createHistoryCheck(deps: HistoryCheckDeps): HistoryCheck {
   const pending = deps.loaded.verifyCheckpoint;
   if (pending === undefined) {
-    return { verify: () => Promise.resolve(), writable: Promise.resolve(true), discardIfStale: () => undefined };
+    return { verify: () => Promise.resolve(), writable: Promise.resolve(true), discardIfStale: () => undefined, rebuilt: false };
   }
   let allow: (ok: boolean) => void = () => undefined;
   const writable = new Promise<boolean>((resolve) => (allow = resolve));
   let stale = false;
+  let rebuilt = false;
   let running: Promise<void> | undefined;
   const rebuild = async (problem: string): Promise<void> => {
     stale = true;
@@ -56,11 +59,15 @@ export function createHistoryCheck(deps: HistoryCheckDeps): HistoryCheck {
       break;
     }
     stale = false;
+    rebuilt = true;
     controller.pipeline.append({ kind: "_baton_notice", source: BATON_SOURCE, payload: { level: "warning", title: STALE_CHECKPOINT_NOTICE, detail: problem } });
     allow(true);
   };
   return {
     writable,
+    get rebuilt() {
+      return rebuilt;
+    },
     verify() {
       running ??= pending().then(
         (problem) => (problem === undefined ? allow(true) : rebuild(problem)),

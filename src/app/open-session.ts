@@ -25,10 +25,7 @@ import type { IdSource } from "../shared/ids.ts";
 import type { LogLevel } from "../shared/log.ts";
 import { BATON_SOURCE } from "../event/envelope.ts";
 
-export type SessionChoice =
-  | { readonly kind: "new" }
-  | { readonly kind: "continue" }
-  | { readonly kind: "id"; readonly id: string };
+export type SessionChoice = { readonly kind: "new" } | { readonly kind: "continue" } | { readonly kind: "id"; readonly id: string };
 
 export interface OpenSessionOptions {
   readonly store: SessionStore;
@@ -101,9 +98,11 @@ export const FILE_CHECKPOINT_INDEX = "file-checkpoints.index";
 /**
  * A turn end writes a checkpoint only once the ledger has grown by this much since the last one (#18): a checkpoint
  * rewrites its head (≈ 100–300 KB) and fdatasyncs its nodes whatever the turn added, ≈ 4 ms of a short turn's
- * background; an open (after a crash: close writes one anyway) replays at most this much tail, ≈ 1,000 events, a few ms.
+ * background; an open after a crash replays at most this much tail, ≈ 1,000 events, a few ms. Open and close write
+ * one past CHECKPOINT_MIN_TAIL_BYTES: replaying 64 KiB (≈ 60 events) takes < 1 ms, the write ≈ 10 ms of a one-turn exec.
  */
 export const CHECKPOINT_TAIL_BYTES = 1024 * 1024;
+export const CHECKPOINT_MIN_TAIL_BYTES = 64 * 1024;
 
 /** meta.json's updatedAt at most this often while open (#18): the first turn end's at once, a later one once this much
  * time passed since the last write (a durable replace, 2 fsyncs, was ≈ 1 ms of every turn's background); close writes the last. */
@@ -313,7 +312,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
         if (openLedgerRef.position.byteOffset - checkpointedAt >= tailBytes) checkpointSoon();
       })));
     });
-    if (!loaded.fromCheckpoint && loaded.replayed > 0) checkpointSoon();
+    if (!loaded.fromCheckpoint && loaded.replayed > 0 && loaded.position.byteOffset >= Math.min(tailBytes, CHECKPOINT_MIN_TAIL_BYTES)) checkpointSoon();
     const sessionLog = log;
     const closers: (() => Promise<void>)[] = [];
     return {
@@ -370,12 +369,11 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
         await options.preferences?.flush?.();
         await openLedgerRef.sync().catch(() => undefined);
         await history.verify().catch(() => undefined);
-        // A stopped ledger's projection may hold events the disk does not: no checkpoint of it.
+        // A stopped ledger's projection may hold events the disk does not: no checkpoint of it. Nor of a short tail.
         if (openLedgerRef.lastSeq > 0 && !openLedgerRef.writeFailure && (await history.writable)) {
-          await writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch(() => false);
+          if (history.rebuilt || openLedgerRef.position.byteOffset - checkpointedAt >= Math.min(tailBytes, CHECKPOINT_MIN_TAIL_BYTES)) await writeCheckpoint(openLedgerRef, projectionFold, controller.state, openLedgerRef.position).catch(() => false);
         } else history.discardIfStale();
-        // One started in the background (after a turn) may still be writing, or removing its temp after a full disk:
-        // the process exits right after close, and would leave the temp behind.
+        // One started after a turn may still be writing (or removing its temp after a full disk): an exit would leave the temp.
         if (!(await checkpointWritesSettled(openLedgerRef, CHECKPOINT_SETTLE_MS))) {
           sessionLog.log("warn", "a checkpoint write was still running at close; its temp file may be left behind", { attributes: { waitedMs: CHECKPOINT_SETTLE_MS } });
         }

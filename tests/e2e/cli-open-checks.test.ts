@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { fakeDefinition, type FakeScript } from "../support/fake-adapter.ts";
 import { runCliOnce } from "../support/cli-runner.ts";
+import { CHECKPOINT_MIN_TAIL_BYTES } from "../../src/app/open-session.ts";
 
 let base: string;
 let env: Record<string, string | undefined>;
@@ -24,6 +25,8 @@ beforeEach(() => {
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
 const TURN: FakeScript = { turns: [[{ type: "tool", id: "t1", title: "ls", output: "a" }, { type: "text", text: "Hi there." }]] };
+/** A turn long enough that exec's close writes a checkpoint (CHECKPOINT_MIN_TAIL_BYTES). */
+const LONG_TURN: FakeScript = { turns: [[{ type: "tool", id: "t1", title: "ls", output: "a\n".repeat(CHECKPOINT_MIN_TAIL_BYTES / 2) }, { type: "text", text: "Hi there." }]] };
 const cli = (argv: string[], script: FakeScript = { turns: [[{ type: "text", text: "again" }]] }) => runCliOnce(argv, { env, cwd, definitions: [fakeDefinition(script)] });
 
 interface Session {
@@ -35,8 +38,8 @@ interface Session {
   edit(n: number, edit: (event: Record<string, any>) => void): void;
 }
 
-async function session(): Promise<Session> {
-  const run = await cli(["exec", "--json", "hello"], TURN);
+async function session(script: FakeScript = TURN): Promise<Session> {
+  const run = await cli(["exec", "--json", "hello"], script);
   expect(run.code).toBe(0);
   const id = JSON.parse(run.stdout.split("\n")[0]!).scope.batonSessionId as string;
   const projects = path.join(env["BATON_HOME"]!, "projects");
@@ -154,7 +157,7 @@ describe("envelope version and attempt phases (#12.6)", () => {
 
 describe("the checkpoint never outranks the ledger (#12.11)", () => {
   test("a same-length edit before the checkpoint's offset is seen by export; doctor names the stale checkpoint", async () => {
-    const s = await session();
+    const s = await session(LONG_TURN);
     expect(existsSync(path.join(s.dir, "checkpoint.jsonl"))).toBe(true);
     expect((await cli(["export", s.id])).stdout).toContain("Hi there.");
     const n = lineOf(s, (event) => event["kind"] === "agent_message");

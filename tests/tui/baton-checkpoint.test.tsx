@@ -21,7 +21,8 @@ afterEach(async () => {
 
 async function sessionWithCheckpoint(text: string): Promise<{ id: string; ledger: string }> {
   home = makeTestHome();
-  const session = await openTestSession(home, { definitions: [fakeDefinition({ turns: [[{ type: "text", text }]] }, "fake")] });
+  // Every close writes one (a one-turn session is below CHECKPOINT_MIN_TAIL_BYTES).
+  const session = await openTestSession(home, { definitions: [fakeDefinition({ turns: [[{ type: "text", text }]] }, "fake")], checkpointTailBytes: 0 });
   await session.controller.submit("fake", [{ type: "text", text: "hello" }]);
   await session.close();
   return { id: session.ref.batonSessionId, ledger: session.ref.paths.ledger };

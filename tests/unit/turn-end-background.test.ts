@@ -2,11 +2,13 @@
  * The background work a turn leaves (issue #18): the turn-end hook bumps meta.json's updatedAt and starts a
  * checkpoint, both off the turn's path. `backgroundSettled()` resolves only once that work is on disk — what the
  * overhead benchmarks charge to the turn that caused it, instead of to whatever runs next. The checkpoint is written
- * once the tail since the last one is worth it (`checkpointTailBytes`), not after every short turn.
+ * once the tail since the last one is worth it (`checkpointTailBytes`), not after every short turn; open and close only
+ * past CHECKPOINT_MIN_TAIL_BYTES.
  */
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { CHECKPOINT_MIN_TAIL_BYTES } from "../../src/app/open-session.ts";
 import { allSummaries } from "../../src/projection/index.ts";
 import { checkpointPathFor } from "../../src/store/checkpoint.ts";
 import { ManualClock } from "../../src/shared/clock.ts";
@@ -67,6 +69,34 @@ test("a turn end writes a checkpoint only once the ledger grew by checkpointTail
   expect(again.loaded.replayed).toBe(events.filter((event) => event.seq > afterLong).length);
   expect(again.loaded.position.seq).toBe(events.at(-1)!.seq);
   expect(allSummaries(again.controller.state).map((summary) => summary.seq)).toEqual(events.filter((event) => event.kind === "_baton_turn_summary").map((event) => event.seq));
+});
+
+test("open and close write a checkpoint only past CHECKPOINT_MIN_TAIL_BYTES of tail; the next open replays a shorter one", async () => {
+  const long = "word ".repeat(Math.ceil(CHECKPOINT_MIN_TAIL_BYTES / 5)); // one answer longer than the limit
+  const answering = (text: string) => [fakeDefinition({ turns: [[{ type: "text", text }, { type: "end" }]] })];
+  const opened = await sessions.open({ definitions: answering("short") });
+  const checkpoint = checkpointPathFor(opened.ledger.path);
+  const id = opened.ref.batonSessionId;
+  expect(await opened.controller.submit("fake", [{ type: "text", text: "one" }])).toBe("completed");
+  await opened.close();
+  expect(opened.ledger.byteLength).toBeLessThan(CHECKPOINT_MIN_TAIL_BYTES);
+  expect(existsSync(checkpoint)).toBe(false);
+
+  // Opened without one, and the short ledger is not worth one either: the open writes none in the background.
+  const again = await sessions.open({ definitions: answering(long), choice: { kind: "id", id } }, true);
+  expect(again.loaded.fromCheckpoint).toBe(false);
+  await again.backgroundSettled();
+  expect(existsSync(checkpoint)).toBe(false);
+  expect(allSummaries(again.controller.state)).toHaveLength(1);
+  expect(await again.controller.submit("fake", [{ type: "text", text: "two" }])).toBe("completed");
+  await again.close();
+  const header = JSON.parse(readFileSync(checkpoint, "utf8").split("\n")[0]!) as { seq: number };
+  expect(header.seq).toBe(ledgerOf(again).at(-1)!.seq);
+
+  const third = await sessions.open({ definitions: answering("short"), choice: { kind: "id", id } }, true);
+  expect(third.loaded.fromCheckpoint).toBe(true);
+  expect(third.loaded.replayed).toBe(0);
+  expect(allSummaries(third.controller.state)).toHaveLength(2);
 });
 
 test("meta.json's updatedAt is written at the first turn end, then at most once per metaTouchMs (a later one when its time comes), and at close", async () => {
