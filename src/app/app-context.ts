@@ -1,6 +1,6 @@
 /** Everything a command needs: BATON_HOME, the effective config, the store, the harness registry. */
-import os from "node:os";
 import path from "node:path";
+import { batonHome, resolvedHomeEnv } from "./entry-env.ts";
 import { formatProblem, loadConfig, type LoadedConfig } from "../config/load.ts";
 import { createPreferences, type Preferences } from "../config/preferences.ts";
 import { DEFAULT_CONTROLLER_SETTINGS, type ControllerSettings } from "../controller/ports.ts";
@@ -26,11 +26,7 @@ export interface AppContext {
   readonly childEnv: Readonly<Record<string, string>>;
 }
 
-export function batonHome(env: Readonly<Record<string, string | undefined>>, override?: string, cwd: string = process.cwd()): string {
-  const chosen = override ?? env["BATON_HOME"];
-  if (chosen && chosen.length > 0) return path.resolve(cwd, chosen);
-  return path.join(env["HOME"] ?? os.homedir(), ".baton");
-}
+export { batonHome };
 
 /**
  * A relative BATON_HOME is resolved against the current directory once, at entry: every command, and every
@@ -40,7 +36,7 @@ export function batonHome(env: Readonly<Record<string, string | undefined>>, ove
 export function withResolvedHome(io: CliIo): CliIo {
   const given = io.env["BATON_HOME"];
   if (given === undefined || given === "" || path.isAbsolute(given)) return io;
-  return withIo(io, { env: { ...io.env, BATON_HOME: path.resolve(io.cwd, given) }, relativeHome: given });
+  return withIo(io, { env: resolvedHomeEnv(io.env, io.cwd), relativeHome: given });
 }
 
 /** Loads config (unknown keys are reported on stderr, once) and builds the store and registry. */

@@ -4,6 +4,7 @@ import { claudeDefinition } from "../harness/claude/definition.ts";
 import { codexDefinition, createCodexDefinition } from "../harness/codex/definition.ts";
 import { resolveCodexCommand } from "../harness/codex/executable.ts";
 import type { CodexPrelaunch } from "../harness/codex/prelaunch.ts";
+import type { CodexPrestart } from "./codex-prestart.ts";
 import type { HarnessDefinition, HarnessTarget } from "../harness/definition.ts";
 import type { HarnessSessionInspector } from "../harness/inspector.ts";
 import type { Clock } from "../shared/clock.ts";
@@ -33,7 +34,8 @@ export interface HarnessPrelaunch {
   release(): Promise<void>;
 }
 
-export function harnessPrelaunch(definitions: readonly HarnessDefinition[]): HarnessPrelaunch {
+/** `prestart`: the app-server the entry started (src/app/codex-prestart.ts): taken when it is exactly the launch, else stopped. */
+export function harnessPrelaunch(definitions: readonly HarnessDefinition[], prestart?: CodexPrestart): HarnessPrelaunch {
   let codex: CodexPrelaunch | undefined;
   let released = false;
   const codexWithPrelaunch = createCodexDefinition(() => codex);
@@ -42,19 +44,24 @@ export function harnessPrelaunch(definitions: readonly HarnessDefinition[]): Har
   return {
     definitions: swapped,
     async start(target, launch) {
-      if (released || !swapped.some((definition) => definition.id === target.harness && definition.create === codexWithPrelaunch.create)) return;
+      const codexTarget = swapped.some((definition) => definition.id === target.harness && definition.create === codexWithPrelaunch.create);
       const env = { ...launch.env, ...target.env };
-      const report = resolveCodexCommand(target.settings, env);
+      const report = codexTarget ? resolveCodexCommand(target.settings, env) : undefined;
+      // The next run's prestart: only a launch in the user's own environment (nothing from the config is written).
+      prestart?.remember(report?.ok === true && Object.keys(target.env).length === 0 ? report.argv : undefined);
       // Not found: the open reports it as it always does.
-      if (!report.ok) return;
+      if (released || report?.ok !== true) return void prestart?.discard();
       const [{ CodexPrelaunch }, { CLIENT_VERSION }] = await Promise.all([import("../harness/codex/prelaunch.ts"), import("../harness/codex/app-server.ts")]);
+      // The process the entry started, when it is exactly this launch; any other is stopped (the run then reaps it).
+      const started = released ? undefined : prestart?.take({ argv: report.argv, cwd: launch.cwd, env });
+      if (started === undefined) void prestart?.discard();
       if (released) return;
       codex ??= new CodexPrelaunch();
-      codex.start({ argv: report.argv, cwd: launch.cwd, env, clientVersion: CLIENT_VERSION }, launch.clock);
+      codex.start({ argv: report.argv, cwd: launch.cwd, env, clientVersion: CLIENT_VERSION }, launch.clock, started);
     },
     async release() {
       released = true;
-      await codex?.release();
+      await Promise.all([codex?.release(), prestart?.discard()]);
     },
   };
 }

@@ -1,5 +1,6 @@
 /** The CLI's view of the process: streams, environment, cwd, signals. Tests pass their own. */
 import type { HarnessDefinition } from "../harness/definition.ts";
+import type { CodexPrestart } from "./codex-prestart.ts";
 import { terminalSafe } from "../shared/terminal-text.ts";
 
 export type TerminationSignal = "SIGTERM" | "SIGHUP" | "SIGPIPE";
@@ -33,6 +34,8 @@ export interface CliIo {
   readonly definitions: readonly HarnessDefinition[];
   /** BATON_HOME as it was given, when it was relative (it is resolved once, at entry; `doctor` says so). */
   readonly relativeHome?: string;
+  /** `baton exec`'s Codex app-server started at process entry (src/app/codex-prestart.ts), for the prelaunch to take. */
+  readonly prestart?: CodexPrestart;
 }
 
 export interface LineSource {

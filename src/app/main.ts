@@ -3,9 +3,12 @@
  * docs/start.md), else the sources themselves. Both export the same `start` (src/app/start.ts).
  */
 import { chooseStart } from "./start-bundle.ts";
+import type { StartOptions } from "./start.ts";
 
-type Program = { readonly start: (argv: readonly string[]) => Promise<void> };
+type Program = { readonly start: (argv: readonly string[], options?: StartOptions) => Promise<void> };
 
+// `baton exec` may start its Codex app-server now, before the rest of Baton loads (codex-prestart.ts).
+const prestart = process.argv[2] === "exec" ? (await import("./codex-prestart.ts")).prestartCodex(process.argv.slice(2), process.env, process.cwd()) : undefined;
 const choice = chooseStart();
 const debug = process.env["BATON_DEBUG_START"] === "1";
 let program: Program | undefined;
@@ -19,4 +22,4 @@ if (choice.kind === "bundle") {
   }
 } else if (debug) process.stderr.write(`baton: start: sources (${choice.why})\n`);
 program ??= (await import("./start.ts")) as Program;
-await program.start(process.argv.slice(2));
+await program.start(process.argv.slice(2), { prestart });

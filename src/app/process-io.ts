@@ -13,6 +13,7 @@
  * - **A launcher that dies** (bin/baton.cjs killed with -9) leaves no Baton behind: Baton watches it and shuts down
  *   as on a hangup.
  */
+import { LAUNCHER_PID_ENV } from "./entry-env.ts";
 import { builtinDefinitions } from "./harnesses.ts";
 import { lineSource, type CliIo, type LineSource, type OutStream, type TerminationSignal } from "./io.ts";
 
@@ -171,8 +172,8 @@ export function createProcessIo(std: ProcessStreams = process): ProcessIo {
 
 /** bin/baton.cjs names itself in BATON_LAUNCHER_PID; when it is gone (our parent changed), so is the user's Baton. */
 function watchLauncher(onGone: () => void): void {
-  const launcher = Number(process.env["BATON_LAUNCHER_PID"]);
-  delete process.env["BATON_LAUNCHER_PID"];
+  const launcher = Number(process.env[LAUNCHER_PID_ENV]);
+  delete process.env[LAUNCHER_PID_ENV];
   if (!Number.isInteger(launcher) || launcher <= 1 || launcher !== process.ppid) return;
   const timer = setInterval(() => {
     if (process.ppid === launcher) return;

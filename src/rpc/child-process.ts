@@ -274,11 +274,21 @@ export interface PipedChild extends Lifecycle {
   readonly stderr: ReadableStream<Uint8Array> | undefined;
 }
 
-/** `spawnChild` through Bun.spawn: stdout and stderr piped, stdin piped or not (see the module doc). */
-export function spawnPiped(file: string, args: readonly string[], options: { readonly cwd?: string; readonly env: Readonly<Record<string, string | undefined>>; readonly stdin: "pipe" | "ignore" }): PipedChild {
+/** A child already spawned through Bun.spawn with all three stdio piped and in a group of its own (`detached`), for `spawnPiped` to adopt. */
+export type StartedProcess = Subprocess<"pipe", "pipe", "pipe">;
+
+/**
+ * `spawnChild` through Bun.spawn: stdout and stderr piped, stdin piped or not (see the module doc). `started`: the
+ * same launch, spawned earlier by its caller, whose lifecycle (group, watchdog, reap) starts here.
+ */
+export function spawnPiped(
+  file: string,
+  args: readonly string[],
+  options: { readonly cwd?: string; readonly env: Readonly<Record<string, string | undefined>>; readonly stdin: "pipe" | "ignore"; readonly started?: StartedProcess },
+): PipedChild {
   let child: Subprocess<"pipe" | "ignore", "pipe", "pipe">;
   try {
-    child = Bun.spawn([file, ...args], {
+    child = options.started ?? Bun.spawn([file, ...args], {
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       env: { ...options.env },
       stdio: [options.stdin, "pipe", "pipe"],

@@ -10,7 +10,7 @@ import type { Readable, Writable } from "node:stream";
 import type { FileSink } from "bun";
 import { BatonError, describeError } from "../shared/errors.ts";
 import { terminalSafe } from "../shared/terminal-text.ts";
-import { endSink, spawnChild, spawnPiped, type ChildExit, type PipedChild, type StopOptions } from "./child-process.ts";
+import { endSink, spawnChild, spawnPiped, type ChildExit, type PipedChild, type StartedProcess, type StopOptions } from "./child-process.ts";
 import type { JsonRpcTransport } from "./jsonrpc.ts";
 
 export type ExitInfo = ChildExit;
@@ -33,6 +33,8 @@ export interface ProcessSpec {
   readonly onLine?: (stream: ChildStream, line: string) => void;
   readonly lineCapBytes?: number;
   readonly stderrRingBytes?: number;
+  /** The child, already spawned from exactly this spec with stdio piped (channel `stdio`): adopted, not spawned again. */
+  readonly started?: StartedProcess;
 }
 
 export interface ProcessHandle {
@@ -207,7 +209,7 @@ export function spawnProcess(spec: ProcessSpec): ProcessHandle {
       transport = pipeTransport(spec.label, child.stdio[3] as Readable, child.stdio[4] as Writable);
       handle = started;
     } else {
-      const started = spawnPiped(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdin: channel === "stdio" ? "pipe" : "ignore" });
+      const started = spawnPiped(spec.file, spec.args, { cwd: spec.cwd, env: spec.env, stdin: channel === "stdio" ? "pipe" : "ignore", ...(spec.started === undefined ? {} : { started: spec.started }) });
       void drain(
         started.stderr,
         (data) => {

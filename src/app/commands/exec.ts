@@ -17,19 +17,9 @@ import { pausedNote } from "../paused-inputs.ts";
 import { EXIT, parse, reportError, sessionChoiceFrom, UsageError, type Parsed } from "./shared.ts";
 import { watchStops, type StopWatch } from "./stop-watch.ts";
 import { harnessPrelaunch } from "../harnesses.ts";
+import { EXEC_OPTIONS } from "./exec-options.ts";
 import { resolveCwd, type SessionLock } from "../../store/index.ts";
 
-const OPTIONS = {
-  agent: { type: "string", short: "a" },
-  cwd: { type: "string" },
-  session: { type: "string", short: "s" },
-  continue: { type: "boolean", short: "c" },
-  approve: { type: "string" },
-  json: { type: "boolean" },
-  model: { type: "string" },
-  effort: { type: "string" },
-  timeout: { type: "string" },
-} as const;
 
 /** How long a run waits for the plugins' reconciles after its turn (their suggestions are printed). */
 const PLUGIN_SETTLE_MS = 10_000;
@@ -48,15 +38,15 @@ function timeoutMsOf(value: string | undefined): number | undefined {
 }
 
 export async function runExec(argv: readonly string[], io: CliIo): Promise<number> {
-  let values: Parsed<typeof OPTIONS>["values"];
+  let values: Parsed<typeof EXEC_OPTIONS>["values"];
   let positionals: string[];
   try {
-    ({ values, positionals } = parse(argv, OPTIONS));
+    ({ values, positionals } = parse(argv, EXEC_OPTIONS));
   } catch (error) {
     return reportError(io, error);
   }
   const stops = watchStops(io);
-  const prelaunch = harnessPrelaunch(io.definitions);
+  const prelaunch = harnessPrelaunch(io.definitions, io.prestart);
   let hold: SessionLock | undefined;
   try {
     const approve = values.approve ?? "deny";

@@ -6,7 +6,7 @@
 import { BatonError } from "../../shared/errors.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { JsonRpcPeer } from "../../rpc/jsonrpc.ts";
-import type { StopOptions } from "../../rpc/child-process.ts";
+import type { StartedProcess, StopOptions } from "../../rpc/child-process.ts";
 import { startRpcChild, type RpcChild, type RpcPeerOptions, type SpawnPort } from "../../rpc/rpc-child.ts";
 import type { InitializeParams } from "./protocol/InitializeParams";
 import { SETUP_TIMEOUT_MS } from "./wire.ts";
@@ -30,6 +30,8 @@ export interface AppServerLaunch {
   readonly log: Logger;
   /** The process port (tests pass an in-memory app-server). */
   readonly spawn?: SpawnPort | undefined;
+  /** This very launch, already spawned (the Codex prestart): adopted instead of spawning (the real port only). */
+  readonly started?: StartedProcess | undefined;
 }
 
 /** Spawn an app-server with a started peer on its stdio; the handshake is the caller's next step (`initialize`). */
@@ -43,6 +45,7 @@ export function startAppServer(launch: AppServerLaunch, peer: RpcPeerOptions): R
     args,
     cwd: launch.cwd,
     env: launch.env,
+    ...(launch.started === undefined ? {} : { started: launch.started }),
     onLine: (stream: "stdout" | "stderr", line: string) => {
       if (stream === "stderr") log.log("warn", `codex stderr: ${line.slice(0, STDERR_LOG_LINE)}`);
     },

@@ -22,6 +22,7 @@
 import type { Clock } from "../../shared/clock.ts";
 import type { Logger } from "../../shared/log.ts";
 import type { RpcId, WireTrace } from "../../rpc/jsonrpc.ts";
+import type { StartedProcess } from "../../rpc/child-process.ts";
 import type { RpcChild, SpawnPort } from "../../rpc/rpc-child.ts";
 import { APP_SERVER_STOP, initialize, SESSION_TITLE, startAppServer } from "./app-server.ts";
 
@@ -61,18 +62,22 @@ export class PrelaunchedAppServer {
   private taps: SessionTaps | undefined;
   private readonly held: ((taps: SessionTaps) => void)[] = [];
   private stopping: Promise<void> | undefined;
+  /** Spawned by the entry before Baton loaded (src/app/codex-prestart.ts), not by this prelaunch. */
+  readonly prestarted: boolean;
 
   constructor(
     readonly key: AppServerLaunchKey,
     clock: Clock,
     spawn?: SpawnPort,
+    started?: StartedProcess,
   ) {
+    this.prestarted = started !== undefined;
     const log: Logger = {
       log: (level, message, fields) => this.relay((taps) => taps.log.log(level, message, fields)),
       child: () => log,
     };
     this.child = startAppServer(
-      { argv: key.argv, cwd: key.cwd, env: key.env, log, spawn },
+      { argv: key.argv, cwd: key.cwd, env: key.env, log, spawn, started },
       {
         name: "codex app-server",
         clock,
@@ -132,9 +137,9 @@ export class CodexPrelaunch {
   constructor(readonly spawn?: SpawnPort) {}
 
   /** Start the app-server for `key` (a second start replaces and stops the first). */
-  start(key: AppServerLaunchKey, clock: Clock): PrelaunchedAppServer {
+  start(key: AppServerLaunchKey, clock: Clock, started?: StartedProcess): PrelaunchedAppServer {
     this.drop();
-    this.server = new PrelaunchedAppServer(key, clock, this.spawn);
+    this.server = new PrelaunchedAppServer(key, clock, this.spawn, started);
     return this.server;
   }
 
@@ -148,7 +153,7 @@ export class CodexPrelaunch {
     this.server = undefined;
     const difference = launchDifference(server.key, key);
     if (difference === undefined) {
-      log.log("debug", `adopting the prelaunched codex app-server (pid ${String(server.child.process.pid)})`);
+      log.log("debug", `adopting the prelaunched codex app-server (pid ${String(server.child.process.pid)}${server.prestarted ? ", started at entry" : ""})`);
       return server;
     }
     log.log("info", `the prelaunched codex app-server is not used (${difference}); starting another`);
