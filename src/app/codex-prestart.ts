@@ -2,9 +2,9 @@
  * `baton exec`'s Codex prestart: the app-server is spawned in the first milliseconds of the process, before Baton's
  * own modules load, so that Codex's start (≈ 45–60 ms to its `initialize` answer) runs beside Baton's instead of
  * after it. Which process to start cannot be known yet (that takes the config, the registry and the target), so it
- * is the one the last such run started: each run that prelaunches Codex (src/app/harnesses.ts) remembers its
- * command in `$BATON_HOME/state/codex-prestart.json`, keyed by the `--agent` it was given (null: a new session's
- * default agent). Only a launch in the user's own environment is remembered (no target `env`): the file holds a
+ * is the one the last such run started: a run whose session used the prelaunched Codex (src/app/harnesses.ts)
+ * remembers its command in `$BATON_HOME/state/codex-prestart.json` as it ends, keyed by the `--agent` it was given
+ * (null: a new session's default agent); a run whose target is not a plain Codex launch forgets it. Only a launch in the user's own environment is remembered (no target `env`): the file holds a
  * command line, never an environment.
  *
  * - **Adopted only when exact.** The prelaunch takes the process only when its argv, cwd and whole environment are

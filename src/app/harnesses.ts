@@ -30,7 +30,10 @@ export interface HarnessPrelaunch {
   readonly definitions: readonly HarnessDefinition[];
   /** Start `target`'s process for a session in `cwd` with the run's environment (the target's overrides are applied here, as a binding does). */
   start(target: HarnessTarget, launch: { readonly env: Readonly<Record<string, string>>; readonly cwd: string; readonly clock: Clock }): Promise<void>;
-  /** Stop and reap whatever was prelaunched and not adopted. Call it once the run is done, on every path. */
+  /**
+   * Stop and reap whatever was prelaunched and not adopted, and leave the next run's prestart the launch this run's
+   * session used. Call it once the run is done, on every path.
+   */
   release(): Promise<void>;
 }
 
@@ -38,6 +41,8 @@ export interface HarnessPrelaunch {
 export function harnessPrelaunch(definitions: readonly HarnessDefinition[], prestart?: CodexPrestart): HarnessPrelaunch {
   let codex: CodexPrelaunch | undefined;
   let released = false;
+  /** The launch the next run's prestart should start (argv undefined: none), written when this run ends. */
+  let next: { readonly argv: readonly string[] | undefined } | undefined;
   const codexWithPrelaunch = createCodexDefinition(() => codex);
   // Only the built-in definition is swapped (tests' fakes and other harnesses stay as they are).
   const swapped = definitions.map((definition) => (definition.create === codexDefinition.create ? { ...definition, create: codexWithPrelaunch.create } : definition));
@@ -47,8 +52,8 @@ export function harnessPrelaunch(definitions: readonly HarnessDefinition[], pres
       const codexTarget = swapped.some((definition) => definition.id === target.harness && definition.create === codexWithPrelaunch.create);
       const env = { ...launch.env, ...target.env };
       const report = codexTarget ? resolveCodexCommand(target.settings, env) : undefined;
-      // The next run's prestart: only a launch in the user's own environment (nothing from the config is written).
-      prestart?.remember(report?.ok === true && Object.keys(target.env).length === 0 ? report.argv : undefined);
+      // The next run's prestart: only a launch in the user's own environment (the memo holds no environment).
+      next = { argv: report?.ok === true && Object.keys(target.env).length === 0 ? report.argv : undefined };
       // Not found: the open reports it as it always does.
       if (released || report?.ok !== true) return void prestart?.discard();
       const [{ CodexPrelaunch }, { CLIENT_VERSION }] = await Promise.all([import("../harness/codex/prelaunch.ts"), import("../harness/codex/app-server.ts")]);
@@ -62,6 +67,8 @@ export function harnessPrelaunch(definitions: readonly HarnessDefinition[], pres
     async release() {
       released = true;
       await Promise.all([codex?.release(), prestart?.discard()]);
+      // Remembered only once a session of this run used the launch (a run that failed before it is no evidence).
+      if (next !== undefined && (next.argv === undefined || codex?.adopted === true)) prestart?.remember(next.argv);
     },
   };
 }

@@ -132,6 +132,8 @@ export class PrelaunchedAppServer {
 export class CodexPrelaunch {
   private server: PrelaunchedAppServer | undefined;
   private readonly stopped: Promise<unknown>[] = [];
+  /** Whether a session took a prelaunched process (its launch was exactly the one started). */
+  adopted = false;
 
   /** The process port it starts through (undefined: the real spawn); only an adapter on the same port adopts. */
   constructor(readonly spawn?: SpawnPort) {}
@@ -153,6 +155,7 @@ export class CodexPrelaunch {
     this.server = undefined;
     const difference = launchDifference(server.key, key);
     if (difference === undefined) {
+      this.adopted = true;
       log.log("debug", `adopting the prelaunched codex app-server (pid ${String(server.child.process.pid)}${server.prestarted ? ", started at entry" : ""})`);
       return server;
     }
