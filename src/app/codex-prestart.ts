@@ -3,7 +3,7 @@
  * own modules load, so that Codex's start (≈ 45–60 ms to its `initialize` answer) runs beside Baton's instead of
  * after it. Which process to start cannot be known yet (that takes the config, the registry and the target), so it
  * is the one the last such run started: a run whose session used the prelaunched Codex (src/app/harnesses.ts)
- * remembers its command in `$BATON_HOME/state/codex-prestart.json` as it ends, keyed by the `--agent` it was given
+ * remembers its command in `$BATON_HOME/cache/codex-prestart.json` as it ends, keyed by the `--agent` it was given
  * (null: a new session's default agent); a run whose target is not a plain Codex launch forgets it. Only a launch in the user's own environment is remembered (no target `env`): the file holds a
  * command line, never an environment.
  *
@@ -29,7 +29,7 @@ export const PRESTART_FORMAT = 1;
 /** How long a process nobody took gets to exit on stdin EOF before its group is killed. */
 const EOF_GRACE_MS = 2_000;
 
-/** What `$BATON_HOME/state/codex-prestart.json` holds. */
+/** What `$BATON_HOME/cache/codex-prestart.json` holds. */
 export interface PrestartMemo {
   readonly format: number;
   /** The `--agent` of the run that remembered it; null: none given (a new session's default agent). */
@@ -58,7 +58,7 @@ export interface CodexPrestart {
 }
 
 export function memoPath(home: string): string {
-  return path.join(home, "state", "codex-prestart.json");
+  return path.join(home, "cache", "codex-prestart.json");
 }
 
 export function readPrestartMemo(file: string): PrestartMemo | undefined {

@@ -9,6 +9,8 @@ import type { Document, LineCounter } from "yaml";
 import { BatonError, describeError } from "../shared/errors.ts";
 import { validateHarnessSettings, type ConfigIssue, type HarnessSettingsSpec } from "./harness-settings.ts";
 import { fastConfig } from "./fast-config.ts";
+import { readParseCache, writeParseCache } from "./parse-cache.ts";
+import { sha256Hex } from "../shared/digest.ts";
 import { CONFIG_KEYS, configSchema, ENV_OVERRIDES, type BatonConfig } from "./schema.ts";
 
 export type { HarnessSettingsSpec } from "./harness-settings.ts";
@@ -60,39 +62,18 @@ export function loadConfig(batonHome: string, env: Readonly<Record<string, strin
       throw new BatonError("config_invalid", `${file}: cannot read: ${(error as Error).message}`);
     }
   }
-  let lines: LineCounter | undefined;
-  let doc: Document | undefined;
-  if (source !== undefined) {
-    const lib = yaml();
-    lines = new lib.LineCounter();
-    doc = lib.parseDocument(source, { lineCounter: lines, prettyErrors: false });
-  }
-  const problems: ConfigProblem[] = [];
-  if (doc && doc.errors.length > 0) {
-    for (const error of doc.errors) {
-      problems.push({ file, line: lines?.linePos(error.pos[0]).line ?? 1, message: `malformed YAML: ${error.message.split("\n")[0]}` });
-    }
-    throw configError(problems);
-  }
-  let raw: unknown;
-  try {
-    // toJS expands aliases with the library's limit, so a "billion laughs" document fails here instead of eating memory.
-    raw = doc?.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {};
-  } catch (error) {
-    throw configError([{ file, message: `cannot be loaded: ${describeError(error)} (too many or nested aliases?)` }]);
-  }
-  if (raw !== null && (typeof raw !== "object" || Array.isArray(raw))) {
-    throw configError([{ file, line: 1, message: "the file must be a mapping of keys to values" }]);
-  }
+  const parsedSource = source === undefined ? undefined : readSource(batonHome, file, source);
+  const raw = parsedSource?.raw ?? {};
+  const lineAt = (keyPath: readonly string[]): number | undefined => parsedSource?.lineOf(keyPath);
   const fileValues = { ...((raw ?? {}) as Record<string, unknown>) };
   const origins: Record<string, ValueOrigin> = {};
-  for (const key of Object.keys(fileValues)) origins[key] = { kind: "file", line: lineOf(doc, lines, [key]) ?? 1 };
+  for (const key of Object.keys(fileValues)) origins[key] = { kind: "file", line: lineAt([key]) ?? 1 };
 
   const known: ReadonlySet<string> = new Set(CONFIG_KEYS);
   const warnings: ConfigProblem[] = [];
   for (const key of Object.keys(fileValues)) {
     if (!known.has(key)) {
-      const line = lineOf(doc, lines, [key]);
+      const line = lineAt([key]);
       warnings.push({ file, ...(line === undefined ? {} : { line }), key, message: "unknown key (ignored)" });
       delete fileValues[key];
       delete origins[key];
@@ -112,7 +93,7 @@ export function loadConfig(batonHome: string, env: Readonly<Record<string, strin
       const origin = top === undefined ? undefined : origins[top];
       if (origin?.kind === "env") return { file: `environment ${origin.name}`, key: keyPath.join("."), message: issue.message };
       const unknownKeys = issue.code === "unrecognized_keys" ? (issue.keys ?? []) : [];
-      const line = lineOf(doc, lines, [...keyPath, ...unknownKeys.slice(0, 1)]);
+      const line = lineAt([...keyPath, ...unknownKeys.slice(0, 1)]);
       return { file, ...(line === undefined ? {} : { line }), key: [...keyPath, ...unknownKeys].join("."), message: issue.message };
     });
 
@@ -128,14 +109,61 @@ export function loadConfig(batonHome: string, env: Readonly<Record<string, strin
   return { config, path: file, exists: source !== undefined, origins, warnings };
 }
 
+/** config.yaml's value, and the line a key path starts at (the deepest key of it the document has). */
+interface ReadSource {
+  readonly raw: unknown;
+  lineOf(keyPath: readonly string[]): number | undefined;
+}
+
+/**
+ * The file's value: from the parse cache when it holds this very text (no YAML loaded; a deeper key's line, which only
+ * a problem's message asks for, parses the file then), else parsed now, and cached when that succeeded.
+ */
+function readSource(batonHome: string, file: string, source: string): ReadSource {
+  const digest = sha256Hex(source);
+  const cached = readParseCache(batonHome, digest);
+  if (cached !== undefined) {
+    let parsed: ReadSource | undefined;
+    return { raw: cached.raw, lineOf: (keyPath) => (keyPath.length === 1 ? cached.lines[keyPath[0]!] : (parsed ??= parseSource(file, source)).lineOf(keyPath)) };
+  }
+  const parsed = parseSource(file, source);
+  const lines: Record<string, number> = {};
+  for (const key of Object.keys(parsed.raw ?? {})) {
+    const line = parsed.lineOf([key]);
+    if (line !== undefined) lines[key] = line;
+  }
+  writeParseCache(batonHome, digest, { raw: parsed.raw, lines });
+  return parsed;
+}
+
+/** Parse config.yaml with the YAML library; malformed YAML, runaway aliases or a value that is not a mapping throw `config_invalid`. */
+function parseSource(file: string, source: string): ReadSource {
+  const lib = yaml();
+  const lines = new lib.LineCounter();
+  const doc = lib.parseDocument(source, { lineCounter: lines, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    throw configError(doc.errors.map((error) => ({ file, line: lines.linePos(error.pos[0]).line, message: `malformed YAML: ${error.message.split("\n")[0]}` })));
+  }
+  let raw: unknown;
+  try {
+    // toJS expands aliases with the library's limit, so a "billion laughs" document fails here instead of eating memory.
+    raw = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) ?? {};
+  } catch (error) {
+    throw configError([{ file, message: `cannot be loaded: ${describeError(error)} (too many or nested aliases?)` }]);
+  }
+  if (raw !== null && (typeof raw !== "object" || Array.isArray(raw))) {
+    throw configError([{ file, line: 1, message: "the file must be a mapping of keys to values" }]);
+  }
+  return { raw, lineOf: (keyPath) => lineOf(doc, lines, keyPath) };
+}
+
 function configError(problems: readonly ConfigProblem[]): BatonError {
   return new BatonError("config_invalid", problems.map(formatProblem).join("\n"), {
     hint: "Fix the value (see README, Configuration) or remove the key to use its default.",
   });
 }
 
-function lineOf(doc: Document | undefined, lines: LineCounter | undefined, keyPath: readonly string[]): number | undefined {
-  if (!doc || !lines) return undefined;
+function lineOf(doc: Document, lines: LineCounter, keyPath: readonly string[]): number | undefined {
   const { isMap, isScalar } = yaml();
   let node: unknown = doc.contents;
   let found: number | undefined;

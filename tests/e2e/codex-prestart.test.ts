@@ -15,7 +15,7 @@ import { isRunning, tryKill } from "../support/processes.ts";
 const rig = useCodexCliRig({ fresh: "each" });
 const codex = resolveInstalledCodex();
 
-const memoFile = () => path.join(rig.batonHome, "state", "codex-prestart.json");
+const memoFile = () => path.join(rig.batonHome, "cache", "codex-prestart.json");
 const memo = () => (existsSync(memoFile()) ? (JSON.parse(readFileSync(memoFile(), "utf8")) as { agent: string | null; argv: string[] }) : undefined);
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").trim().split("\n").filter(Boolean) : []);
 
