@@ -16,6 +16,8 @@ import type { CliIo } from "./io.ts";
 import type { OpenedSession } from "./open-session.ts";
 
 export interface CliPlugins {
+  /** Whether any plugin runs for this session (false: nothing but the controller reads its turns). */
+  readonly active: boolean;
   /** Wait (at most `timeoutMs`) until no reconcile is pending or running, e.g. the one after the last turn. */
   settle(timeoutMs: number): Promise<void>;
 }
@@ -28,7 +30,7 @@ export function mayHavePlugins(home: string, opened: OpenedSession): boolean {
 
 export async function startCliPlugins(ctx: AppContext, opened: OpenedSession, io: CliIo): Promise<CliPlugins> {
   const controller = opened.controller;
-  if (!mayHavePlugins(ctx.home, opened)) return { settle: () => controller.pipeline.sync() };
+  if (!mayHavePlugins(ctx.home, opened)) return { active: false, settle: () => controller.pipeline.sync() };
   const { sessionManager } = await import("./plugins.ts");
   const manager = sessionManager(ctx, opened, {
     toast: (text, tone, pluginId) => io.stderr.write(`[plugin ${pluginId}] ${tone === "info" ? "" : `${tone}: `}${text}\n`),
@@ -43,6 +45,7 @@ export async function startCliPlugins(ctx: AppContext, opened: OpenedSession, io
     io.stderr.write(`baton: plugins did not start: ${describeError(error)}\n`);
   }
   return {
+    active: true,
     settle: async (timeoutMs) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));

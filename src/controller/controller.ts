@@ -79,6 +79,7 @@ export class Controller {
   private titling: Promise<string | undefined> | undefined;
   private readonly closing = new AbortController();
   private accepting = true;
+  private shuttingDown: Promise<void> | undefined;
   private unsubscribe: () => void;
   /** The first failed write of the session's files: its last word (it stops the turn; surfaces say it once). */
   readonly storage = new StorageGuard((error) => this.onStorageFailure(error));
@@ -276,7 +277,13 @@ export class Controller {
   }
 
   /** Shutdown in reverse ownership: stop intents → close harnesses (terminals) → settle waiters. */
-  async shutdown(): Promise<void> {
+  /** Stop taking input, cancel what waits, close the harnesses (terminals out). Every call waits for the same shutdown. */
+  shutdown(): Promise<void> {
+    this.shuttingDown ??= this.shutdownOnce();
+    return this.shuttingDown;
+  }
+
+  private async shutdownOnce(): Promise<void> {
     if (!this.accepting && this.bindings.size === 0) return;
     this.accepting = false;
     this.closing.abort();

@@ -296,3 +296,19 @@ function wrapCreate<C>(create: (context: C) => unknown, generate: (request: { pr
   };
 }
 
+
+describe("shutdown", () => {
+  test("every call waits for the same shutdown: the harness is closed once, and an early call (exec's) leaves nothing for close to redo", async () => {
+    const fake = fakeDefinition({ turns: [[{ type: "text", text: "done" }]] });
+    const s = await open([fake]);
+    expect(await s.controller.submit("fake", text("go"))).toBe("completed");
+    const first = s.controller.shutdown();
+    const second = s.controller.shutdown();
+    expect(second).toBe(first);
+    await second;
+    const adapter = fake.adapters[0]!;
+    expect(adapter.record.closes).toBe(1);
+    await s.close();
+    expect(adapter.record.closes).toBe(1);
+  });
+});

@@ -176,8 +176,12 @@ async function runOneTurn(
     code = timedOut ? EXIT.timedOut : EXIT.failed;
   } finally {
     clearTimeout(timer);
+    // The run is done with its harness. Without plugins nothing else reads the turn, so the harness closes now, beside
+    // the ledger's sync (Codex exits 20–30 ms after its stdin's EOF); the session's close waits for the same shutdown.
+    const harnessesClosed = plugins.active ? undefined : controller.shutdown().catch(() => undefined);
     // What the plugins make of the turn (a suggestion line) is shown before the run ends.
     if (!stops.requested) await plugins.settle(PLUGIN_SETTLE_MS);
+    await harnessesClosed;
     unsubscribe();
   }
   printer.endLine();
