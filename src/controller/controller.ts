@@ -131,13 +131,9 @@ export class Controller {
     this.unsubscribe = this.pipeline.subscribe((event) => (this.route(event), failover.onEvent(event)));
   }
 
-  get sessionId(): string {
-    return this.options.sessionId;
-  }
+  get sessionId(): string { return this.options.sessionId; }
 
-  get state(): ProjectionState {
-    return this.pipeline.state;
-  }
+  get state(): ProjectionState { return this.pipeline.state; }
 
   /** The configured targets and what each can do, read-only: asking starts nothing and creates no binding. */
   readonly targets = (): TargetDirectory => new TargetDirectory(this.options.registry, (id) => this.bindings.get(id));
@@ -276,15 +272,12 @@ export class Controller {
     return this.bindings.get(targetId) ?? this.bindings.create(targetId);
   }
 
-  /** Shutdown in reverse ownership: stop intents → close harnesses (terminals) → settle waiters. */
-  /** Stop taking input, cancel what waits, close the harnesses (terminals out). Every call waits for the same shutdown. */
+  /** Shutdown in reverse ownership: stop intents → close harnesses (terminals) → settle waiters. Every call waits for the same one. */
   shutdown(): Promise<void> {
-    this.shuttingDown ??= this.shutdownOnce();
-    return this.shuttingDown;
+    return (this.shuttingDown ??= this.shutdownOnce());
   }
 
   private async shutdownOnce(): Promise<void> {
-    if (!this.accepting && this.bindings.size === 0) return;
     this.accepting = false;
     this.closing.abort();
     this.queue.drainAll();
