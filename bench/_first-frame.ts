@@ -8,12 +8,13 @@
  *
  * Variants, alternated within every round (so each sees the same machine load), after one warm-up round:
  * direct (`bun src/app/main.ts`) and through the npm launcher (`node bin/baton.cjs`) on an empty BATON_HOME;
+ * direct on an empty BATON_HOME with a small config.yaml (most users have one; the same ≤ 300 ms budget);
  * direct on a 100k-event session (bench/_fixture.ts) with its checkpoint and without one. With `--baseline DIR`
  * (another checkout, e.g. `git worktree add /tmp/base main`) every variant also runs from that tree, alternated
  * with this one, and the ratio this ÷ baseline is printed per variant. `--variants direct,launcher` runs only those
- * (keys: direct, launcher, checkpoint, nocheckpoint).
+ * (keys: direct, launcher, configured, checkpoint, nocheckpoint).
  */
-import { existsSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { codexDefinition } from "../src/harness/codex/definition.ts";
@@ -152,11 +153,15 @@ export async function firstFrames(report: BenchReport, options: { readonly round
 
   const events = options.events ?? 100_000;
   const empties = trees.map(() => makeTestHome());
+  // Most users have a config.yaml: the same empty session with one (what loading it costs a start is in the frame).
+  const configured = trees.map(() => makeTestHome());
+  for (const home of configured) writeFileSync(path.join(home.home, "config.yaml"), "# a typical config\ndefaultAgent: codex\nshowThoughts: true\nnotify:\n  afterSeconds: 30\n");
   // One session per tree (the same deterministic events), so neither reads a checkpoint the other wrote.
   const sessions: Awaited<ReturnType<typeof sessionHome>>[] = [];
   const needsSession = options.variants === undefined || options.variants.some((key) => key === "checkpoint" || key === "nocheckpoint");
   if (needsSession) for (const _ of trees) sessions.push(await sessionHome(events));
   const emptyHome = (tree: number): Home => ({ home: empties[tree]!.home, cwd: empties[tree]!.cwd, args: [], cleanup: () => undefined });
+  const configuredHome = (tree: number): Home => ({ home: configured[tree]!.home, cwd: configured[tree]!.cwd, args: [], cleanup: () => undefined });
   const sessionOf = (tree: number, withCheckpoint: boolean): Home => {
     const s = sessions[tree]!;
     return { home: s.home, cwd: s.cwd, args: ["-s", s.id], cleanup: () => undefined, ...(withCheckpoint ? {} : { prepare: () => removeCheckpoints(s.home, s.id) }) };
@@ -165,6 +170,7 @@ export async function firstFrames(report: BenchReport, options: { readonly round
   const all: Variant[] = [
     { key: "direct", figure: "first frame, empty session, direct", command: direct, home: emptyHome },
     { key: "launcher", figure: "first frame, empty session, via bin/baton.cjs", command: launcher, home: emptyHome },
+    { key: "configured", figure: "first frame, empty session with a config.yaml, direct", command: direct, home: configuredHome },
     // With its checkpoint first: the open without one rewrites it at close, for the next round.
     { key: "checkpoint", figure: `first frame, ${k} session with checkpoint`, command: direct, home: (tree) => sessionOf(tree, true) },
     { key: "nocheckpoint", figure: `first frame, ${k} session without checkpoint`, command: direct, home: (tree) => sessionOf(tree, false) },
@@ -187,11 +193,11 @@ export async function firstFrames(report: BenchReport, options: { readonly round
       }
     }
   } finally {
-    for (const home of empties) home.cleanup();
+    for (const home of [...empties, ...configured]) home.cleanup();
     for (const s of sessions) s.cleanup();
   }
   const of = (tree: number, key: string): number[] => times.get(`${tree}:${key}`) ?? [];
-  const budgetOf: Record<string, number | undefined> = { direct: FIRST_FRAME_BUDGET.empty, checkpoint: FIRST_FRAME_BUDGET.session100k };
+  const budgetOf: Record<string, number | undefined> = { direct: FIRST_FRAME_BUDGET.empty, configured: FIRST_FRAME_BUDGET.empty, checkpoint: FIRST_FRAME_BUDGET.session100k };
   for (const variant of variants) {
     const mine = samples(of(0, variant.key));
     const budget = budgetOf[variant.key];

@@ -1,7 +1,8 @@
 /**
  * TUI benchmarks (issue #18), each figure printed as `figure  value  budget  ratio  OK|OVER`:
  *   - time to the first full frame of the real `baton` in tmux (bench/_first-frame.ts: process exec → the frame's
- *     bytes at the terminal): empty session direct (≤ 300 ms) and via bin/baton.cjs (adds ≤ 60 ms), a 100k-event
+ *     bytes at the terminal): empty session direct (≤ 300 ms), the same with a config.yaml (≤ 300 ms) and via
+ *     bin/baton.cjs (adds ≤ 60 ms), a 100k-event
  *     session with its checkpoint (≤ 350 ms) and without one (info: bounded by the reducer's open budget).
  *     Variants alternate within each round; ≥ 7 rounds after a warm-up; median and spread.
  *   - frame time and RSS of the Baton screen (TuiHost + chat-tui, test renderer 120x40) over a real session
@@ -16,7 +17,7 @@
  *     Alternated within every round. Info, with each one's ratio to the sources per round.
  *
  *   node_modules/.bin/bun bench/tui.ts [--rounds 7] [--baseline DIR] [--events 100000] [--only first-frame|frames|starts]
- *     [--variants direct,launcher,checkpoint,nocheckpoint]
+ *     [--variants direct,launcher,configured,checkpoint,nocheckpoint]
  *   node_modules/.bin/bun bench/tui.ts --size N   (one size, prints JSON)
  */
 import { spawnSync } from "node:child_process";
