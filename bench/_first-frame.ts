@@ -14,7 +14,7 @@
  * with this one, and the ratio this ÷ baseline is printed per variant. `--variants direct,launcher` runs only those
  * (keys: direct, launcher, configured, checkpoint, nocheckpoint).
  */
-import { existsSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { codexDefinition } from "../src/harness/codex/definition.ts";
@@ -155,7 +155,10 @@ export async function firstFrames(report: BenchReport, options: { readonly round
   const empties = trees.map(() => makeTestHome());
   // Most users have a config.yaml: the same empty session with one (what loading it costs a start is in the frame).
   const configured = trees.map(() => makeTestHome());
-  for (const home of configured) writeFileSync(path.join(home.home, "config.yaml"), "# a typical config\ndefaultAgent: codex\nshowThoughts: true\nnotify:\n  afterSeconds: 30\n");
+  for (const home of configured) {
+    mkdirSync(home.home, { recursive: true });
+    writeFileSync(path.join(home.home, "config.yaml"), "# a typical config\ndefaultAgent: codex\nshowThoughts: true\nnotify:\n  afterSeconds: 30\n");
+  }
   // One session per tree (the same deterministic events), so neither reads a checkpoint the other wrote.
   const sessions: Awaited<ReturnType<typeof sessionHome>>[] = [];
   const needsSession = options.variants === undefined || options.variants.some((key) => key === "checkpoint" || key === "nocheckpoint");
