@@ -495,6 +495,20 @@ describe("codex session mapping (in-memory app-server)", () => {
     expect(sink.of("_baton_error_update", t2)[0]?.payload.message).toContain("nothing to compact");
   });
 
+  test("summary auto rides on turn/start until one carrying it is answered (a sticky override, COD-04)", async () => {
+    const { server, sink, adapter, begin, complete, prompt, handle } = await setup();
+    server.responders.set("turn/start", () => {
+      throw new Error("not now");
+    });
+    const refused = prompt("refused");
+    await adapter.sendTurn(handle, refused);
+    await flush();
+    expect(sink.terminals(refused.turnId).map((d) => d.payload.stopReason)).toEqual(["failed"]);
+    server.responders.set("turn/start", () => ({ turn: { id: `turn_${++server.turnCounter}`, status: "inProgress", items: [], error: null } }));
+    for (let i = 0; i < 2; i++) await complete((await begin()).native);
+    expect(server.calls("turn/start").map((call) => call.params["summary"])).toEqual(["auto", "auto", undefined]);
+  });
+
   test("mode: turn/start carries collaborationMode with model and effort; refused while a turn runs", async () => {
     const { server, adapter, handle, begin, complete } = await setup();
     await adapter.setConfig(handle, "mode", "plan");

@@ -239,7 +239,7 @@ export class CodexAdapter implements HarnessAdapter, Compactable, Configurable, 
     const active = session.active;
     if (active !== undefined && !active.finished) return session.steer(input);
     await session.failedTurns?.leaveBehind(input.turnId);
-    return session.startTurn(input, { summary: "auto", ...this.config.turnParams(session) });
+    return session.startTurn(input, this.config.turnParams(session));
   }
 
   /** CTX-03 sync_context: catch-up history goes into the thread before the turn (thread/inject_items). */

@@ -59,6 +59,12 @@ export class CodexSession implements CodexSessionPort {
   /** Why the app-server is gone; set once, by `markDead`. */
   private death: string | undefined;
   private closing = false;
+  /**
+   * Reasoning summaries ("auto", COD-04) are a sticky turn/start override, "for this turn and subsequent turns":
+   * sent until a turn/start carrying it is answered, not with every turn — Codex spends ≈ 5–10 ms of each turn it
+   * gets an override in (measured with codex 0.171.0 against the mock model; docs/codex.md "Turns").
+   */
+  private summarySent = false;
   private current: CodexTurn | undefined;
   private usageTotal: TokenUsageBreakdown | undefined;
   private readonly finishedNative = new Set<string>();
@@ -89,13 +95,8 @@ export class CodexSession implements CodexSessionPort {
     deps.adopt?.attach({ ...taps, trace: deps.trace, log: deps.launch.log });
   }
 
-  get threadId(): string {
-    return this.thread.id;
-  }
-
-  get model(): string | undefined {
-    return this.thread.model;
-  }
+  get threadId(): string { return this.thread.id; }
+  get model(): string | undefined { return this.thread.model; }
 
   /** Who answers approvals on this thread, as Codex reported it (IX-08). */
   get approvalsReviewer(): string | undefined {
@@ -107,17 +108,9 @@ export class CodexSession implements CodexSessionPort {
     return this.thread.failedTurns;
   }
 
-  get active(): CodexTurn | undefined {
-    return this.current;
-  }
-
-  get dead(): boolean {
-    return this.death !== undefined;
-  }
-
-  get deadReason(): string | undefined {
-    return this.death;
-  }
+  get active(): CodexTurn | undefined { return this.current; }
+  get dead(): boolean { return this.death !== undefined; }
+  get deadReason(): string | undefined { return this.death; }
 
   /** The app-server process (pid, argv, stderr, exit) for diagnostics; the session alone signals it. */
   get process(): ProcessHandle {
@@ -209,9 +202,10 @@ export class CodexSession implements CodexSessionPort {
     const turn = new CodexTurn(input.turnId, "driven");
     this.knownTurns.add(turn.turnId);
     this.current = turn;
-    const params: TurnStartParams = { ...extra, threadId: this.threadId, input: toUserInput(input.blocks) };
+    const params: TurnStartParams = { ...(this.summarySent ? {} : { summary: "auto" }), ...extra, threadId: this.threadId, input: toUserInput(input.blocks) };
     this.call("turn/start", params).then(
       (result) => {
+        if (params.summary !== undefined) this.summarySent = true;
         if (turn.finished) return;
         this.bindNative(turn, result.turn.id);
         const status = result.turn.status;
