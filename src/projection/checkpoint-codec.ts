@@ -46,6 +46,11 @@ export interface EncodedState {
 
 export const SPILL_CHARS = 256;
 const YIELD_CHARS = 256 * 1024;
+/**
+ * A slice also ends after this long (#18): a record's JSON.stringify flattens its streamed text (ropes of thousands of
+ * chunks), so 256 KiB of fresh JSON took 5–15 ms on two cores — a stall for whatever the UI does meanwhile.
+ */
+const SLICE_MS = 2;
 
 interface Part {
   readonly json: string;
@@ -67,18 +72,20 @@ function isListShape(value: unknown): value is { length: number; pages: readonly
 
 type Encode = (value: never) => Generator<void, Part>;
 
-/** Encodes `state` into `store`: the head's JSON text and the node bytes it references. Yields between slices of new JSON. */
+/** Encodes `state` into `store`: the head's JSON text and the node bytes it references. Yields between slices of new JSON (by size and by time). */
 export function* encodeState(state: ProjectionState, store: NodeStore): Generator<void, EncodedState> {
   let fresh = 0;
+  let sliceStart = performance.now();
   const tokenPart = (token: string): Part => ({ json: token, live: store.liveOf(token) });
 
   function* record(node: object | null, value: unknown, encode: Encode, force: boolean): Generator<void, Part> {
     const part = yield* encode(value as never);
     if (!force && part.json.length < SPILL_CHARS) return part; // inline: its children's bytes count in the parent's
     fresh += part.json.length;
-    if (fresh >= YIELD_CHARS) {
+    if (fresh >= YIELD_CHARS || performance.now() - sliceStart >= SLICE_MS) {
       fresh = 0;
       yield;
+      sliceStart = performance.now();
     }
     return tokenPart(store.put(node, part.json, part.live));
   }

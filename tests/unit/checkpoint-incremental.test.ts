@@ -1,5 +1,5 @@
 /** Incremental checkpoints (#18): a head plus a node file extended per turn end; open ≡ full replay. */
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, spyOn, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -189,5 +189,51 @@ describe("incremental checkpoint", () => {
     reopened = open(file);
     expect(loadState(reopened, FOLD).fromCheckpoint).toBe(true);
     await reopened.close();
+  });
+});
+
+describe("checkpoint encoding gives the event loop back", () => {
+  /** A store that takes every record (offsets only): what the encoder does between its yields is all that is counted. */
+  function countingStore() {
+    let offset = 0;
+    return {
+      puts: 0,
+      tokenOf: () => undefined,
+      put(_node: object | null, json: string, below: number): string {
+        this.puts++;
+        const token = `{"$":[${offset},${json.length + 1},${json.length + 1 + below}]}`;
+        offset += json.length + 1;
+        return token;
+      },
+      adopt: () => undefined,
+      tokenText: (token: unknown) => JSON.stringify(token),
+      liveOf: () => 0,
+      read: () => undefined,
+      remember: () => undefined,
+    };
+  }
+
+  test("a slice ends after a few milliseconds, not only after 256 KiB of new JSON (a slow stringify is a UI stall)", () => {
+    const ledger = open(path.join(newDir(), "session.jsonl"));
+    const state = appendTurns(ledger, FOLD.initial(), 0, 3);
+    const slices = (): { yields: number; puts: number } => {
+      const store = countingStore();
+      const run = FOLD.encodeNodes!(state, store as never);
+      let yields = 0;
+      while (run.next().done !== true) yields++;
+      return { yields, puts: store.puts };
+    };
+    // Far less than 256 KiB of JSON: on a fast clock one slice holds it all.
+    expect(slices().yields).toBeLessThanOrEqual(1);
+    // Every record "takes" 3 ms: the encoder yields after each one (its slice is ≥ 2 ms old).
+    let now = 0;
+    const clock = spyOn(performance, "now").mockImplementation(() => (now += 3));
+    try {
+      const slow = slices();
+      expect(slow.puts).toBeGreaterThan(20);
+      expect(slow.yields).toBeGreaterThanOrEqual(slow.puts - 1);
+    } finally {
+      clock.mockRestore();
+    }
   });
 });
