@@ -4,10 +4,13 @@
  * (a) directly through the official SDK (@agentclientprotocol/sdk: spawn, initialize, session/new, session/prompt);
  * (b) through the ACP adapter alone; (c) through all of Baton (controller, ledger with its fsync before dispatch,
  * projection, adapter). Turns alternate so all three see the same machine load. Also: open → first reply (spawn to
- * the first agent_message_chunk of the first turn). Budget (architecture §8): Baton adds ≤ 5 % or ≤ 10 ms per warm turn.
- *   bun bench/acp-overhead.ts [turns=12] [agent…]
+ * the first agent_message_chunk of the first turn). Budget (architecture §8): Baton adds ≤ 5 % or ≤ 10 ms per warm turn,
+ * the background work its turn started included: `--pairs` alternated pairs of `--turns`-turn blocks per side after a
+ * warm-up pair (bench/_turn-pairs.ts, as codex-overhead.ts and claude-overhead.ts), median and spread.
+ *   bun bench/acp-overhead.ts [--pairs 9] [--turns 5] [agent…]
  */
 import { spawn } from "node:child_process";
+import { parseArgs } from "node:util";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk/unstable";
 import { acpDefinition } from "../src/harness/acp/definition.ts";
@@ -16,11 +19,14 @@ import { ClaudeHost } from "../tests/support/claude-host.ts";
 import { startMockAnthropic } from "../tests/support/mock-anthropic/client.ts";
 import { startMockResponses } from "../tests/support/mock-responses/index.ts";
 import { openRealSession } from "../tests/support/session-host.ts";
+import { BenchReport } from "./_report.ts";
+import { reportTurnPairs, runTurnPairs, type TurnSide } from "./_turn-pairs.ts";
 
-const TURNS = Number(process.argv[2] ?? 12);
-const AGENTS = (process.argv.slice(3).length > 0 ? process.argv.slice(3) : ["claude-agent-acp", "codex-acp"]) as AcpAgentName[];
-const WARMUP = 2;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+const { values, positionals } = parseArgs({ args: process.argv.slice(2), allowPositionals: true, options: { pairs: { type: "string" }, turns: { type: "string" } } });
+const PAIRS = Number(values.pairs ?? 9);
+const TURNS = Number(values.turns ?? 5);
+const AGENTS = (positionals.length > 0 ? positionals : ["claude-agent-acp", "codex-acp"]) as AcpAgentName[];
+const OPEN_BUDGET_MS = 1500;
 const ANSWER = "The quick brown fox jumps over the lazy dog. ".repeat(6);
 
 interface Driver {
@@ -98,12 +104,14 @@ async function baton(world: AcpWorld): Promise<Driver> {
       onChunk = firstChunk;
       const outcome = await session.controller.submit(world.targetId, [{ type: "text", text }]);
       if (outcome !== "completed") throw new Error(`a Baton turn ended ${outcome}`);
+      // What the turn left running (turn-end hook, checkpoint, meta.json, log, trace) is inside its window.
+      await session.backgroundSettled();
     },
     close: cleanup,
   };
 }
 
-const lines: string[] = [];
+const report = new BenchReport("acp-overhead");
 const anthropic = AGENTS.includes("claude-agent-acp") ? await startMockAnthropic() : undefined;
 const responses = AGENTS.includes("codex-acp") ? await startMockResponses() : undefined;
 try {
@@ -111,43 +119,41 @@ try {
     const world = (): AcpWorld => (agent === "claude-agent-acp" ? makeClaudeAcpWorld(anthropic!) : makeCodexAcpWorld(responses!));
     const worlds = { direct: world(), adapter: world(), baton: world() };
     const makers = { direct, adapter: adapterOnly, baton } as const;
-    const drivers: Partial<Record<keyof typeof makers, Driver>> = {};
-    const times = { direct: [] as number[], adapter: [] as number[], baton: [] as number[] };
-    const cold = { direct: 0, adapter: 0, baton: 0 };
-    const firstReply = { direct: 0, adapter: 0, baton: 0 };
+    const names = ["direct", "adapter", "baton"] as const;
+    const drivers: Partial<Record<(typeof names)[number], Driver>> = {};
     try {
-      for (let i = 0; i < WARMUP + TURNS; i++) {
-        for (const name of ["direct", "adapter", "baton"] as const) {
-          const w = worlds[name];
-          await w.scriptText(ANSWER);
-          const start = performance.now();
-          // the first turn includes starting the agent (the adapter and Baton open on their own first use)
-          drivers[name] ??= await makers[name](w);
-          await drivers[name].turn(`question ${i}`, i === 0 ? (at) => (firstReply[name] = at - start) : undefined);
-          const ms = performance.now() - start;
-          if (i === 0) cold[name] = ms;
-          if (i >= WARMUP) times[name].push(ms);
-        }
+      // The first turn of each side starts its agent (the adapter and Baton open on their own first use).
+      const firstReply = { direct: 0, adapter: 0, baton: 0 };
+      const cold = { direct: 0, adapter: 0, baton: 0 };
+      for (const name of names) {
+        await worlds[name].scriptText(ANSWER);
+        const start = performance.now();
+        const driver = await makers[name](worlds[name]);
+        drivers[name] = driver;
+        await driver.turn("question 0", (at) => (firstReply[name] = at - start));
+        cold[name] = performance.now() - start;
       }
+      report.figure(`${agent}: open → first reply, all of Baton`, `${firstReply.baton.toFixed(0)} ms`, `${OPEN_BUDGET_MS} ms`, firstReply.baton / OPEN_BUDGET_MS);
+      report.info("  direct / adapter alone", `${firstReply.direct.toFixed(0)} / ${firstReply.adapter.toFixed(0)} ms`);
+      report.info("  cold turn 1 (with open): direct / adapter / Baton", `${cold.direct.toFixed(0)} / ${cold.adapter.toFixed(0)} / ${cold.baton.toFixed(0)} ms`);
+      const side = (name: (typeof names)[number], label: string): TurnSide => ({
+        name: label,
+        async turn(text) {
+          const start = performance.now();
+          await drivers[name]!.turn(text);
+          return performance.now() - start;
+        },
+      });
+      const sides = [side("direct", `${agent} through the SDK directly`), side("adapter", "ACP adapter alone"), side("baton", "all of Baton, background incl.")];
+      const result = await runTurnPairs(sides, { pairs: PAIRS, turns: TURNS, warmup: 1, before: () => worlds.direct.scriptText(ANSWER) });
+      reportTurnPairs(report, result, sides, { direct: 0, baton: 2 }, `${agent}: Baton adds per warm turn (≤ 10 ms or ≤ 5 %)`, `${PAIRS} pairs × ${TURNS} turns`);
     } finally {
       for (const driver of Object.values(drivers)) await driver?.close();
       for (const w of Object.values(worlds)) w.cleanup();
     }
-    const d = median(times.direct);
-    const a = median(times.adapter);
-    const b = median(times.baton);
-    const added = b - d;
-    const ok = added / d <= 0.05 || added <= 10;
-    lines.push(
-      `${agent} — ${TURNS} text turns (+${WARMUP} warm-up) against the mock, alternating`,
-      `  open → first reply: direct ${firstReply.direct.toFixed(0)} ms, adapter ${firstReply.adapter.toFixed(0)} ms, Baton ${firstReply.baton.toFixed(0)} ms (budget 1500 ms)`,
-      `  cold turn 1 (with open): direct ${cold.direct.toFixed(0)} ms, adapter ${cold.adapter.toFixed(0)} ms, Baton ${cold.baton.toFixed(0)} ms`,
-      `  warm turn median: direct ${d.toFixed(1)} ms, adapter ${a.toFixed(1)} ms (+${(a - d).toFixed(1)}), all of Baton ${b.toFixed(1)} ms`,
-      `  added per warm turn: ${added.toFixed(1)} ms = ${((added / d) * 100).toFixed(1)} %  budget ≤ 5 % or ≤ 10 ms  ${ok ? "OK" : "OVER"}`,
-    );
   }
-  console.log(lines.join("\n"));
 } finally {
   await anthropic?.stop();
   await responses?.stop();
 }
+process.exit(report.summary() ? 0 : 1);
