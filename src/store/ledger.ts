@@ -95,7 +95,7 @@ export class Ledger {
   private readonly scope: { readonly type: "session"; readonly batonSessionId: string };
   private syncedThrough = 0;
   /** Batched chunk lines, encoded once into a reused buffer (no big joined strings to collect). */
-  private batch: Buffer | undefined;
+  private readonly batch: Buffer | undefined;
   private batchBytes = 0;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private inflight: Promise<void> | undefined;
@@ -106,6 +106,8 @@ export class Ledger {
     this.path = options.path;
     this.batonSessionId = options.batonSessionId;
     this.readOnly = options.readOnly === true;
+    // At open, not in the first append: allocating it there set off a GC inside the user's first append (#18).
+    this.batch = this.readOnly ? undefined : Buffer.allocUnsafe(CHUNK_FLUSH_BYTES);
     this.clock = options.clock;
     this.ids = options.ids;
     this.log = options.log ?? silentLogger;
@@ -121,9 +123,7 @@ export class Ledger {
     this.scope = Object.freeze({ type: "session", batonSessionId: options.batonSessionId });
   }
 
-  get lastSeq(): number {
-    return this.seq;
-  }
+  get lastSeq(): number { return this.seq; }
 
   /** Byte length of the complete lines (a torn tail not yet repaired is excluded). Flushes batched chunks. */
   get byteLength(): number {
@@ -169,8 +169,7 @@ export class Ledger {
       if (bytes > CHUNK_FLUSH_BYTES) {
         this.writeBatchWith(line, bytes, event);
       } else {
-        this.batch ??= Buffer.allocUnsafe(CHUNK_FLUSH_BYTES);
-        this.batch.write(line, this.batchBytes, bytes, "utf8");
+        this.batch!.write(line, this.batchBytes, bytes, "utf8");
         this.batchBytes += bytes;
         this.scheduleFlush();
       }

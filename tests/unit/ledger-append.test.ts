@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, spyOn, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -368,6 +368,20 @@ describe("ledger append (EV-01..EV-03)", () => {
 });
 
 describe("streamed chunks are batched (issue 2 durability rules)", () => {
+  test("the first streamed chunk after open allocates no batch buffer (its 1 MiB set off a GC inside the first append, #18)", async () => {
+    const ledger = openLedger(options(tempLedgerPath()));
+    const allocations: number[] = [];
+    const allocUnsafe = spyOn(Buffer, "allocUnsafe").mockImplementation(((size: number) => (allocations.push(size), new Uint8Array(size))) as never);
+    try {
+      ledger.append(streamed("first"));
+    } finally {
+      allocUnsafe.mockRestore();
+    }
+    expect(allocations.filter((size) => size >= 64 * 1024)).toEqual([]);
+    await ledger.close();
+    expect(readLedgerFile(ledger.path).map((event) => event.kind)).toEqual(["agent_message_chunk"]);
+  });
+
   test("chunks are broadcast at once and written with the next line, in seq order, in one write", () => {
     const file = tempLedgerPath();
     const writes: number[] = [];
