@@ -223,12 +223,14 @@ describe("checkpoint encoding gives the event loop back", () => {
       while (run.next().done !== true) yields++;
       return { yields, puts: store.puts };
     };
-    // Far less than 256 KiB of JSON: on a fast clock one slice holds it all.
-    expect(slices().yields).toBeLessThanOrEqual(1);
-    // Every record "takes" 3 ms: the encoder yields after each one (its slice is ≥ 2 ms old).
     let now = 0;
-    const clock = spyOn(performance, "now").mockImplementation(() => (now += 3));
+    let step = 0;
+    const clock = spyOn(performance, "now").mockImplementation(() => (now += step));
     try {
+      // Far less than 256 KiB of JSON: while no time passes, one slice holds it all.
+      expect(slices().yields).toBeLessThanOrEqual(1);
+      // Every record "takes" 3 ms: the encoder yields after each one (its slice is ≥ 2 ms old).
+      step = 3;
       const slow = slices();
       expect(slow.puts).toBeGreaterThan(20);
       expect(slow.yields).toBeGreaterThanOrEqual(slow.puts - 1);
