@@ -61,8 +61,8 @@ export class CodexSession implements CodexSessionPort {
   private closing = false;
   /**
    * Reasoning summaries ("auto", COD-04) are a sticky turn/start override, "for this turn and subsequent turns":
-   * sent until a turn/start carrying it is answered, not with every turn — Codex spends ≈ 5–10 ms of each turn it
-   * gets an override in (measured with codex 0.171.0 against the mock model; docs/codex.md "Turns").
+   * sent until a turn/start carrying it is answered, not with every turn — Codex spends ≈ 5–10 ms of each turn that
+   * carries it (measured with codex 0.171.0 against the mock model; docs/codex.md "Turns").
    */
   private summarySent = false;
   private current: CodexTurn | undefined;
