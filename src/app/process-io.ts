@@ -14,6 +14,7 @@
  *   as on a hangup.
  */
 import { LAUNCHER_PID_ENV } from "./entry-env.ts";
+import { fdOutput, type WriteSink } from "./fd-output.ts";
 import { builtinDefinitions } from "./harnesses.ts";
 import { lineSource, type CliIo, type LineSource, type OutStream, type TerminationSignal } from "./io.ts";
 
@@ -38,12 +39,12 @@ interface Output extends OutStream {
 }
 
 /**
- * One of the process's output streams, made on first use: Bun builds `process.stdout`/`stderr` (and with them Node's
- * stream machinery, ≈ 12–15 ms) when they are first touched, and `baton exec` starts its harness before it writes
- * anything (#18).
+ * One of the process's output streams, made on first use (the io a command sees is derived several times on the
+ * way; a test's streams record which were made). The process's own are fd-output.ts's: Bun's `process.stdout` and
+ * `stderr` cost ≈ 20 ms of Node stream machinery to build (#18).
  */
-function output(open: () => NodeJS.WriteStream, onBroken: (error: unknown) => void): Output {
-  let stream: NodeJS.WriteStream | undefined;
+function output(open: () => WriteSink, onBroken: (error: unknown) => void): Output {
+  let stream: WriteSink | undefined;
   let broken = false;
   let full = false;
   const waiting = new Set<() => void>();
@@ -52,7 +53,7 @@ function output(open: () => NodeJS.WriteStream, onBroken: (error: unknown) => vo
     for (const resolve of [...waiting]) resolve();
     waiting.clear();
   };
-  const opened = (): NodeJS.WriteStream => {
+  const opened = (): WriteSink => {
     if (stream !== undefined) return stream;
     const made = open();
     stream = made;
@@ -88,10 +89,27 @@ function output(open: () => NodeJS.WriteStream, onBroken: (error: unknown) => vo
   };
 }
 
-/** Where the process's streams come from: `process` (a test passes an object that sees which are made). */
-export type ProcessStreams = Pick<NodeJS.Process, "stdout" | "stderr" | "stdin">;
+/** Where the process's streams come from (a test passes an object that sees which are made). */
+export interface ProcessStreams {
+  readonly stdout: WriteSink;
+  readonly stderr: WriteSink;
+  readonly stdin: NodeJS.Process["stdin"];
+}
 
-export function createProcessIo(std: ProcessStreams = process): ProcessIo {
+/** The process's own: its file descriptors 1 and 2, and `process.stdin`; each made when first read. */
+const PROCESS_STREAMS: ProcessStreams = {
+  get stdout() {
+    return fdOutput(1);
+  },
+  get stderr() {
+    return fdOutput(2);
+  },
+  get stdin() {
+    return process.stdin;
+  },
+};
+
+export function createProcessIo(std: ProcessStreams = PROCESS_STREAMS): ProcessIo {
   const interruptListeners = new Set<() => void>();
   const terminateListeners = new Set<(signal: TerminationSignal) => void>();
   let interrupts = 0;
