@@ -1,7 +1,8 @@
 /**
  * Builds the prebuilt start (docs/start.md): Baton's own sources from src/app/start.ts, bundled by Bun.build into
- * `dist/start-<key>/` (one chunk per lazily imported command; every package in node_modules stays external and
- * loads from node_modules as it does from the sources), described by `dist/start.json` (src/app/start-bundle.ts).
+ * `dist/start-<key>/` (one CommonJS file with its bytecode, `start.js.jsc`; a lazily imported command's modules
+ * still run only when it runs; every package in node_modules stays external and loads from node_modules as it does
+ * from the sources), described by `dist/start.json` (src/app/start-bundle.ts).
  *
  *   bun scripts/build-start.ts [--if-possible] [--prune-all]
  *
@@ -14,8 +15,10 @@
  * one of them. Bundles of earlier builds stay (a Baton started from one may still import its chunks) until they
  * are a day old; `--prune-all` (prepack: the package ships one bundle) removes them now.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { isBuiltin } from "node:module";
 import path from "node:path";
+import { ASYNC_PACKAGES } from "../src/app/async-packages.ts";
 import { contentHash, DIST, MANIFEST, ROOT, START_MANIFEST_FORMAT, type ManifestInput, type StartManifest } from "../src/app/start-bundle.ts";
 
 const ENTRY = path.join(ROOT, "src/app/start.ts");
@@ -23,12 +26,17 @@ const ENTRY = path.join(ROOT, "src/app/start.ts");
 const BUILD_INPUTS = ["package.json", "tsconfig.json", "scripts/build-start.ts", "src/app/start-bundle.ts"];
 const KEEP_OLD_MS = 24 * 60 * 60 * 1000;
 
+/** The bundle's directory at run time: bound by the banner, in the module wrapper, before any bundled module. */
+const START_DIR = "__batonStartDir";
+
 const LOADERS: Readonly<Record<string, "ts" | "tsx" | "js" | "jsx">> = { ".ts": "ts", ".tsx": "tsx", ".js": "js", ".mjs": "js", ".jsx": "jsx" };
 
 /**
- * `import.meta.dir` and its kin name the file they are written in; in a bundle they would name the chunk. Each
- * is replaced by the source file's own location, computed from the chunk's (dist/<dir>/ → the root), so paths
- * stay right wherever the package is installed. The header goes on the first line: line numbers stay the source's.
+ * `import.meta.dir` and its kin name the file they are written in; in a CommonJS bundle Bun writes the build's own
+ * path of the source in their place (and of `__dirname`). Each is replaced by the source file's location computed
+ * at run time from the bundle's (dist/<dir>/ → the root; START_DIR, which the banner binds to the wrapper's
+ * `__dirname`), so paths stay right wherever the package is installed. The header goes on the first line: line
+ * numbers stay the source's.
  */
 function withSourceLocation(source: string, file: string): string {
   const pattern = /\bimport\.meta\.(dirname|dir|url|path|filename)\b/g;
@@ -36,7 +44,7 @@ function withSourceLocation(source: string, file: string): string {
   const fromChunk = path.relative(path.join(DIST, "start-x"), path.dirname(file)).split(path.sep).join("/");
   const header =
     `import { resolve as __batonResolve } from "node:path"; import { pathToFileURL as __batonFileUrl } from "node:url"; ` +
-    `const __batonDir = __batonResolve(import.meta.dir, ${JSON.stringify(fromChunk)}); const __batonFile = __batonResolve(__batonDir, ${JSON.stringify(path.basename(file))}); `;
+    `const __batonDir = __batonResolve(${START_DIR}, ${JSON.stringify(fromChunk)}); const __batonFile = __batonResolve(__batonDir, ${JSON.stringify(path.basename(file))}); `;
   const body = source.replace(pattern, (_match, what: string) => (what === "dir" || what === "dirname" ? "__batonDir" : what === "url" ? "__batonFileUrl(__batonFile).href" : "__batonFile"));
   const shebang = body.startsWith("#!") ? body.indexOf("\n") + 1 : 0;
   return body.slice(0, shebang) + header + body.slice(shebang);
@@ -61,12 +69,15 @@ export async function buildStart(options: { readonly pruneAll?: boolean } = {}):
       entrypoints: [ENTRY],
       outdir: temp,
       target: "bun",
-      format: "esm",
-      splitting: true,
+      // CommonJS, because Bun compiles only CommonJS to bytecode outside `--compile` (docs/start.md).
+      format: "cjs",
+      bytecode: true,
+      // Inside the module wrapper: the sources are ES modules, which are strict; then the bundle's own directory.
+      banner: `"use strict";\nconst ${START_DIR} = __dirname;`,
       external,
       tsconfig: path.join(ROOT, "tsconfig.json"),
       jsx: { development: false },
-      naming: { entry: "[name].js", chunk: "chunk-[hash].js" },
+      naming: { entry: "[name].js" },
       plugins: [
         {
           name: "baton-sources",
@@ -85,6 +96,7 @@ export async function buildStart(options: { readonly pruneAll?: boolean } = {}):
       ],
     });
     if (!result.success) throw new Error(`Bun.build failed:\n${result.logs.map(String).join("\n")}`);
+    checkBundle(temp);
     const sorted = [...inputs.values()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
     const key = contentHash(new TextEncoder().encode(JSON.stringify([START_MANIFEST_FORMAT, Bun.version, sorted])));
     const dir = `start-${key}`;
@@ -107,6 +119,33 @@ export async function buildStart(options: { readonly pruneAll?: boolean } = {}):
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
+}
+
+/**
+ * What a bundle must be to be used: its bytecode there (Bun writes none, and says nothing, when a source uses a
+ * construct it cannot compile, such as `import.meta.resolve` or `import.meta.require`), and every package it
+ * `require()`s loadable that way — a package with top-level await can be required only after an `import()` has
+ * evaluated it, which the CLI does for ASYNC_PACKAGES alone (src/app/cli.ts).
+ */
+function checkBundle(dir: string): void {
+  const entry = path.join(dir, "start.js");
+  if (!existsSync(`${entry}.jsc`)) {
+    throw new Error("Bun.build wrote no bytecode for the start: a source uses what Bun cannot compile to bytecode (import.meta.resolve, import.meta.require — use createRequire(import.meta.url))");
+  }
+  const required = new Set<string>();
+  for (const match of readFileSync(entry, "utf8").matchAll(/\brequire\("([^"]+)"\)/g)) {
+    const name = match[1] as string;
+    if (!isBuiltin(name)) required.add(name);
+  }
+  const probe = [
+    `for (const name of ${JSON.stringify(ASYNC_PACKAGES)}) await import(name);`,
+    `const failed = [];`,
+    `for (const name of ${JSON.stringify([...required].sort())}) { try { require(name); } catch (error) { failed.push(name + ": " + String(error).split("\\n")[0]); } }`,
+    `process.stdout.write(JSON.stringify(failed));`,
+  ].join("\n");
+  const child = Bun.spawnSync([process.execPath, "-e", probe], { cwd: ROOT, env: { ...process.env, NODE_ENV: "production" } });
+  const failed = child.exitCode === 0 ? (JSON.parse(child.stdout.toString()) as string[]) : [`the check itself failed: ${child.stderr.toString().trim().split("\n").at(-1) ?? ""}`];
+  if (failed.length > 0) throw new Error(`the start bundle requires packages that cannot be required (add one that has top-level await to ASYNC_PACKAGES in src/app/cli.ts if only rendering commands load it): ${failed.join("; ")}`);
 }
 
 /** Removes earlier bundles (and temporaries of builds that died) older than `keepMs`. */

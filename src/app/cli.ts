@@ -7,6 +7,7 @@ import { terminalIo, type CliIo } from "./io.ts";
 import { HELP, runHelp, runVersion } from "./commands/help.ts";
 import { EXIT } from "./commands/shared.ts";
 import { withResolvedHome } from "./app-context.ts";
+import { ASYNC_PACKAGES } from "./async-packages.ts";
 import { loadWithReactProduction } from "./react-build.ts";
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number> | number;
@@ -55,8 +56,14 @@ export async function runCli(argv: readonly string[], processIo: CliIo): Promise
 
 /**
  * A command's modules load with React's production build selected (react-build.ts); none of them starts a
- * process while loading, and NODE_ENV is back as it was before the command runs.
+ * process while loading, and NODE_ENV is back as it was before the command runs. A rendering command imports
+ * OpenTUI first (async-packages.ts: the prebuilt start can require it only then).
  */
 export function loadCommand(name: string, load: () => Promise<Command>): Promise<Command> {
-  return loadWithReactProduction(load, process.env, { renders: RENDERING_COMMANDS.has(name) });
+  const renders = RENDERING_COMMANDS.has(name);
+  const loadAll = renders ? async () => {
+    for (const pkg of ASYNC_PACKAGES) await import(pkg);
+    return load();
+  } : load;
+  return loadWithReactProduction(loadAll, process.env, { renders });
 }

@@ -16,6 +16,7 @@
  * It is the subset of a Node WriteStream that process-io.ts uses, so a test can hand it either.
  */
 import fs from "node:fs";
+import { createRequire } from "node:module";
 
 /** What process-io.ts needs of an output stream (a Node WriteStream has it too). */
 export interface WriteSink {
@@ -172,7 +173,7 @@ function isCharacterDevice(fd: number): boolean {
 
 function isTerminal(fd: number): boolean {
   try {
-    return (import.meta.require("node:tty") as typeof import("node:tty")).isatty(fd);
+    return (createRequire(import.meta.url)("node:tty") as typeof import("node:tty")).isatty(fd);
   } catch {
     return false;
   }

@@ -125,7 +125,7 @@ describe("the prebuilt start", () => {
     expect(baton(pkg, ["--version"], { debug: true }).stderr).toContain("baton: start: sources (src/app/start.ts is gone)");
   });
 
-  test("npm's install resets every mtime: the bundle still matches; a removed chunk or a damaged manifest runs the sources, silently", () => {
+  test("npm's install resets every mtime: the bundle still matches; its bytecode removed or a damaged manifest runs the sources, silently", () => {
     const pkg = packageCopy();
     expect(build(pkg).code).toBe(0);
     const npmTime = new Date("1985-10-26T08:15:00Z");
@@ -141,15 +141,28 @@ describe("the prebuilt start", () => {
     expect(started(baton(pkg, ["--version"], { debug: true }).stderr)).toBe("bundle");
 
     const manifest = JSON.parse(readFileSync(path.join(pkg, "dist/start.json"), "utf8")) as { dir: string; outputs: [string, number][] };
-    const chunk = manifest.outputs.find(([file]) => file.startsWith("chunk-"))![0];
-    unlinkSync(path.join(pkg, "dist", manifest.dir, chunk));
-    const noChunk = baton(pkg, ["--version"]);
-    expect(noChunk).toEqual({ code: 0, stdout: expect.stringMatching(/^baton \d/), stderr: "" });
-    expect(baton(pkg, ["--version"], { debug: true }).stderr).toContain(`dist/${manifest.dir}/${chunk} is missing or changed`);
+    expect(manifest.outputs.map(([file]) => file)).toEqual(["start.js", "start.js.jsc"]);
+    unlinkSync(path.join(pkg, "dist", manifest.dir, "start.js.jsc"));
+    const noBytecode = baton(pkg, ["--version"]);
+    expect(noBytecode).toEqual({ code: 0, stdout: expect.stringMatching(/^baton \d/), stderr: "" });
+    expect(baton(pkg, ["--version"], { debug: true }).stderr).toContain(`dist/${manifest.dir}/start.js.jsc is missing or changed`);
 
     expect(build(pkg).code).toBe(0);
     writeFileSync(path.join(pkg, "dist/start.json"), readFileSync(path.join(pkg, "dist/start.json"), "utf8").slice(0, 100));
     expect(baton(pkg, ["--version"])).toEqual({ code: 0, stdout: expect.stringMatching(/^baton \d/), stderr: "" });
+  });
+
+  test("the bundle is bytecode: a build refuses a source Bun cannot compile to bytecode, and --if-possible leaves the sources in use", () => {
+    const pkg = packageCopy();
+    const file = path.join(pkg, HELP_TS);
+    writeFileSync(file, `${readFileSync(file, "utf8")}\nexport const zodEntry = import.meta.resolve("zod");\n`);
+    const refused = build(pkg);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("Bun.build wrote no bytecode for the start");
+    expect(refused.stderr).toContain("import.meta.resolve");
+    expect(existsSync(path.join(pkg, "dist/start.json"))).toBe(false);
+    expect(build(pkg, "--if-possible").code).toBe(0);
+    expect(started(baton(pkg, ["--version"], { debug: true }).stderr)).toBe("sources");
   });
 
   test("a read-only install runs from its bundle, or from its sources when they changed, without a word; a build there fails plainly", () => {

@@ -1,3 +1,5 @@
+import { createRequire } from "node:module";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { addDefaultParsers, getTreeSitterClient, type FiletypeParserOptions, type TreeSitterClient } from "@opentui/core";
 
@@ -8,8 +10,9 @@ import { addDefaultParsers, getTreeSitterClient, type FiletypeParserOptions, typ
 export const MARKDOWN_INLINE_PARSER: FiletypeParserOptions = {
   filetype: "markdown_inline",
   queries: { highlights: [fileURLToPath(new URL("./inline-highlights.scm", import.meta.url))] },
-  // The grammar itself is OpenTUI's (pinned exactly); only the query is ours.
-  wasm: fileURLToPath(new URL("./assets/markdown_inline/tree-sitter-markdown_inline.wasm", import.meta.resolve("@opentui/core"))),
+  // The grammar itself is OpenTUI's (pinned exactly); only the query is ours. Found next to the package's entry
+  // with createRequire: Baton's prebuilt start is bytecode, which Bun cannot make of `import.meta.resolve`.
+  wasm: path.join(path.dirname(createRequire(import.meta.url).resolve("@opentui/core")), "assets/markdown_inline/tree-sitter-markdown_inline.wasm"),
 };
 
 const installed = new WeakSet<TreeSitterClient>();
