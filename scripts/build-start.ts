@@ -12,7 +12,7 @@
  *
  * Every write is atomic: the bundle is written into a temporary directory renamed into place, the manifest into a
  * temporary file renamed over the old one. Two builds at once each produce a complete bundle; the manifest names
- * one of them. Bundles of earlier builds stay (a Baton started from one may still import its chunks) until they
+ * one of them. Bundles of earlier builds stay (a Baton started from one may still load from it) until they
  * are a day old; `--prune-all` (prepack: the package ships one bundle) removes them now.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";

@@ -17,7 +17,7 @@ if (choice.kind === "bundle") {
     program = (await import(choice.entry)) as Program;
     if (debug) process.stderr.write(`baton: start: bundle ${choice.entry} (${choice.files} files match)\n`);
   } catch (error) {
-    // A bundle that cannot load (a chunk removed by hand, a broken build) costs this start its speed, nothing else.
+    // A bundle that cannot load (a file removed by hand, a broken build) costs this start its speed, nothing else.
     if (debug) process.stderr.write(`baton: start: sources (the bundle did not load: ${error instanceof Error ? error.message : String(error)})\n`);
   }
 } else if (debug) process.stderr.write(`baton: start: sources (${choice.why})\n`);
