@@ -22,6 +22,7 @@ import { makeTestHome, openTestSession } from "../tests/support/session-host.ts"
 import { sessionDir } from "../tests/support/session-files.ts";
 import { processesIn, Tmux } from "../tests/support/tmux.ts";
 import { turnDrafts } from "./_fixture.ts";
+import { startOf } from "./_proc.ts";
 import { samples, withSpread, type BenchReport } from "./_report.ts";
 
 export const FIRST_FRAME_BUDGET = { empty: 300, launcherAdds: 60, session100k: 350 } as const;
@@ -150,6 +151,7 @@ export async function firstFrames(report: BenchReport, options: { readonly round
   const bun = process.execPath;
   const direct = (root: string): readonly string[] => [bun, path.join(root, "src/app/main.ts")];
   const launcher = (root: string): readonly string[] => ["node", path.join(root, "bin/baton.cjs")];
+  for (const tree of trees) report.info(`${tree.label === "this" ? "this checkout" : `baseline (${options.baseline})`} starts from`, startOf(path.join(tree.root, "src/app/main.ts")));
 
   const events = options.events ?? 100_000;
   const empties = trees.map(() => makeTestHome());

@@ -18,3 +18,15 @@ export function threadCpu(): { readonly main: number; readonly all: number } {
     return { main: NaN, all: NaN }; // not Linux
   }
 }
+
+/**
+ * Which start `main` (a checkout's src/app/main.ts) runs now: "bundle", or "sources (why)". A checkout whose
+ * dist/ is older than its sources runs its sources (docs/start.md), so an A/B against it would compare a bundle
+ * with sources: the benches print this beside each side.
+ */
+export function startOf(main: string): string {
+  const child = Bun.spawnSync([process.execPath, main, "--version"], { env: { ...process.env, BATON_DEBUG_START: "1" }, stdout: "ignore", stderr: "pipe" });
+  const said = /baton: start: (bundle|sources.*)/.exec(child.stderr.toString())?.[1];
+  if (said === undefined) return `unknown (${main} --version said nothing of its start)`;
+  return said.startsWith("bundle") ? "bundle" : said;
+}

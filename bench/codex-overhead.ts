@@ -39,6 +39,7 @@ import { startMockResponses, type MockReply } from "../tests/support/mock-respon
 import { RecordingSink, ScriptedInteractions } from "../tests/support/recording-host.ts";
 import { turnDrafts } from "./_fixture.ts";
 import { BenchReport, samples, withSpread } from "./_report.ts";
+import { startOf } from "./_proc.ts";
 import { againstRoot, reportTurnPairs, runTurnPairs, type TurnSide } from "./_turn-pairs.ts";
 
 const { values } = parseArgs({ args: process.argv.slice(2), options: { pairs: { type: "string" }, turns: { type: "string" }, events: { type: "string" }, only: { type: "string" }, against: { type: "string" } } });
@@ -146,6 +147,7 @@ try {
       const entry = path.resolve(values.against, "src/app/main.ts");
       sides.push({ name: `baton exec (${values.against})`, argv: (prompt) => [process.execPath, entry, "exec", "--agent", "codex", prompt], baton: true });
     }
+    for (const side of sides) if (side.baton) report.info(`${side.name} starts from`, startOf(side.argv("")[1] as string));
     const sideHomes = sides.map(() => fresh());
     const times = sides.map(() => [] as number[]);
     const firstRun = sides.map(() => 0);
