@@ -125,7 +125,7 @@ export async function buildStart(options: { readonly pruneAll?: boolean } = {}):
  * What a bundle must be to be used: its bytecode there (Bun writes none, and says nothing, when a source uses a
  * construct it cannot compile, such as `import.meta.resolve` or `import.meta.require`), and every package it
  * `require()`s loadable that way — a package with top-level await can be required only after an `import()` has
- * evaluated it, which the CLI does for ASYNC_PACKAGES alone (src/app/cli.ts).
+ * evaluated it, which the CLI does for ASYNC_PACKAGES alone (src/app/async-packages.ts, src/app/cli.ts loadCommand).
  */
 function checkBundle(dir: string): void {
   const entry = path.join(dir, "start.js");
@@ -145,7 +145,7 @@ function checkBundle(dir: string): void {
   ].join("\n");
   const child = Bun.spawnSync([process.execPath, "-e", probe], { cwd: ROOT, env: { ...process.env, NODE_ENV: "production" } });
   const failed = child.exitCode === 0 ? (JSON.parse(child.stdout.toString()) as string[]) : [`the check itself failed: ${child.stderr.toString().trim().split("\n").at(-1) ?? ""}`];
-  if (failed.length > 0) throw new Error(`the start bundle requires packages that cannot be required (add one that has top-level await to ASYNC_PACKAGES in src/app/cli.ts if only rendering commands load it): ${failed.join("; ")}`);
+  if (failed.length > 0) throw new Error(`the start bundle requires packages that cannot be required (add one that has top-level await to ASYNC_PACKAGES in src/app/async-packages.ts if only rendering commands load it): ${failed.join("; ")}`);
 }
 
 /** Removes earlier bundles (and temporaries of builds that died) older than `keepMs`. */
