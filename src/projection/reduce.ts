@@ -174,6 +174,8 @@ export const storedProjectionFold = {
   version: PROJECTION_VERSION,
   initial: (): ProjectionState => initialState(),
   fold: reduceStored,
+  /** Nothing in the projection reads `raw` (the verbatim wire message): a load leaves it unparsed. */
+  readsRaw: false,
   /** A load folds its events in one draft (the state it returns is immutable from then on). */
   batch: inDraft,
   decode: (value: unknown): ProjectionState => checkStoredState(value as ProjectionState),

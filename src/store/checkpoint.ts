@@ -34,6 +34,8 @@ export interface StateFold<S> {
   readonly version: string;
   initial(): S;
   fold(state: S, event: AnyEvent): S;
+  /** False when the fold never reads an event's `raw`: a load then need not parse it (ledger-load.ts). Default true. */
+  readonly readsRaw?: boolean;
   /**
    * Runs a fold of many events in a row (a load): the fold may then update in place the states it
    * creates inside `run`, as long as what `run` returns is immutable once it returns.
@@ -145,7 +147,7 @@ function replay<S>(ledger: Ledger, fold: StateFold<S>, initial: S, from: number,
   let replayed = 0;
   const run = (): S => {
     let state = initial;
-    const options = { fromOffset: from, toOffset: position.byteOffset, afterSeq };
+    const options = { fromOffset: from, toOffset: position.byteOffset, afterSeq, withoutRaw: fold.readsRaw === false };
     // A fold that refuses an event (or breaks on it) fails the load naming the line, like a corrupt line.
     ledger.forEachEvent(options, (event) => {
       state = fold.fold(state, event);

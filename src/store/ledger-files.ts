@@ -88,6 +88,12 @@ export function stampDraft(
   if (problem !== undefined) throw new BatonError("contract_violation", problem);
   const scope = stamps.scope;
   const event: Record<string, unknown> = { v: ENVELOPE_VERSION, eventId: stamps.eventId, seq: stamps.seq, ts: stamps.ts, scope, ...record };
+  if (event["raw"] !== undefined) {
+    // `raw` is written last: a load whose fold does not read it parses the line up to it (ledger-load.ts).
+    const raw = event["raw"];
+    delete event["raw"];
+    event["raw"] = raw;
+  }
   event["v"] = ENVELOPE_VERSION;
   event["eventId"] = stamps.eventId;
   event["seq"] = stamps.seq;

@@ -12,6 +12,14 @@
  * not JSON, a value across lines, invalid UTF-8 — reads that chunk line by line as before (`splitLines`), where
  * the error is found and worded. Values that pass `isReadableEvent` are folded as parsed; any other takes the
  * full checks, which accept it (a rarer kind, an upgraded stop reason) or refuse it at its line.
+ *
+ * `withoutRaw` (a fold that never reads `raw`, as the projection's): the parser is given each line without its
+ * `raw` — the wire message kept verbatim, half of a streamed chunk's line and of its parse. The store writes `raw`
+ * as the envelope's last key (`stampDraft`), so a line `{…,"raw":<wire>}` is parsed as `{…}`: cut at its first
+ * `,"raw":` (which is always a key: a `"` after a `,` cannot be inside a string). A cut line whose value the checks
+ * do not take is parsed and checked whole, so nothing is read differently; older lines, with `raw` before the
+ * binding's stamps, would all fail them, so a line whose `source` is not before its `raw` is not cut (it would be
+ * parsed twice). Only `raw`'s own JSON goes unchecked here: `baton doctor` warns about it, `readEvents` refuses it.
  */
 import { isAscii, isUtf8 } from "node:buffer";
 import { decodeEnvelope, isReadableEvent, type AnyEvent } from "../event/envelope.ts";
@@ -41,8 +49,15 @@ interface LoadCursor {
   previousSeq: number;
 }
 
-/** How many chunks each way took (tests: both ways are exercised). */
-export const loadChunks = { parsed: 0, byLine: 0 };
+/** A load's lines without their `raw` (`withoutRaw`): the bytes the parser is given, and which lines were cut. */
+interface LeanChunk {
+  buffer: Buffer;
+  /** `cut[i]` is 1 when line `i` was given without its `raw`. */
+  cut: Uint8Array;
+}
+
+/** How many chunks each way took, and how many lines were parsed without their `raw` (tests: every way is exercised). */
+export const loadChunks = { parsed: 0, byLine: 0, rawLeftOut: 0 };
 
 /** The events of the complete lines in [from, to) to `visit`, checked; `firstLine` is the number of the line at `from`. */
 export function forEachEvent(
@@ -51,43 +66,131 @@ export function forEachEvent(
   from: number,
   to: number,
   firstLine: number | undefined,
-  checks: ReadChecks,
+  checks: ReadChecks & { readonly withoutRaw?: boolean },
   visit: VisitEvent,
   chunkBytes: number = LOAD_CHUNK,
 ): void {
   const cursor: LoadCursor = { fd, file, sessionId: checks.batonSessionId, visit, previousSeq: checks.afterSeq ?? 0 };
+  const lean: LeanChunk | undefined = checks.withoutRaw === true ? { buffer: Buffer.allocUnsafe(0), cut: new Uint8Array(0) } : undefined;
   let lineNo = firstLine;
   for (const chunk of readLineChunks(fd, from, to, chunkBytes)) {
-    const values = valuesOfChunk(chunk);
+    const leanValues = lean === undefined ? undefined : leanValuesOfChunk(chunk, lean);
+    const values = leanValues ?? valuesOfChunk(chunk);
     if (values === undefined) loadChunks.byLine++;
     else loadChunks.parsed++;
-    const count = values === undefined ? foldLines(cursor, chunk, lineNo) : foldValues(cursor, chunk, values, lineNo);
+    const count = values === undefined ? foldLines(cursor, chunk, lineNo) : foldValues(cursor, chunk, values, lineNo, leanValues === undefined ? undefined : lean);
     if (lineNo !== undefined) lineNo += count;
   }
+}
+
+/** Whether Bun's JSONL parser reads the chunk's bytes as the line reader would (see the file's comment). */
+function parsableBytes(chunk: LineChunk): boolean {
+  const { buffer, end } = chunk;
+  // A byte order mark is not JSON (the line reader refuses it), and the JSONL parser would skip it.
+  if (end >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf) return false;
+  // Invalid UTF-8 is decoded with replacement characters by the line reader: leave it that rule.
+  const bytes = buffer.subarray(0, end);
+  return isAscii(bytes) || isUtf8(bytes);
+}
+
+/** The values of `buffer[0, end)`, one per line, when the JSONL parser took all of it and gave one per `\n`; else undefined. */
+function valuePerLine(buffer: Buffer, end: number, lines: number): unknown[] | undefined {
+  const parsed = Bun.JSONL.parseChunk(buffer, 0, end);
+  if (parsed.error !== null) return undefined;
+  return parsed.values.length === lines ? parsed.values : undefined;
 }
 
 /** The chunk's values, one per line, when Bun's JSONL parser provably parses it as its lines would be; else undefined. */
 function valuesOfChunk(chunk: LineChunk): unknown[] | undefined {
   const { buffer, end } = chunk;
-  // A byte order mark is not JSON (the line reader refuses it), and the JSONL parser would skip it.
-  if (end >= 3 && buffer[0] === 0xef && buffer[1] === 0xbb && buffer[2] === 0xbf) return undefined;
-  // Invalid UTF-8 is decoded with replacement characters by the line reader: leave it that rule.
-  const bytes = buffer.subarray(0, end);
-  if (!isAscii(bytes) && !isUtf8(bytes)) return undefined;
-  const parsed = Bun.JSONL.parseChunk(buffer, 0, end);
-  if (parsed.error !== null) return undefined;
-  const values = parsed.values;
+  if (!parsableBytes(chunk)) return undefined;
   // `Uint8Array#indexOf` (the engine's own, ~40 ns a call) rather than `Buffer#indexOf` (~110 ns): 100k calls per 100 MB.
   let lines = 0;
   for (let at = indexOfByte.call(buffer, NEWLINE, 0); at !== -1 && at < end; at = indexOfByte.call(buffer, NEWLINE, at + 1)) lines++;
-  return lines === values.length ? values : undefined;
+  return valuePerLine(buffer, end, lines);
 }
 
-/** Checks and folds a chunk's values (value `i` is its line `i`); returns the chunk's line count. */
-function foldValues(cursor: LoadCursor, chunk: LineChunk, values: unknown[], firstLine: number | undefined): number {
+const RAW_KEY = Buffer.from(',"raw":');
+const SOURCE_KEY = Buffer.from('"source":');
+const EVENT_ID_KEY = Buffer.from('"eventId":');
+const CLOSE_BRACE = 0x7d;
+const NUL = 0;
+
+/**
+ * The first `needle` at or after `from` in `buffer`, given `known`: the last answer of this search in the same
+ * chunk (-2 before the first). Lines are visited in order, so each search goes over its bytes once.
+ */
+function nextOf(buffer: Buffer, needle: Buffer | number, from: number, known: number): number {
+  if (known === -1 || known >= from) return known;
+  return typeof needle === "number" ? indexOfByte.call(buffer, needle, from) : buffer.indexOf(needle, from);
+}
+
+/**
+ * `withoutRaw`: the chunk's values with each line's `raw` left out where the line ends its envelope with it (the
+ * file's comment), into `lean`; undefined when that does not parse one value per line (the chunk is then read as
+ * without `withoutRaw`). A line is cut only when its `raw` follows its `source` and what follows `,"raw":` holds
+ * neither a NUL byte nor an `"eventId":` key: so a line that lost its newline, or had a block zeroed by a
+ * crash, still fails here as it does for every reader.
+ */
+function leanValuesOfChunk(chunk: LineChunk, lean: LeanChunk): unknown[] | undefined {
+  const { buffer, end } = chunk;
+  if (!parsableBytes(chunk)) return undefined;
+  if (lean.buffer.byteLength < end + 1) lean.buffer = Buffer.allocUnsafe(Math.max(end + 1, lean.buffer.byteLength * 2));
+  const out = lean.buffer;
+  let cut = lean.cut;
+  let written = 0;
+  let lines = 0;
+  let start = 0;
+  let raw = -2;
+  let source = -2;
+  let eventId = -2;
+  let nul = -2;
+  while (start < end) {
+    const nl = indexOfByte.call(buffer, NEWLINE, start);
+    if (lines === cut.length) {
+      const bigger = new Uint8Array(Math.max(256, cut.length * 2));
+      bigger.set(cut);
+      cut = lean.cut = bigger;
+    }
+    let at = -1;
+    raw = nextOf(buffer, RAW_KEY, start, raw);
+    if (raw !== -1 && raw < nl && buffer[nl - 1] === CLOSE_BRACE) {
+      source = nextOf(buffer, SOURCE_KEY, start, source);
+      if (source !== -1 && source < raw) {
+        eventId = nextOf(buffer, EVENT_ID_KEY, raw, eventId);
+        nul = nextOf(buffer, NUL, raw, nul);
+        if ((eventId === -1 || eventId > nl) && (nul === -1 || nul > nl)) at = raw;
+      }
+    }
+    if (at !== -1) {
+      // `{…,"raw":<wire>}\n` → `{…}\n`
+      written += buffer.copy(out, written, start, at);
+      out[written++] = CLOSE_BRACE;
+      out[written++] = NEWLINE;
+      cut[lines] = 1;
+      loadChunks.rawLeftOut++;
+    } else {
+      written += buffer.copy(out, written, start, nl + 1);
+      cut[lines] = 0;
+    }
+    lines++;
+    start = nl + 1;
+  }
+  return valuePerLine(out, written, lines);
+}
+
+/**
+ * Checks and folds a chunk's values (value `i` is its line `i`; `lean`: parsed as `leanValuesOfChunk` cut them);
+ * returns the chunk's line count. A cut line the fast check does not take is parsed and checked whole.
+ */
+function foldValues(cursor: LoadCursor, chunk: LineChunk, values: unknown[], firstLine: number | undefined, lean?: LeanChunk): number {
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
-    const event = isReadableEvent(value, cursor.previousSeq, cursor.sessionId) ? (value as AnyEvent) : checkedValue(cursor, value, chunk, i, firstLine);
+    const event = isReadableEvent(value, cursor.previousSeq, cursor.sessionId)
+      ? (value as AnyEvent)
+      : lean !== undefined && lean.cut[i] === 1
+        ? checkedLine(cursor, lineOfChunk(chunk, i, firstLine))
+        : checkedValue(cursor, value, chunk, i, firstLine);
     cursor.previousSeq = event.seq;
     try {
       cursor.visit(event);

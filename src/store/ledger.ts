@@ -317,12 +317,15 @@ export class Ledger {
     return readEventsFromFd(this.fd, this.path, from, to, firstLine, { batonSessionId: this.batonSessionId, afterSeq: options.afterSeq ?? 0 });
   }
 
-  /** `readEvents` for a load: each event to `visit`, checked the same way (`forEachEvent` in ledger-load.ts). */
-  forEachEvent(options: { readonly fromOffset?: number; readonly toOffset?: number; readonly afterSeq?: number }, visit: VisitEvent): void {
+  /**
+   * `readEvents` for a load: each event to `visit`, checked the same way (`forEachEvent` in ledger-load.ts);
+   * `withoutRaw`: the events may come without their `raw`, which is then not parsed.
+   */
+  forEachEvent(options: { readonly fromOffset?: number; readonly toOffset?: number; readonly afterSeq?: number; readonly withoutRaw?: boolean }, visit: VisitEvent): void {
     this.assertOpen();
     this.flushQuietly();
     const from = options.fromOffset ?? 0;
-    const checks = { batonSessionId: this.batonSessionId, afterSeq: options.afterSeq ?? 0 };
+    const checks = { batonSessionId: this.batonSessionId, afterSeq: options.afterSeq ?? 0, withoutRaw: options.withoutRaw === true };
     forEachEvent(this.fd, this.path, from, Math.min(options.toOffset ?? this.end, this.end), from === 0 ? 1 : undefined, checks, visit);
   }
 

@@ -126,6 +126,52 @@ describe("every event's payload is checked against its kind on open (#12.10)", (
   });
 });
 
+describe("an open does not parse `raw` (#18)", () => {
+  /** Line `n` rewritten with `raw` (the wire message, written last) replaced by `text`, which need not be JSON. */
+  function breakRaw(s: Session, n: number, text: string): void {
+    const all = s.lines();
+    const { raw: _raw, ...event } = JSON.parse(all[n - 1]!) as Record<string, unknown>;
+    all[n - 1] = `${JSON.stringify(event).slice(0, -1)},"raw":${text}}`;
+    writeFileSync(s.ledger, `${all.join("\n")}\n`);
+  }
+
+  test("a line broken only in its raw opens, takes a turn and exports; doctor warns, naming the line", async () => {
+    const s = await session();
+    const n = lineOf(s, (event) => event["kind"] === "agent_message_chunk" || event["kind"] === "agent_message");
+    breakRaw(s, n, '{"method":"item/agentMessage/delta","params":{"delta":"Hi",}');
+    const exec = await cli(["exec", "--session", s.id, "more"]);
+    expect(exec.code).toBe(0);
+    expect(exec.stderr).toContain("end_turn");
+    expect(exec.stdout).toContain("again");
+    rmSync(path.join(s.dir, "checkpoint.jsonl"), { force: true }); // export replays the whole ledger
+    const exported = await cli(["export", s.id]);
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toContain("Hi there.");
+    const doctor = await cli(["doctor"]);
+    expect(doctor.code).toBe(0);
+    expect(doctor.stdout).toContain(`warn  ${s.ledger}:${n}: invalid JSON`);
+    expect(doctor.stdout).toContain("only its raw");
+    expect(doctor.stdout).not.toContain("FAIL");
+  });
+
+  test("a line whose raw holds the next event (its newline lost), or a zeroed block, is refused as before", async () => {
+    for (const broken of ['{"delta":"Hi', `{"delta":"${"\u0000".repeat(16)}"}`]) {
+      const s = await session();
+      const n = lineOf(s, (event) => event["kind"] === "agent_message_chunk" || event["kind"] === "agent_message");
+      if (broken.includes("\u0000")) breakRaw(s, n, broken);
+      else {
+        // The line's raw ends mid-string and the next line follows on the same line.
+        const all = s.lines();
+        const { raw: _raw, ...event } = JSON.parse(all[n - 1]!) as Record<string, unknown>;
+        all.splice(n - 1, 2, `${JSON.stringify(event).slice(0, -1)},"raw":${broken}${all[n]!}`);
+        writeFileSync(s.ledger, `${all.join("\n")}\n`);
+      }
+      await expectRefused(s, `${s.ledger}:${n}:`, /invalid JSON/);
+      rmSync(env["BATON_HOME"]!, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("envelope version and attempt phases (#12.6)", () => {
   test("an older or newer envelope version is refused, saying which versions this Baton reads", async () => {
     const s = await session();

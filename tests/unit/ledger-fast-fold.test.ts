@@ -5,7 +5,10 @@
  * turns changing mid-run, empty and non-text blocks, completed messages, tool calls, unknown kinds, unicode and
  * escapes in the text, blank and CRLF lines, malformed lines, a torn final line — `loadState` must give the
  * state (deep-equal, and the same JSON) or the error (the same message) that folding the events one by one,
- * each `reduceStored` in its own draft, gives.
+ * each `reduceStored` in its own draft, gives. The load does not parse `raw` (the projection never reads it): lines
+ * with `raw` last (as the store writes it), before `source` and the turn (as older Batons wrote it), holding
+ * `,"raw":`, `"source":` and nested `raw` keys, a line that lost its newline and one with a zeroed block must
+ * still give what the full read gives.
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
@@ -49,6 +52,18 @@ const toolFields = fc.record(
   { requiredKeys: [] },
 );
 
+/** A wire message as `raw` keeps it, with what a cut at `,"raw":` must not be fooled by. */
+const wire = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.constantFrom(
+    { raw: { raw: 1 }, source: "x" },
+    { text: ',"raw":{"source":1}', eventId: "not the key" },
+    { params: { delta: '"}\\', turnId: "turn-1" } },
+    [',"raw":', '"source":', "}"],
+    "\u0000 escaped, not a byte",
+  ),
+);
+
 /** What one line of the generated ledger is: an event (folded) or something a reader has to deal with. */
 const entry = fc.oneof(
   { weight: 100, arbitrary: fc.record({ t: fc.constant("chunk" as const), kind: chunkKind, messageId, turnId, text }) },
@@ -68,6 +83,10 @@ const entry = fc.oneof(
   { weight: 10, arbitrary: fc.constant({ t: "blank" as const }) },
   { weight: 10, arbitrary: fc.constant({ t: "crlf" as const }) },
   { weight: 10, arbitrary: fc.record({ t: fc.constant("raw" as const), raw: fc.jsonValue({ maxDepth: 3 }) }) },
+  { weight: 20, arbitrary: fc.record({ t: fc.constant("rawLast" as const), kind: chunkKind, messageId, turnId, text, raw: wire }) },
+  { weight: 10, arbitrary: fc.record({ t: fc.constant("rawFirst" as const), kind: chunkKind, messageId, turnId: fc.constantFrom("t_1", "t_2"), text, raw: wire }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant("glued" as const), text }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant("zeroed" as const), text }) },
   { weight: 2, arbitrary: fc.constantFrom({ t: "badJson" as const }, { t: "badPayload" as const }, { t: "badSeq" as const }, { t: "foreign" as const }) },
 );
 type Entry = typeof entry extends fc.Arbitrary<infer T> ? T : never;
@@ -107,6 +126,22 @@ function lineOf(e: Entry, seq: number): string {
       return json({ ...base, kind: "some_future_kind", source: { type: "baton" }, ...turn, payload: { anything: [1, 2] } });
     case "raw":
       return json({ ...base, kind: "agent_message_chunk", ...harness, payload: { messageId: "m1", content: { type: "text", text: "r" } }, raw: e.raw });
+    case "rawLast":
+      return json({ ...base, kind: e.kind, ...harness, ...turn, payload: { messageId: e.messageId || "m1", content: { type: "text", text: e.text } }, raw: e.raw });
+    case "rawFirst":
+      // As a Baton before `raw` went last wrote a harness's event: the draft's keys, `raw`, then the binding's stamps.
+      return json({ ...base, kind: e.kind, payload: { messageId: e.messageId || "m1", content: { type: "text", text: e.text } }, raw: e.raw, turnId: e.turnId, ...harness });
+    case "glued": {
+      // A line that lost the end of its `raw` and its newline: the next event is inside it.
+      const next = json({ ...base, eventId: "ev_glued", kind: "agent_message_chunk", ...harness, payload: { messageId: "m3", content: { type: "text", text: "glued" } } });
+      return `${json({ ...base, kind: "agent_message_chunk", ...harness, payload: { messageId: "m1", content: { type: "text", text: e.text } } }).slice(0, -1)},"raw":{"delta":"${next}`;
+    }
+    case "zeroed": {
+      // A block the file system zeroed after a crash, inside `raw`.
+      const line = json({ ...base, kind: "agent_message_chunk", ...harness, payload: { messageId: "m1", content: { type: "text", text: e.text } }, raw: { params: { delta: "0123456789" } } });
+      const at = line.lastIndexOf("0123456789");
+      return `${line.slice(0, at)}${"\u0000".repeat(8)}${line.slice(at + 8)}`;
+    }
     case "blank":
       return "   ";
     case "crlf":
@@ -172,8 +207,8 @@ function loadFold(file: string): Outcome {
   });
 }
 
-/** `loadFold` with reads of `chunkBytes`: a ledger's chunks then go both ways (parsed whole, or by lines) in one load. */
-function chunkedLoadFold(file: string, chunkBytes: number): Outcome {
+/** `loadFold` with reads of `chunkBytes`: a ledger's chunks then go both ways (parsed whole, or by lines) in one load; `raw` parsed or not. */
+function chunkedLoadFold(file: string, chunkBytes: number, withoutRaw: boolean): Outcome {
   return outcomeOf(() => {
     // Opened as `loadFold` opens it (the open reads and checks the last line), then read with its own fd.
     const ledger = openLedger({ path: file, batonSessionId: SESSION, clock: systemClock, ids: createUlidSource(), readOnly: true });
@@ -181,7 +216,7 @@ function chunkedLoadFold(file: string, chunkBytes: number): Outcome {
     try {
       return storedProjectionFold.batch(() => {
         let state = initialState(SESSION);
-        forEachEvent(fd, file, 0, ledger.byteLength, 1, { batonSessionId: SESSION }, (event) => (state = storedProjectionFold.fold(state, event)), chunkBytes);
+        forEachEvent(fd, file, 0, ledger.byteLength, 1, { batonSessionId: SESSION, withoutRaw }, (event) => (state = storedProjectionFold.fold(state, event)), chunkBytes);
         return state;
       });
     } finally {
@@ -202,10 +237,12 @@ describe("the load's fast fold", () => {
         const file = writeLedger(entries, torn);
         const expected = referenceFold(file);
         const actual = loadFold(file);
-        const chunked = chunkedLoadFold(file, chunkBytes);
+        const chunked = chunkedLoadFold(file, chunkBytes, false);
+        const chunkedLean = chunkedLoadFold(file, chunkBytes, true);
         fs.rmSync(file);
         expect(actual).toEqual(expected);
         expect(chunked).toEqual(expected);
+        expect(chunkedLean).toEqual(expected);
         if ("error" in expected) errors++;
         else states++;
       }),
@@ -218,6 +255,8 @@ describe("the load's fast fold", () => {
     // Both ways of reading a chunk were taken (Bun's JSONL parser, and line by line).
     expect(loadChunks.parsed - chunksBefore.parsed).toBeGreaterThan(30);
     expect(loadChunks.byLine - chunksBefore.byLine).toBeGreaterThan(30);
+    // Lines were parsed without their `raw`.
+    expect(loadChunks.rawLeftOut - chunksBefore.rawLeftOut).toBeGreaterThan(100);
   });
 
   test("a long run of chunks with unicode and escapes: one text block, the same as the full reduce", () => {

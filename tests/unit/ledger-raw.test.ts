@@ -52,3 +52,20 @@ test("a raw over the bound is replaced by its size and head; the payload and sma
   expect(written.raw).toEqual(stand); // what is broadcast is what is on disk
   expect(second!.raw).toEqual({ method: "item/completed", params: { id: 1 } });
 });
+
+test("raw is written as the envelope's last key, wherever the draft put it (a load leaves it unparsed: ledger-load.ts)", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-raw-"));
+  dirs.push(dir);
+  const file = path.join(dir, "session.jsonl");
+  const ledger = openLedger({ path: file, batonSessionId: SESSION, clock: new ManualClock(), ids: createSequentialIdSource(1) });
+  // As the host stamps an adapter's draft: the draft's keys (raw among them), then source and the target.
+  const draft = { kind: "agent_message_chunk", payload: { messageId: "m_1", content: { type: "text", text: "Hi" } }, turnId: "t_1", raw: { method: "delta", params: { delta: "Hi" } }, source: { type: "harness", harnessTargetId: "codex" }, harness: "codex", harnessTargetId: "codex" };
+  const written = ledger.append(draft as unknown as EventDraft);
+  ledger.append(chunk("no raw", undefined));
+  await ledger.close();
+  const [line, second] = fs.readFileSync(file, "utf8").split("\n");
+  expect(Object.keys(JSON.parse(line!)).at(-1)).toBe("raw");
+  expect(line!.endsWith(`,"raw":${JSON.stringify(draft.raw)}}`)).toBe(true);
+  expect(JSON.parse(line!)).toEqual(JSON.parse(JSON.stringify(written)));
+  expect(Object.keys(JSON.parse(second!))).not.toContain("raw");
+});
