@@ -317,10 +317,7 @@ export class Ledger {
     return readEventsFromFd(this.fd, this.path, from, to, firstLine, { batonSessionId: this.batonSessionId, afterSeq: options.afterSeq ?? 0 });
   }
 
-  /**
-   * `readEvents` for a load: each event to `visit`, checked the same way (`forEachEvent` in ledger-load.ts);
-   * `withoutRaw`: the events may come without their `raw`, which is then not parsed.
-   */
+  /** `readEvents` for a load: each event to `visit`, checked the same way (ledger-load.ts); `withoutRaw`: `raw` unparsed. */
   forEachEvent(options: { readonly fromOffset?: number; readonly toOffset?: number; readonly afterSeq?: number; readonly withoutRaw?: boolean }, visit: VisitEvent): void {
     this.assertOpen();
     this.flushQuietly();
