@@ -259,6 +259,23 @@ describe("the load's fast fold", () => {
     expect(loadChunks.rawLeftOut - chunksBefore.rawLeftOut).toBeGreaterThan(100);
   });
 
+  test("a ledger written before raw went last is scanned for cuts one chunk in 16, and its newer lines are cut again", () => {
+    const older: Entry[] = Array.from({ length: 400 }, (_, i) => ({ t: "rawFirst", kind: "agent_message_chunk", messageId: "m1", turnId: "t_1", text: `old ${i} `, raw: { delta: `old ${i}` } }));
+    const newer: Entry[] = Array.from({ length: 400 }, (_, i) => ({ t: "rawLast", kind: "agent_message_chunk", messageId: "m2", turnId: "t_1", text: `new ${i} `, raw: { delta: `new ${i}` } }));
+    const file = writeLedger([...older, ...newer], undefined);
+    const before = { ...loadChunks };
+    const chunked = chunkedLoadFold(file, 1024, true);
+    const scans = loadChunks.leanScans - before.leanScans;
+    const chunks = loadChunks.parsed + loadChunks.byLine - before.parsed - before.byLine;
+    expect(chunked).toEqual(referenceFold(file));
+    fs.rmSync(file);
+    // Two lines a chunk: the older half is tried once in 16 chunks, the newer half at every chunk (cut within 16).
+    expect(chunks).toBeGreaterThan(300);
+    expect(scans).toBeLessThan(chunks * 0.6);
+    expect(scans).toBeGreaterThan(chunks * 0.4);
+    expect(loadChunks.rawLeftOut - before.rawLeftOut).toBeGreaterThan(400 - 2 * 16);
+  });
+
   test("a long run of chunks with unicode and escapes: one text block, the same as the full reduce", () => {
     const pieces = ["plain ", "é漢字🙂 ", '"quoted" ', "back\\slash\n", "\u0001", "", "end"];
     const entries: Entry[] = [];
