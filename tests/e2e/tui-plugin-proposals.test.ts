@@ -24,7 +24,8 @@ test("a plugin proposes after a Codex turn; the user edits the suggestion and se
   });
   await t.waitFor(/Message Codex .*Ctrl\+J newline/, 30_000);
   await t.send("say hi", "First answer.");
-  let screen = await t.waitFor("Suggested by baton-test/loops", 30_000);
+  // The card and the footer's count are one frame: wait for both (a capture may hold part of a frame).
+  let screen = await t.waitFor(/Suggested by baton-test\/loops[\s\S]*\b1 suggestion\b/, 30_000);
   const card = cardAround(screen, "Suggested by baton-test/loops");
   expect(card).toContain("Loops follow-up · baton-test/loops");
   expect(card).toContain('Follow up on "say hi" (end_turn)');

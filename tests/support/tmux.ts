@@ -86,13 +86,23 @@ export class Tmux {
     return this.run(["display-message", "-p", "-t", "main", "#{pane_title}"]).trim();
   }
 
-  /** Polls the screen (every 25 ms) until it matches; returns the matching screen. */
+  /**
+   * Polls the screen (every 25 ms) until it matches; returns the matching screen. A capture can be torn: tmux may
+   * answer between two reads of one frame the program wrote, so rows below the match still show the frame before
+   * (seen in CI: a suggestion card drawn, the footer under it not yet). So the screen returned is a second
+   * capture taken 15 ms after the first match, when that one still matches.
+   */
   async waitFor(pattern: string | RegExp, timeoutMs = 10_000, options: { readonly history?: number } = {}): Promise<string> {
     const start = Date.now();
+    const matches = (text: string): boolean => (typeof pattern === "string" ? text.includes(pattern) : pattern.test(text));
     let screen = "";
     while (Date.now() - start < timeoutMs) {
       screen = this.capture(options);
-      if (typeof pattern === "string" ? screen.includes(pattern) : pattern.test(screen)) return screen;
+      if (matches(screen)) {
+        await Bun.sleep(15);
+        const settled = this.capture(options);
+        return matches(settled) ? settled : screen;
+      }
       await Bun.sleep(25);
     }
     throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(pattern)}; screen:\n${screen}`);
