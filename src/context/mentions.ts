@@ -98,7 +98,9 @@ function bound(text: string, maxChars: number): string {
 /** `untyped`: the parts of the prompt the user did not type (pasted or piped); references only there stay text. */
 export function hasMentions(blocks: readonly PromptBlock[], untyped: readonly string[] = []): boolean {
   return blocks.some((block) => {
-    if (block.type !== "text") return false;
+    // Every token starts with "@": most prompts have none and skip the regular expressions, whose first run in a
+    // process (matchAll's iterator) cost 0.6–4 ms of a turn's start (bench/stall.ts profile, issue #18).
+    if (block.type !== "text" || !block.text.includes("@")) return false;
     const found = parseMentions(block.text, untyped);
     return found.references.length > 0 || found.legacy.length > 0;
   });

@@ -1,6 +1,6 @@
 /** @-references: parsing, the provider registry, expansion within the budget (CTX-06/07). */
 import { describe, expect, test } from "bun:test";
-import { expandMentions, parseMentions } from "../../src/context/mentions.ts";
+import { expandMentions, hasMentions, parseMentions } from "../../src/context/mentions.ts";
 import { ContextProviderRegistry, tokenPrefix, type ContextProvider } from "../../src/context/providers.ts";
 
 const provider = (kind: string, content: Record<string, string>): ContextProvider => ({
@@ -16,6 +16,14 @@ describe("mentions", () => {
       references: [{ prefix: "session", id: "bs_01J", token: "@session:bs_01J" }],
       legacy: ["bs_01KDVDNA00FVX227AG5T1V5S3H"],
     });
+  });
+
+  test("hasMentions: a text block with a token, at the start or after a line break; none without one, nor in a pasted part", () => {
+    expect(hasMentions([{ type: "text", text: "say hi" }])).toBe(false);
+    expect(hasMentions([{ type: "text", text: "mail a@b.c" }])).toBe(false);
+    expect(hasMentions([{ type: "text", text: "@session:bs_01J first" }])).toBe(true);
+    expect(hasMentions([{ type: "text", text: "plain" }, { type: "text", text: "and\n@bs_01KDVDNA00FVX227AG5T1V5S3H" }])).toBe(true);
+    expect(hasMentions([{ type: "text", text: "pasted @session:bs_01J" }], ["pasted @session:bs_01J"])).toBe(false);
   });
 
   test("plugin kinds are qualified and removable; duplicates rejected", () => {
