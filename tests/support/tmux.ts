@@ -116,7 +116,7 @@ export class Tmux {
     return this.waitFor(reply, timeoutMs);
   }
 
-  /** Polls the screen (every 25 ms) until `text` is gone; returns the screen without it. */
+  /** Polls the screen (every 25 ms) until `text` is gone; returns the screen without it (settled as `waitFor`'s is). */
   async waitGone(text: string, timeoutMs = 10_000): Promise<string> {
     const start = Date.now();
     let screen = this.capture();
@@ -125,7 +125,9 @@ export class Tmux {
       screen = this.capture();
     }
     if (screen.includes(text)) throw new Error(`'${text}' still on screen after ${timeoutMs} ms:\n${screen}`);
-    return screen;
+    await Bun.sleep(15);
+    const settled = this.capture();
+    return settled.includes(text) ? screen : settled;
   }
 
   /** Kills the session, then the server by its PID, and removes its socket. */
