@@ -11,6 +11,10 @@
  * (`--rounds`), each turn a sample. Budget: no gap over 8 ms, streaming or after the turn. After each process, as
  * many bare Bun processes that run only the timer for a turn's window give the machine's idle floor (info lines).
  *
+ * Each gap also says how much of it the main thread ran and how much it waited, runnable, for a CPU (Linux
+ * `/proc/thread-self/schedstat`, read at every tick): on this two-core VM a long gap is often the machine's, not
+ * Baton's, and the info lines say which (the verdict is the gap itself, as the budget says).
+ *
  * What streams (`--text`): `markdown` (default) is an answer as agents write one — paragraphs of 30–70 words, a
  * bullet list, a fenced code block — a token (a word or a piece of markup) per chunk; `line` is one paragraph with
  * no line break that grows to ~12 KB (1500 chunks), a stress case: OpenTUI's markdown re-lexes the trailing block
@@ -20,6 +24,7 @@
  *   node_modules/.bin/bun --cpu-prof bench/stall.ts --child …   (one process, prints JSON; profile it)
  */
 import { spawnSync } from "node:child_process";
+import { closeSync, openSync, readSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { screenHost } from "./_screen-host.ts";
 import { fakeDefinition, type FakeAction } from "../tests/support/fake-adapter.ts";
@@ -58,29 +63,84 @@ interface TurnResult {
   readonly afterMax: number;
   /** The longest gaps with what the process was doing: `12.3 ms streaming@812 ms`. */
   readonly worst: readonly string[];
+  /** Of the turn's longest gap: ms the main thread ran, and ms it waited for a CPU. */
+  readonly longestRan: number;
+  readonly longestWaited: number;
+  /** The most the main thread ran within one gap, ms. */
+  readonly mostRan: number;
   readonly chunksPerSecond: number;
   /** The longest gaps as [end, length] in epoch ms, to find them in a `--cpu-prof` profile (its times are epoch µs). */
   readonly worstEpoch: readonly (readonly [number, number])[];
 }
 
-/** Records every gap of a 4 ms interval and the phase it ended in. */
+/** The calling thread's time on a CPU and time runnable but waiting for one, ns; undefined where Linux's schedstat is not. */
+class ThreadSched {
+  private readonly fd: number | undefined;
+  private readonly buffer = Buffer.alloc(96);
+
+  constructor() {
+    let fd: number | undefined;
+    try {
+      fd = openSync("/proc/thread-self/schedstat", "r");
+    } catch {
+      fd = undefined;
+    }
+    this.fd = fd;
+  }
+
+  read(): { readonly run: number; readonly wait: number } | undefined {
+    if (this.fd === undefined) return undefined;
+    const n = readSync(this.fd, this.buffer, 0, this.buffer.length, 0);
+    const [run, wait] = this.buffer.toString("latin1", 0, n).split(" ");
+    return { run: Number(run), wait: Number(wait) };
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+  }
+}
+
+interface Gap {
+  readonly ms: number;
+  readonly at: number;
+  readonly phase: string;
+  /** Of the gap: ms the main thread ran, and ms it waited for a CPU (NaN without schedstat). */
+  readonly runMs: number;
+  readonly waitMs: number;
+}
+
+/** Records every gap of a 4 ms interval, the phase it ended in and what the main thread did in it. */
 class GapProbe {
   private last = performance.now();
+  private readonly sched = new ThreadSched();
+  private lastSched = this.sched.read();
   private readonly timer: ReturnType<typeof setInterval>;
-  readonly gaps: { readonly ms: number; readonly at: number; readonly phase: string }[] = [];
+  readonly gaps: Gap[] = [];
   phase = "idle";
 
   constructor(private readonly origin: number) {
     this.timer = setInterval(() => {
       const now = performance.now();
-      this.gaps.push({ ms: now - this.last, at: now - this.origin, phase: this.phase });
+      const sched = this.sched.read();
+      const before = this.lastSched;
+      const runMs = sched === undefined || before === undefined ? NaN : (sched.run - before.run) / 1e6;
+      const waitMs = sched === undefined || before === undefined ? NaN : (sched.wait - before.wait) / 1e6;
+      this.gaps.push({ ms: now - this.last, at: now - this.origin, phase: this.phase, runMs, waitMs });
       this.last = now;
+      this.lastSched = sched;
     }, TIMER_MS);
   }
 
   stop(): void {
     clearInterval(this.timer);
+    this.sched.close();
   }
+}
+
+/** `12.3 ms streaming@812 (ran 5.1, waited 6.0)` */
+function describeGap(gap: Gap): string {
+  const split = Number.isNaN(gap.runMs) ? "" : ` (ran ${gap.runMs.toFixed(1)}, waited ${gap.waitMs.toFixed(1)})`;
+  return `${gap.ms.toFixed(1)} ms ${gap.phase}@${gap.at.toFixed(0)}${split}`;
 }
 
 /** One answer per turn (its own message id), `chunks` chunks one millisecond apart. */
@@ -95,6 +155,10 @@ function streamScript(turns: number, chunks: number): FakeAction[][] {
     turn.push({ type: "end" });
     return turn;
   });
+}
+
+function longest(gaps: readonly Gap[]): Gap {
+  return gaps.reduce((a, b) => (b.ms > a.ms ? b : a));
 }
 
 async function child(): Promise<TurnResult[]> {
@@ -155,7 +219,10 @@ async function child(): Promise<TurnResult[]> {
       streamingMax: Math.max(...streaming),
       streamingP99: sorted[Math.floor(sorted.length * 0.99)] ?? NaN,
       afterMax: Math.max(...after),
-      worst: [...probe.gaps].sort((a, b) => b.ms - a.ms).slice(0, 5).map((gap) => `${gap.ms.toFixed(1)} ms ${gap.phase}@${gap.at.toFixed(0)}`),
+      worst: [...probe.gaps].sort((a, b) => b.ms - a.ms).slice(0, 5).map(describeGap),
+      longestRan: longest(probe.gaps).runMs,
+      longestWaited: longest(probe.gaps).waitMs,
+      mostRan: Math.max(...probe.gaps.map((gap) => gap.runMs)),
       chunksPerSecond: CHUNKS / (streamedMs / 1000),
       worstEpoch: [...probe.gaps].sort((a, b) => b.ms - a.ms).slice(0, 5).map((gap) => [performance.timeOrigin + origin + gap.at, gap.ms] as const),
     });
@@ -221,6 +288,11 @@ async function main(): Promise<void> {
   report.figure("4 ms timer gap while streaming, p99 per turn", withSpread(p99, "ms", 1), `${BUDGET_MS} ms`, p99.max / BUDGET_MS);
   report.figure("longest 4 ms timer gap while streaming (per turn)", withSpread(streaming, "ms", 1), `${BUDGET_MS} ms`, streaming.max / BUDGET_MS);
   report.figure("longest gap at and after turn end (per turn)", withSpread(after, "ms", 1), `${BUDGET_MS} ms`, after.max / BUDGET_MS);
+  if (turns.every((t) => !Number.isNaN(t.longestRan))) {
+    report.info("  of each turn's longest gap: the main thread ran", withSpread(samples(turns.map((t) => t.longestRan)), "ms", 1));
+    report.info("  and waited, runnable, for a CPU", withSpread(samples(turns.map((t) => t.longestWaited)), "ms", 1));
+    report.info("most the main thread ran within one gap (per turn)", withSpread(samples(turns.map((t) => t.mostRan)), "ms", 1));
+  }
   report.info("idle floor: longest 4 ms timer gap, bare Bun process (per run)", withSpread(samples(idle.map((r) => r.max)), "ms", 1));
   report.info("idle floor: 4 ms timer gap p99 (per run)", withSpread(samples(idle.map((r) => r.p99)), "ms", 1));
   for (const [i, t] of turns.entries()) process.stdout.write(`  turn ${i + 1}: ${t.worst.join(", ")}\n`);
