@@ -10,7 +10,7 @@
  *   Both as a load runs them (src/store/ledger-load.ts): the lines in batches of 256 KiB, each batch decoded,
  *   then folded at once, so the fold reads events decoded a moment before. The fold over events decoded once
  *   at the start and aged through the rounds' collections — what this bench timed until 12-04, which no
- *   open does (its objects are out of cache: 1.5–1.7× the time) — is printed beside it for comparison;
+ *   open does (its objects are out of cache: 33.2 against 25.0 ms on 12-04) — is printed beside it for comparison;
  * - with `--against <dir>`: the same fold by the reducer of another checkout (e.g. `/work/main`), to
  *   A/B an optimisation; its output must equal this one's (a plain-JSON comparison) or the bench fails.
  * Then streams 20,000 chunks (messages of 60) into a live turn on the 100k state and reports the

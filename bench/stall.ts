@@ -157,10 +157,6 @@ function streamScript(turns: number, chunks: number): FakeAction[][] {
   });
 }
 
-function longest(gaps: readonly Gap[]): Gap {
-  return gaps.reduce((a, b) => (b.ms > a.ms ? b : a));
-}
-
 async function child(): Promise<TurnResult[]> {
   // React's production build, loaded the way the CLI loads the TUI (src/app/react-build.ts; BATON_REACT_DEVELOPMENT=1
   // keeps the development build). The screen is mounted with createRoot on OpenTUI's test renderer, as start-tui.tsx
@@ -215,16 +211,17 @@ async function child(): Promise<TurnResult[]> {
     const streaming = probe.gaps.filter((gap) => gap.phase === "streaming").map((gap) => gap.ms);
     const after = probe.gaps.filter((gap) => gap.phase === "after").map((gap) => gap.ms);
     const sorted = [...streaming].sort((a, b) => a - b);
+    const worst = [...probe.gaps].sort((a, b) => b.ms - a.ms).slice(0, 5);
     results.push({
       streamingMax: Math.max(...streaming),
       streamingP99: sorted[Math.floor(sorted.length * 0.99)] ?? NaN,
       afterMax: Math.max(...after),
-      worst: [...probe.gaps].sort((a, b) => b.ms - a.ms).slice(0, 5).map(describeGap),
-      longestRan: longest(probe.gaps).runMs,
-      longestWaited: longest(probe.gaps).waitMs,
+      worst: worst.map(describeGap),
+      longestRan: worst[0]?.runMs ?? NaN,
+      longestWaited: worst[0]?.waitMs ?? NaN,
       mostRan: Math.max(...probe.gaps.map((gap) => gap.runMs)),
       chunksPerSecond: CHUNKS / (streamedMs / 1000),
-      worstEpoch: [...probe.gaps].sort((a, b) => b.ms - a.ms).slice(0, 5).map((gap) => [performance.timeOrigin + origin + gap.at, gap.ms] as const),
+      worstEpoch: worst.map((gap) => [performance.timeOrigin + origin + gap.at, gap.ms] as const),
     });
   }
   clearInterval(frames);

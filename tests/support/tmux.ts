@@ -98,11 +98,7 @@ export class Tmux {
     let screen = "";
     while (Date.now() - start < timeoutMs) {
       screen = this.capture(options);
-      if (matches(screen)) {
-        await Bun.sleep(15);
-        const settled = this.capture(options);
-        return matches(settled) ? settled : screen;
-      }
+      if (matches(screen)) return this.settle(screen, matches, options);
       await Bun.sleep(25);
     }
     throw new Error(`timed out after ${timeoutMs} ms waiting for ${String(pattern)}; screen:\n${screen}`);
@@ -125,9 +121,14 @@ export class Tmux {
       screen = this.capture();
     }
     if (screen.includes(text)) throw new Error(`'${text}' still on screen after ${timeoutMs} ms:\n${screen}`);
+    return this.settle(screen, (later) => !later.includes(text));
+  }
+
+  /** `screen`, or a capture 15 ms later when that one still `holds` (a capture can hold part of a frame: see waitFor). */
+  private async settle(screen: string, holds: (later: string) => boolean, options: { readonly history?: number } = {}): Promise<string> {
     await Bun.sleep(15);
-    const settled = this.capture();
-    return settled.includes(text) ? screen : settled;
+    const later = this.capture(options);
+    return holds(later) ? later : screen;
   }
 
   /** Kills the session, then the server by its PID, and removes its socket. */
