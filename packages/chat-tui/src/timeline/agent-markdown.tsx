@@ -4,8 +4,14 @@
  * (`markdown/stream-segments.ts` says where it may split and why the frame stays the same). It splits when the
  * tail's last block (what each publication draws again) passes `TimelineView.liveBlockChars`. A message that is not
  * streaming when it mounts is one markdown, as is a streamed one whose text stops extending what was frozen.
+ *
+ * While the message streams, the live markdown takes the text a publication added in a task of its own
+ * (`useTextInOwnTask`). OpenTUI re-lexes and re-styles the tail when its content changes (≈ 1.5–2 ms, more in a
+ * cold process); inside the publication's commit that came on top of React's own work and the unmounting of items
+ * that scrolled out of the window, in one stretch of the main thread (`bench/markdown-stall.tsx`). Apart, a key or
+ * a timer runs between the two. The screen is one task behind the publication at most.
  */
-import { memo, useCallback, useLayoutEffect, useRef, type ReactNode } from "react";
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type ReactNode } from "react";
 import type { MarkdownRenderable } from "@opentui/core";
 import { useChat } from "../context.ts";
 import { keepBlockText } from "../markdown/block-text.ts";
@@ -30,10 +36,39 @@ interface Split {
   liveBlockChars: number;
 }
 
-function Markdown(props: { readonly content: string; readonly gap: number; readonly onParsed?: (md: MarkdownRenderable) => void }): ReactNode {
+/**
+ * `text`, except that while `ownTask` is on, a text that extends the one drawn reaches the caller in a render of its
+ * own, scheduled after the task that made the change (`setImmediate`: before the next timers and input). Any other
+ * change (a freeze cuts the live text, a rewrite, the end of streaming) is drawn at once, so the frame never shows
+ * a text twice or out of order.
+ */
+export function useTextInOwnTask(text: string, ownTask: boolean): string {
+  const [shown, setShown] = useState(text);
+  const later = ownTask && text !== shown && text.startsWith(shown);
+  useEffect(() => {
+    if (shown === text) return;
+    if (!later) {
+      // Drawn from `text` already: keep `shown` current for the next extension.
+      setShown(text);
+      return;
+    }
+    const handle = setImmediate(() => setShown(text));
+    return () => clearImmediate(handle);
+  }, [text, shown, later]);
+  return later ? shown : text;
+}
+
+function Markdown(props: {
+  readonly content: string;
+  readonly gap: number;
+  /** Take content changes in a task of their own (the live markdown while its message streams). */
+  readonly ownTask?: boolean;
+  readonly onParsed?: (md: MarkdownRenderable) => void;
+}): ReactNode {
   const { theme, syntaxStyle, treeSitterClient } = useChat();
   const parsed = useRef<MarkdownRenderable>(null);
   const { onParsed } = props;
+  const content = useTextInOwnTask(props.content, props.ownTask === true);
   // After each content update: the next one re-lexes two paragraph pieces, not a whole long paragraph; blocks
   // updated in place draw what new ones draw; code blocks not highlighted yet draw their text, not blank rows.
   useLayoutEffect(() => {
@@ -41,11 +76,11 @@ function Markdown(props: { readonly content: string; readonly gap: number; reado
     keepBlockText(parsed.current);
     drawBeforeHighlight(parsed.current);
     if (parsed.current !== null) onParsed?.(parsed.current);
-  }, [props.content, onParsed]);
+  }, [content, onParsed]);
   return (
     <markdown
       ref={parsed}
-      content={props.content}
+      content={content}
       syntaxStyle={syntaxStyle}
       fg={theme.text}
       conceal={true}
@@ -93,7 +128,7 @@ export function AgentMarkdown(props: { readonly text: string; readonly streaming
       {state.segments.map((segment, i) => (
         <FrozenMarkdown key={i} content={segment.content} gap={segment.gap} />
       ))}
-      <Markdown key="live" content={state.live} gap={0} onParsed={onParsed} />
+      <Markdown key="live" content={state.live} gap={0} ownTask={props.streaming} onParsed={onParsed} />
     </>
   );
 }
