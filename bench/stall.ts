@@ -13,14 +13,19 @@
  *
  * Each gap also says how much of it the main thread ran and how much it waited, runnable, for a CPU (Linux
  * `/proc/thread-self/schedstat`, read at every tick): on this two-core VM a long gap is often the machine's, not
- * Baton's, and the info lines say which (the verdict is the gap itself, as the budget says).
+ * Baton's, and the info lines say which (the verdict is the gap itself, as the budget says). `--threads` also says,
+ * for each of the longest gaps, what every thread of the process ran in it (`bench/_threads.ts`; it reads ~20 files
+ * at each tick, so it is off by default).
+ *
+ * As the TUI does after its first frame, the process runs the runtime's helper threads (JIT compilers, the
+ * highlighter's worker) below its main thread (src/app/helper-threads.ts); `--helpers keep` leaves them as they are.
  *
  * What streams (`--text`): `markdown` (default) is an answer as agents write one — paragraphs of 30–70 words, a
  * bullet list, a fenced code block — a token (a word or a piece of markup) per chunk; `line` is one paragraph with
  * no line break that grows to ~12 KB (1500 chunks), a stress case: OpenTUI's markdown re-lexes the trailing block
  * at each publication and marked's setext-heading regex leaves JSC's regex JIT on a paragraph over ~5 KB.
  *
- *   node_modules/.bin/bun bench/stall.ts [--rounds 3] [--turns 3] [--chunks 1500] [--events 100000] [--after 1500] [--text markdown|line]
+ *   node_modules/.bin/bun bench/stall.ts [--rounds 3] [--turns 3] [--chunks 1500] [--events 100000] [--after 1500] [--text markdown|line] [--threads] [--helpers lower|keep]
  *   node_modules/.bin/bun --cpu-prof bench/stall.ts --child …   (one process, prints JSON; profile it)
  */
 import { spawnSync } from "node:child_process";
@@ -32,6 +37,7 @@ import { makeTestHome, openTestSession } from "../tests/support/session-host.ts"
 import { turnDrafts } from "./_fixture.ts";
 import { BenchReport, samples, withSpread } from "./_report.ts";
 import { markdownPieces } from "./_markdown-text.ts";
+import { describeThreads, ThreadAccounting, type ThreadSample } from "./_threads.ts";
 
 const BUDGET_MS = 8;
 const TIMER_MS = 4;
@@ -47,6 +53,8 @@ const { values } = parseArgs({
     events: { type: "string" },
     after: { type: "string" },
     text: { type: "string" },
+    threads: { type: "boolean" },
+    helpers: { type: "string" },
     "idle-child": { type: "boolean" },
   },
 });
@@ -56,6 +64,8 @@ const EVENTS = Number(values.events ?? 100_000);
 const AFTER_MS = Number(values.after ?? 1500);
 const TEXT = values.text ?? "markdown";
 if (TEXT !== "markdown" && TEXT !== "line") throw new Error(`--text: "${TEXT}" is neither markdown nor line`);
+const HELPERS = values.helpers ?? "lower";
+if (HELPERS !== "lower" && HELPERS !== "keep") throw new Error(`--helpers: "${HELPERS}" is neither lower nor keep`);
 
 interface TurnResult {
   readonly streamingMax: number;
@@ -107,6 +117,8 @@ interface Gap {
   /** Of the gap: ms the main thread ran, and ms it waited for a CPU (NaN without schedstat). */
   readonly runMs: number;
   readonly waitMs: number;
+  /** With `--threads`: what each thread of the process ran in the gap. */
+  readonly threads?: string;
 }
 
 /** Records every gap of a 4 ms interval, the phase it ended in and what the main thread did in it. */
@@ -114,6 +126,8 @@ class GapProbe {
   private last = performance.now();
   private readonly sched = new ThreadSched();
   private lastSched = this.sched.read();
+  private readonly accounting = values.threads === true ? ThreadAccounting.open() : undefined;
+  private lastThreads: ThreadSample | undefined = this.accounting?.sample();
   private readonly timer: ReturnType<typeof setInterval>;
   readonly gaps: Gap[] = [];
   phase = "idle";
@@ -125,22 +139,26 @@ class GapProbe {
       const before = this.lastSched;
       const runMs = sched === undefined || before === undefined ? NaN : (sched.run - before.run) / 1e6;
       const waitMs = sched === undefined || before === undefined ? NaN : (sched.wait - before.wait) / 1e6;
-      this.gaps.push({ ms: now - this.last, at: now - this.origin, phase: this.phase, runMs, waitMs });
+      const threads = this.accounting?.sample();
+      const ran = threads !== undefined && this.lastThreads !== undefined ? describeThreads(this.accounting!.between(this.lastThreads, threads)) : undefined;
+      this.gaps.push({ ms: now - this.last, at: now - this.origin, phase: this.phase, runMs, waitMs, ...(ran === undefined ? {} : { threads: ran }) });
       this.last = now;
       this.lastSched = sched;
+      this.lastThreads = threads;
     }, TIMER_MS);
   }
 
   stop(): void {
     clearInterval(this.timer);
     this.sched.close();
+    this.accounting?.close();
   }
 }
 
-/** `12.3 ms streaming@812 (ran 5.1, waited 6.0)` */
+/** `12.3 ms streaming@812 (ran 5.1, waited 6.0)`, with `--threads` `… [main 5.1, JITWorker 4.0]` */
 function describeGap(gap: Gap): string {
   const split = Number.isNaN(gap.runMs) ? "" : ` (ran ${gap.runMs.toFixed(1)}, waited ${gap.waitMs.toFixed(1)})`;
-  return `${gap.ms.toFixed(1)} ms ${gap.phase}@${gap.at.toFixed(0)}${split}`;
+  return `${gap.ms.toFixed(1)} ms ${gap.phase}@${gap.at.toFixed(0)}${split}${gap.threads === undefined ? "" : ` [${gap.threads}]`}`;
 }
 
 /** One answer per turn (its own message id), `chunks` chunks one millisecond apart. */
@@ -188,6 +206,8 @@ async function child(): Promise<TurnResult[]> {
   await Bun.sleep(0);
   await setup.renderOnce();
   await session.verifyHistory();
+  const { lowerHelperThreads } = await import("../src/app/helper-threads.ts");
+  const helpers = HELPERS === "lower" ? lowerHelperThreads((reason) => process.stderr.write(`stall child: helper threads keep their priority: ${reason}\n`)) : undefined;
   let rendering = false;
   const frames = setInterval(() => {
     if (rendering) return;
@@ -225,6 +245,7 @@ async function child(): Promise<TurnResult[]> {
     });
   }
   clearInterval(frames);
+  helpers?.stop();
   root.unmount();
   setup.renderer.destroy();
   host.dispose();
@@ -262,11 +283,11 @@ async function main(): Promise<void> {
   }
   const rounds = Number(values.rounds ?? 3);
   const report = new BenchReport("stall");
-  process.stdout.write(`Main-thread stalls while streaming: ${Math.round(EVENTS / 1000)}k-event session, ${CHUNKS} chunks at ~1 kHz (${TEXT}), ${TURNS} turns × ${rounds} processes, ${TIMER_MS} ms timer\n\n`);
+  process.stdout.write(`Main-thread stalls while streaming: ${Math.round(EVENTS / 1000)}k-event session, ${CHUNKS} chunks at ~1 kHz (${TEXT}), ${TURNS} turns × ${rounds} processes, ${TIMER_MS} ms timer, helper threads ${HELPERS === "lower" ? "lowered" : "kept"}\n\n`);
   const turns: TurnResult[] = [];
   const idle: { max: number; p99: number }[] = [];
   for (let round = 0; round < rounds; round++) {
-    const args = [import.meta.path, "--child", "--turns", String(TURNS), "--chunks", String(CHUNKS), "--events", String(EVENTS), "--after", String(AFTER_MS), "--text", TEXT];
+    const args = [import.meta.path, "--child", "--turns", String(TURNS), "--chunks", String(CHUNKS), "--events", String(EVENTS), "--after", String(AFTER_MS), "--text", TEXT, "--helpers", HELPERS, ...(values.threads === true ? ["--threads"] : [])];
     const run = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
     const line = run.stdout.trim().split("\n").at(-1) ?? "";
     if (run.status !== 0 || !line.startsWith("[")) throw new Error(`stall child failed (${run.status}):\n${run.stderr.slice(-2000)}`);

@@ -1,7 +1,8 @@
 /**
  * The real `baton` in tmux with the real Codex (`codex app-server`) and the real Claude Code against their
  * mock model servers: a Codex turn with an approval card, then `/claude <message>` switches agents and
- * Claude receives the Codex turn through the relay. Colours follow each harness definition.
+ * Claude receives the Codex turn through the relay. Colours follow each harness definition. While an answer
+ * streams, the runtime's helper threads run below the screen's thread (#18, src/app/helper-threads.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import fs from "node:fs";
@@ -12,6 +13,7 @@ import { startMockAnthropic, type MockAnthropic } from "../support/mock-anthropi
 import { allMessageText, lastUserText, reply } from "../support/mock-anthropic/script.ts";
 import { startMockResponses, type MockResponses } from "../support/mock-responses/index.ts";
 import { EXIT_MARKER, processesIn, Tmux } from "../support/tmux.ts";
+import { waitUntil } from "../support/baton-process.ts";
 
 const LAUNCHER = path.resolve(import.meta.dir, "../../bin/baton.cjs");
 
@@ -112,6 +114,53 @@ describe("baton TUI with the real Codex and Claude Code (tmux)", () => {
       await t.waitFor("Changed beta to gamma.", 30_000);
       expect(fs.readFileSync(path.join(home.workdir, "notes.txt"), "utf8")).toBe("alpha\ngamma\n");
       // Ctrl+D exits only on an idle, empty composer: the answer's text shows before the turn has ended.
+      await t.waitFor(/codex · (\S+ · )?idle/, 20_000);
+      t.keys("C-d");
+      await t.waitFor(`${EXIT_MARKER}0]`, 20_000);
+    } finally {
+      tmux?.kill();
+      home.cleanup();
+    }
+  }, 100_000);
+  test("while Codex streams, the JIT compilers and the highlighter's worker run at nice 10, the screen's thread at 0 (#18)", async () => {
+    const home = makeCodexHome({ baseUrl: codexMock.baseUrl });
+    try {
+      await codexMock.reset();
+      await codexMock.script([{ kind: "text", text: "The **answer** streams in `pieces`.\n\n```ts\nconst x = 1;\n```\n\n" + "more ".repeat(200), chunkSize: 6, delayMs: 30 }]);
+      const t = (tmux = Tmux.start({
+        command: ["node", LAUNCHER, "--agent", "codex"],
+        env: { ...home.env, BATON_HOME: path.join(home.root, "baton"), TERM: "screen-256color", LANG: "C.UTF-8" },
+        cwd: home.workdir,
+      }));
+      await t.waitFor(/Message Codex .*Ctrl\+J newline/);
+      t.type("stream an answer");
+      t.keys("Enter");
+      await t.waitFor("more more", 30_000);
+      const [baton] = processesIn(home.workdir, "bun");
+      expect(baton).toBeDefined();
+      /** name → nice values of the process's threads (field 19 of each thread's stat). */
+      const threads = (): Map<string, number[]> => {
+        const byName = new Map<string, number[]>();
+        for (const id of fs.readdirSync(`/proc/${baton}/task`)) {
+          try {
+            const name = fs.readFileSync(`/proc/${baton}/task/${id}/comm`, "latin1").trim();
+            const stat = fs.readFileSync(`/proc/${baton}/task/${id}/stat`, "latin1");
+            const nice = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+            const key = Number(id) === baton ? "(main)" : name;
+            byName.set(key, [...(byName.get(key) ?? []), nice]);
+          } catch {
+            // the thread ended while it was read
+          }
+        }
+        return byName;
+      };
+      await waitUntil(() => ["JITWorker", "Worker"].every((name) => (threads().get(name) ?? []).some((nice) => nice === 10)), 10_000, "the helper threads to be lowered");
+      const now = threads();
+      expect(now.get("(main)")).toEqual([0]);
+      // The main heap's GC helpers (the main thread waits for them) and Bun's I/O pool keep theirs; threads a lowered
+      // one starts (the worker's own GC helpers) inherit its priority.
+      for (const [name, nices] of now) if (name === "HeapHelper" || name.startsWith("Bun Pool")) expect({ name, nices }).toEqual({ name, nices: nices.map(() => 0) });
+      t.keys("Escape");
       await t.waitFor(/codex · (\S+ · )?idle/, 20_000);
       t.keys("C-d");
       await t.waitFor(`${EXIT_MARKER}0]`, 20_000);

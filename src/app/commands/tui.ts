@@ -19,6 +19,7 @@ import type { CliIo } from "../io.ts";
 import { exitHints } from "../exit-hints.ts";
 import { readInboxAsync } from "../inbox.ts";
 import { sessionsQuery, type OpenedSession, type SessionChoice } from "../open-session.ts";
+import { lowerHelperThreads, type HelperThreads } from "../helper-threads.ts";
 import { startTarget } from "../start-target.ts";
 import type { TargetId } from "../../shared/ids.ts";
 import { tuiRewindOf } from "../rewind-tui.ts";
@@ -183,6 +184,7 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
   if (termination.requested) host.exit();
   const firstFrameFile = io.env["BATON_FIRST_FRAME_FILE"];
   let closeWaited = false;
+  let helpers: HelperThreads | undefined;
   try {
     screen = await startTui(host, {
       onRendererGone: () => host.exit(),
@@ -194,6 +196,7 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
         setTimeout(() => {
           first.plugins.start();
           void warnIfMissing(ctx, target, host);
+          helpers = lowerHelperThreads((reason) => (host.session as OpenTuiSession).opened.log.log("info", "the runtime's helper threads keep their priority", { attributes: { reason } }));
         }, 0);
       },
     });
@@ -218,6 +221,7 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
     // After a failure this releases the session, bounded like the normal exit; after a normal exit close was
     // waited for already (up to the limit): a close still running then is not waited for a second time.
     if (!closeWaited) await withLimit((host.session as OpenTuiSession).opened.close().catch(() => undefined), SHUTDOWN_LIMIT_MS);
+    helpers?.stop();
     screen?.destroy();
     stopInterrupt();
     termination.exit = undefined;
