@@ -1,10 +1,11 @@
 /**
  * Who had the CPUs during a main-thread gap (issue #18): every thread of this process, from Linux's
- * `/proc/self/task/<tid>/schedstat` (ns on a CPU). A gap where the main thread waited for a CPU is Baton's when its own other threads (JSC's GC
- * markers and JIT compilers, a tree-sitter worker) held the CPUs, and the machine's when they did not.
+ * `/proc/self/task/<tid>/schedstat` (ns on a CPU). A gap where the main thread waited for a CPU is Baton's when its
+ * own other threads (JSC's GC helpers and JIT compilers, the tree-sitter worker) held the CPUs, and the machine's
+ * when they did not.
  *
- * `sample()` reads every thread (≈ 20 files, tens of µs): call it at each tick of the gap probe. Undefined where
- * the files are not (not Linux).
+ * `sample()` reads every thread (≈ 20 files, tens of µs; the thread list again every 16th call): call it at each
+ * tick of the gap probe. `open()` is undefined where the files are not (not Linux).
  */
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 
