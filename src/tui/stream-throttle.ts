@@ -1,7 +1,13 @@
 /**
  * TUI-12: high-frequency events are reduced at once but published at most every 100 ms; any other event
- * publishes at the end of its task (#18: a burst of events in one task, as a turn's start and end are, makes
- * one composition and one publication, not one each), and so flushes whatever chunks were pending.
+ * publishes after its task, and so flushes whatever chunks were pending. A burst of events in one task, as a turn's
+ * start and end are, makes one composition and one publication, not one each (#18).
+ *
+ * "After its task" is a 0 ms timer, not `setImmediate`: the publication then comes after the event loop has read
+ * input and run the timers that fell due while the task ran. A prompt's task (admission and dispatch) and its
+ * publication (the first React render of the new turn) were one stretch of the main thread, 20-25 ms in a process
+ * whose code is still cold (bench/stall.ts, first turns); apart, a key waits for the longer one only. The cost is
+ * the timer's ≈ 1 ms before the frame.
  */
 import { kindsStreaming } from "../projection/index.ts";
 import type { Clock, TimerHandle } from "../shared/clock.ts";
@@ -11,7 +17,7 @@ export const STREAM_KINDS = kindsStreaming("content", "tick");
 
 export const STREAM_PUBLISH_INTERVAL_MS = 100;
 
-/** Runs `fn` once the current task and its microtasks are done (setImmediate; tests pass their own). */
+/** Runs `fn` after the current task, once input and due timers had their turn (a 0 ms timer; tests pass their own). */
 export type Defer = (fn: () => void) => void;
 
 export class PublishThrottle {
@@ -25,7 +31,7 @@ export class PublishThrottle {
     private readonly publish: () => void,
     private readonly clock: Clock,
     private readonly intervalMs: number = STREAM_PUBLISH_INTERVAL_MS,
-    private readonly defer: Defer = (fn) => void setImmediate(fn),
+    private readonly defer: Defer = (fn) => void setTimeout(fn, 0),
   ) {}
 
   /** One appended event of `kind` was reduced. */

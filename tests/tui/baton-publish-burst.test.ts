@@ -1,6 +1,7 @@
 /**
  * #18: the events a turn appends in one task (its start, its end) reach the view as one composition and one
- * publication, and that publication shows every one of them (TuiHost over a real session, fake harness).
+ * publication, and that publication shows every one of them (TuiHost over a real session, fake harness). It comes
+ * after the timers that fell due while the task ran, not in the same stretch of the main thread.
  */
 import { afterEach, expect, test } from "bun:test";
 import { TuiHost } from "../../src/tui/index.ts";
@@ -14,7 +15,8 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
-const endOfTask = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/** After the task and the publication it scheduled (a 0 ms timer, scheduled after the host's). */
+const afterTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 async function hostOnSession() {
   const home = makeTestHome();
@@ -32,7 +34,7 @@ async function hostOnSession() {
 
 test("a burst of events in one task publishes once, and the publication shows every event", async () => {
   const { session, host } = await hostOnSession();
-  await endOfTask();
+  await afterTask();
   const commits: string[][] = [];
   const commit = host.store.commit.bind(host.store);
   host.store.commit = (patch) => {
@@ -46,7 +48,7 @@ test("a burst of events in one task publishes once, and the publication shows ev
   append({ kind: "agent_message_chunk", source: { type: "harness" }, turnId, targetId: "fake", payload: { messageId: "m_a", content: { type: "text", text: "the answer" } } } as never);
   append({ kind: "state_update", source: { type: "baton" }, turnId, targetId: "fake", payload: { state: "idle", stopReason: "end_turn" } } as never);
   expect(commits).toHaveLength(0);
-  await endOfTask();
+  await afterTask();
   expect(commits).toHaveLength(1);
   const items = host.store.get("timeline").items.map((item) => ({ kind: item.kind, text: (item as { text?: string }).text }));
   expect(items).toEqual([
@@ -59,6 +61,25 @@ test("a burst of events in one task publishes once, and the publication shows ev
   cleanups.push(() => fresh.dispose());
   expect(fresh.store.get("timeline").items).toEqual(host.store.get("timeline").items);
   expect(fresh.store.get("footer")).toEqual(host.store.get("footer"));
-  await endOfTask();
+  await afterTask();
   expect(commits).toHaveLength(1);
+});
+
+test("the publication waits for the timers that fell due while the task ran", async () => {
+  const { session, host } = await hostOnSession();
+  await afterTask();
+  const order: string[] = [];
+  const commit = host.store.commit.bind(host.store);
+  host.store.commit = (patch) => {
+    order.push("publication");
+    commit(patch);
+  };
+  setTimeout(() => order.push("timer"), 1);
+  const turnId = "t_due" as never;
+  session.controller.pipeline.append({ kind: "user_message", source: { type: "user" }, turnId, targetId: "fake", payload: { messageId: "m_d", content: [{ type: "text", text: "a question" }], delivery: "prompt" } } as never);
+  // The task goes on past the timer's time (a prompt's admission and dispatch on a cold process take 10-20 ms).
+  const until = performance.now() + 5;
+  while (performance.now() < until);
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(order).toEqual(["timer", "publication"]);
 });
