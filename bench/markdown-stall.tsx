@@ -4,9 +4,11 @@
  * (`--per` pieces each, the ~700 chunks/s bench/stall.ts reaches) and a frame drawn every 33 ms, while a 4 ms timer
  * records its gaps. Also times OpenTUI's `MarkdownRenderable.updateBlocks` per call (what a publication costs the
  * markdown). The text (`--text`) is bench/stall.ts's markdown (prose, lists, fenced code) or `prose`, the same
- * without code blocks (one block to OpenTUI). Budget: no gap over 8 ms.
+ * without code blocks (one block to OpenTUI). Budget: no gap over 8 ms. As in the TUI, the runtime's helper threads
+ * (JIT compilers, the highlighter's worker) run below the main thread (src/app/helper-threads.ts; `--helpers keep`
+ * leaves them).
  *
- *   node_modules/.bin/bun bench/markdown-stall.tsx [--rounds 7] [--chunks 1500] [--per 70] [--text markdown|prose]
+ *   node_modules/.bin/bun bench/markdown-stall.tsx [--rounds 7] [--chunks 1500] [--per 70] [--text markdown|prose] [--helpers lower|keep]
  *   node_modules/.bin/bun bench/markdown-stall.tsx --child   (one round, prints JSON)
  */
 import { spawnSync } from "node:child_process";
@@ -17,12 +19,14 @@ import { markdownPieces } from "./_markdown-text.ts";
 const BUDGET_MS = 8;
 const { values } = parseArgs({
   args: process.argv.slice(2),
-  options: { child: { type: "boolean" }, rounds: { type: "string" }, chunks: { type: "string" }, per: { type: "string" }, text: { type: "string" } },
+  options: { child: { type: "boolean" }, rounds: { type: "string" }, chunks: { type: "string" }, per: { type: "string" }, text: { type: "string" }, helpers: { type: "string" } },
 });
 const CHUNKS = Number(values.chunks ?? 1500);
 const PER = Number(values.per ?? 70);
 const TEXT = values.text ?? "markdown";
 if (TEXT !== "markdown" && TEXT !== "prose") throw new Error(`--text: "${TEXT}" is neither markdown nor prose`);
+const HELPERS = values.helpers ?? "lower";
+if (HELPERS !== "lower" && HELPERS !== "keep") throw new Error(`--helpers: "${HELPERS}" is neither lower nor keep`);
 
 interface Round {
   readonly gapMax: number;
@@ -59,6 +63,8 @@ async function child(): Promise<Round> {
     rendering = true;
     void setup.renderOnce().finally(() => (rendering = false));
   }, 33);
+  const { lowerHelperThreads } = await import("../src/app/helper-threads.ts");
+  const helpers = HELPERS === "lower" ? lowerHelperThreads((reason) => process.stderr.write(`markdown-stall child: helper threads keep their priority: ${reason}\n`)) : undefined;
   await Bun.sleep(500);
   updates.length = 0;
 
@@ -80,6 +86,7 @@ async function child(): Promise<Round> {
   await Bun.sleep(300);
   clearInterval(probe);
   clearInterval(frames);
+  helpers?.stop();
   root.unmount();
   setup.renderer.destroy();
   const sorted = [...gaps].sort((a, b) => a - b);
@@ -93,13 +100,13 @@ if (values.child === true) {
 const rounds = Number(values.rounds ?? 7);
 const results: Round[] = [];
 for (let round = 0; round < rounds; round++) {
-  const run = spawnSync(process.execPath, [import.meta.path, "--child", "--chunks", String(CHUNKS), "--per", String(PER), "--text", TEXT], { encoding: "utf8" });
+  const run = spawnSync(process.execPath, [import.meta.path, "--child", "--chunks", String(CHUNKS), "--per", String(PER), "--text", TEXT, "--helpers", HELPERS], { encoding: "utf8" });
   const line = run.stdout.trim().split("\n").at(-1) ?? "";
   if (run.status !== 0 || !line.startsWith("{")) throw new Error(`markdown-stall child failed (${run.status}):\n${run.stderr.slice(-2000)}`);
   results.push(JSON.parse(line) as Round);
 }
 const report = new BenchReport("markdown-stall");
-process.stdout.write(`Markdown stalls while streaming: ${CHUNKS} chunks (${TEXT}), ${PER} per 100 ms publication, ${rounds} processes\n\n`);
+process.stdout.write(`Markdown stalls while streaming: ${CHUNKS} chunks (${TEXT}), ${PER} per 100 ms publication, ${rounds} processes, helper threads ${HELPERS === "lower" ? "lowered" : "kept"}\n\n`);
 report.info("updateBlocks per publication, median", withSpread(samples(results.map((r) => r.updateMedian)), "ms", 2));
 report.info("updateBlocks per publication, longest", withSpread(samples(results.map((r) => r.updateMax)), "ms", 2));
 report.info("4 ms timer gap, p99", withSpread(samples(results.map((r) => r.gapP99)), "ms", 1));
