@@ -16,7 +16,7 @@
  * (200–2,000 char outputs), plan_update, usage_update, _baton_turn_summary and state_update — then
  * measures, each open in a fresh child process so the build does not pollute its memory:
  * open to a ready projection with a checkpoint (its ledger digest checked during the open, or after
- * it as the TUI does) and without, peak RSS, append per streamed event,
+ * it as the TUI does) and without, peak RSS, append + reduce per streamed event (each draft made just before it),
  * first append after open, fsync'd durable append (these in `--rounds` fresh processes on the same ledger and
  * checkpoint: median and spread), and the background checkpoint write.
  *
@@ -34,7 +34,8 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { initialState, storedProjectionFold, type ProjectionState } from "../src/projection/index.ts";
+import type { AnyEvent } from "../src/event/envelope.ts";
+import { initialState, reduce, storedProjectionFold, type ProjectionState } from "../src/projection/index.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createUlidSource, type BatonSessionId, type TurnId } from "../src/shared/ids.ts";
 import { createSessionStore } from "../src/store/index.ts";
@@ -85,7 +86,7 @@ function peakRssMb(): number {
   return process.resourceUsage().maxRSS / 1024;
 }
 
-function percentile(sorted: Float64Array, p: number): number {
+function percentile(sorted: ArrayLike<number>, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 }
 
@@ -111,9 +112,17 @@ interface OpenReport {
   readonly peakRssMb: number;
   readonly baselineRssMb: number;
   readonly firstAppendUs?: number;
+  /** Append and reduce, as the session pipeline does, of drafts made one by one (as a harness's parser makes them). */
   readonly appendMeanUs?: number;
   readonly appendP50Us?: number;
   readonly appendP99Us?: number;
+  /** The ledger's share of that: `ledger.append` alone. */
+  readonly ledgerP50Us?: number;
+  readonly ledgerP99Us?: number;
+  /** Append and reduce of drafts all made before the loop (out of cache by their turn, as no harness hands them). */
+  readonly agedP99Us?: number;
+  /** Append and reduce of the first chunk of each message (it creates the message: ~1 chunk in 58). */
+  readonly firstChunkP50Us?: number;
   readonly durableMeanMs?: number;
   /** CPU time of the open on the main thread, and on the runtime's other threads (JIT compilers, GC markers), ms. */
   readonly mainCpuMs?: number;
@@ -224,15 +233,41 @@ async function child(mode: string, file: string): Promise<void> {
     console.log(JSON.stringify(report));
     return;
   }
-  // A stream of appends on the opened session, then durable ones.
-  const drafts = Array.from({ length: 20_000 }, (_, i) => chunkDraft(9999, turnId, i % 2 === 0, 1));
-  const samples = new Float64Array(drafts.length);
-  drafts.forEach((draft, i) => {
+  // Turns appended to the opened session, each event reduced as the session pipeline does (append → reduce), the
+  // streamed chunks timed; then durable appends. The turns are the fixture's (500 events: messages of 57-58 chunks,
+  // tool calls, plans), each draft made just before its append, untimed, as a harness's parser hands one over: a fresh
+  // object. Drafts all made before the loop are out of cache by their turn (≈ 20 MB of them); that figure is info.
+  const TURNS = 40;
+  const reduceLive = USE_REAL_REDUCER ? (state: unknown, event: AnyEvent) => reduce(state as ProjectionState, event) : FOLD.fold;
+  let state: unknown = loaded.state;
+  const samples: number[] = [];
+  const ledgerOnly: number[] = [];
+  const firstChunks: number[] = [];
+  const messages = new Set<string>();
+  const streamedKind = (draft: { readonly kind: string }): boolean => draft.kind === "agent_message_chunk" || draft.kind === "agent_thought_chunk";
+  const firstTurn = Math.ceil(ledger.lastSeq / EVENTS_PER_TURN) + 10;
+  for (let turn = firstTurn; turn < firstTurn + TURNS; turn++) {
+    for (const draft of turnDrafts(turn)) {
+      const before = Bun.nanoseconds();
+      const event = ledger.append(draft);
+      const appended = Bun.nanoseconds();
+      state = reduceLive(state, event);
+      if (!streamedKind(draft)) continue;
+      samples.push((Bun.nanoseconds() - before) / 1e3);
+      ledgerOnly.push((appended - before) / 1e3);
+      const messageId = (draft.payload as { readonly messageId: string }).messageId;
+      if (!messages.has(messageId)) firstChunks.push(samples.at(-1) as number);
+      messages.add(messageId);
+    }
+  }
+  const aged = Array.from({ length: TURNS }, (_, k) => [...turnDrafts(firstTurn + TURNS + k)]).flat();
+  const agedSamples: number[] = [];
+  for (const draft of aged) {
     const before = Bun.nanoseconds();
-    ledger.append(draft);
-    samples[i] = (Bun.nanoseconds() - before) / 1e3;
-  });
-  samples.sort();
+    state = reduceLive(state, ledger.append(draft));
+    if (streamedKind(draft)) agedSamples.push((Bun.nanoseconds() - before) / 1e3);
+  }
+  for (const list of [samples, ledgerOnly, agedSamples, firstChunks]) list.sort((a, b) => a - b);
   const appendMeanUs = samples.reduce((sum, value) => sum + value, 0) / samples.length;
   let durable = 0;
   for (let i = 0; i < 20; i++) {
@@ -242,7 +277,17 @@ async function child(mode: string, file: string): Promise<void> {
   }
   await ledger.close();
   console.log(
-    JSON.stringify({ ...report, appendMeanUs, appendP50Us: percentile(samples, 0.5), appendP99Us: percentile(samples, 0.99), durableMeanMs: durable / 20 }),
+    JSON.stringify({
+      ...report,
+      appendMeanUs,
+      appendP50Us: percentile(samples, 0.5),
+      appendP99Us: percentile(samples, 0.99),
+      ledgerP50Us: percentile(ledgerOnly, 0.5),
+      ledgerP99Us: percentile(ledgerOnly, 0.99),
+      agedP99Us: percentile(agedSamples, 0.99),
+      firstChunkP50Us: percentile(firstChunks, 0.5),
+      durableMeanMs: durable / 20,
+    }),
   );
 }
 
@@ -511,9 +556,13 @@ async function main(): Promise<void> {
       else line(figure, value, budgetText ?? `${budget} ${unit}`, spread.median <= budget, spread.median / budget);
     };
     appendFigure("first append after open (warm)", (r) => r.firstAppendUs, "µs", 1000, "1000 µs (no re-read)");
-    appendFigure("append per streamed event (mean)", (r) => r.appendMeanUs, "µs", 10);
-    appendFigure("append per streamed event (p50)", (r) => r.appendP50Us, "µs", 10);
-    appendFigure("append per streamed event (p99)", (r) => r.appendP99Us, "µs", 10);
+    appendFigure("append + reduce per streamed event (mean)", (r) => r.appendMeanUs, "µs", 10);
+    appendFigure("append + reduce per streamed event (p50)", (r) => r.appendP50Us, "µs", 10);
+    appendFigure("append + reduce per streamed event (p99)", (r) => r.appendP99Us, "µs", 10);
+    appendFigure("  the ledger's append alone (p50)", (r) => r.ledgerP50Us, "µs");
+    appendFigure("  the ledger's append alone (p99)", (r) => r.ledgerP99Us, "µs");
+    appendFigure("  the first chunk of a message (p50)", (r) => r.firstChunkP50Us, "µs");
+    appendFigure("  drafts made before the loop, out of cache (p99)", (r) => r.agedP99Us, "µs");
     appendFigure("durable append (fdatasync)", (r) => r.durableMeanMs, "ms");
   } finally {
     if (!args.includes("--keep")) fs.rmSync(base, { recursive: true, force: true });
