@@ -39,6 +39,24 @@ const fg = (hex: string): string => {
   return `38;2;${(n >> 16) & 255};${(n >> 8) & 255};${n & 255}`;
 };
 
+/** The real baton on Codex in tmux, in `home` (its own BATON_HOME), once the composer shows. */
+async function batonOnCodex(home: CodexHome): Promise<Tmux> {
+  const t = (tmux = Tmux.start({
+    command: ["node", LAUNCHER, "--agent", "codex"],
+    env: { ...home.env, BATON_HOME: path.join(home.root, "baton"), TERM: "screen-256color", LANG: "C.UTF-8" },
+    cwd: home.workdir,
+  }));
+  await t.waitFor(/Message Codex .*Ctrl\+J newline/);
+  return t;
+}
+
+/** Ctrl+D exits only on an idle, empty composer (the answer's text shows before the turn has ended): exit status 0. */
+async function exitWhenIdle(t: Tmux): Promise<void> {
+  await t.waitFor(/codex · (\S+ · )?idle/, 20_000);
+  t.keys("C-d");
+  await t.waitFor(`${EXIT_MARKER}0]`, 20_000);
+}
+
 describe("baton TUI with the real Codex and Claude Code (tmux)", () => {
   test("a Codex turn with an approval, then /claude switches and Claude gets the relay; /exit prints the hints", async () => {
     codex = makeCodexHome({ baseUrl: codexMock.baseUrl, approvalPolicy: "on-request", sandboxMode: "read-only" });
@@ -96,12 +114,7 @@ describe("baton TUI with the real Codex and Claude Code (tmux)", () => {
         { kind: "apply_patch", patch: "*** Begin Patch\n*** Update File: notes.txt\n@@\n alpha\n-beta\n+gamma\n*** End Patch" },
         { kind: "text", text: "Changed beta to gamma." },
       ]);
-      const t = (tmux = Tmux.start({
-        command: ["node", LAUNCHER, "--agent", "codex"],
-        env: { ...home.env, BATON_HOME: path.join(home.root, "baton"), TERM: "screen-256color", LANG: "C.UTF-8" },
-        cwd: home.workdir,
-      }));
-      await t.waitFor(/Message Codex .*Ctrl\+J newline/);
+      const t = await batonOnCodex(home);
       t.type("change beta");
       t.keys("Enter");
       const screen = await t.waitFor("1. Allow once", 30_000);
@@ -113,10 +126,7 @@ describe("baton TUI with the real Codex and Claude Code (tmux)", () => {
       t.keys("1");
       await t.waitFor("Changed beta to gamma.", 30_000);
       expect(fs.readFileSync(path.join(home.workdir, "notes.txt"), "utf8")).toBe("alpha\ngamma\n");
-      // Ctrl+D exits only on an idle, empty composer: the answer's text shows before the turn has ended.
-      await t.waitFor(/codex · (\S+ · )?idle/, 20_000);
-      t.keys("C-d");
-      await t.waitFor(`${EXIT_MARKER}0]`, 20_000);
+      await exitWhenIdle(t);
     } finally {
       tmux?.kill();
       home.cleanup();
@@ -127,12 +137,7 @@ describe("baton TUI with the real Codex and Claude Code (tmux)", () => {
     try {
       await codexMock.reset();
       await codexMock.script([{ kind: "text", text: "The **answer** streams in `pieces`.\n\n```ts\nconst x = 1;\n```\n\n" + "more ".repeat(200), chunkSize: 6, delayMs: 30 }]);
-      const t = (tmux = Tmux.start({
-        command: ["node", LAUNCHER, "--agent", "codex"],
-        env: { ...home.env, BATON_HOME: path.join(home.root, "baton"), TERM: "screen-256color", LANG: "C.UTF-8" },
-        cwd: home.workdir,
-      }));
-      await t.waitFor(/Message Codex .*Ctrl\+J newline/);
+      const t = await batonOnCodex(home);
       t.type("stream an answer");
       t.keys("Enter");
       await t.waitFor("more more", 30_000);
@@ -161,9 +166,7 @@ describe("baton TUI with the real Codex and Claude Code (tmux)", () => {
       // one starts (the worker's own GC helpers) inherit its priority.
       for (const [name, nices] of now) if (name === "HeapHelper" || name.startsWith("Bun Pool")) expect({ name, nices }).toEqual({ name, nices: nices.map(() => 0) });
       t.keys("Escape");
-      await t.waitFor(/codex · (\S+ · )?idle/, 20_000);
-      t.keys("C-d");
-      await t.waitFor(`${EXIT_MARKER}0]`, 20_000);
+      await exitWhenIdle(t);
     } finally {
       tmux?.kill();
       home.cleanup();
