@@ -72,11 +72,6 @@ export class HelperThreads {
     return this.scanning;
   }
 
-  /** The ids lowered so far that are still alive. */
-  lowered(): number[] {
-    return [...this.seen].filter(([, name]) => this.names.has(name)).map(([id]) => id);
-  }
-
   stop(): void {
     this.stopped = true;
     if (this.timer !== undefined) clearInterval(this.timer);

@@ -192,22 +192,18 @@ export class Ledger {
     this.writeBatchWith("", 0);
   }
 
-  /** One write for the batched chunks plus `line` (the event after `seq`, if any); a failure stops the ledger. */
+  /**
+   * Writes the batch (every line `buffer` encoded), then `line` — one larger than the batch, the event after `seq`,
+   * if any; a failure stops the ledger.
+   */
   private writeBatchWith(line: string, bytes: number, event?: AnyEvent): void {
     this.cancelFlush();
     const batched = this.batchBytes;
     this.batchBytes = 0;
     try {
       if (this.torn !== undefined) this.repairTornTail();
-      if (batched === 0) {
-        if (bytes > 0) writeFully(this.io, this.fd, line, bytes);
-      } else if (this.batch && batched + bytes <= this.batch.length) {
-        if (bytes > 0) this.batch.write(line, batched, bytes, "utf8");
-        writeFully(this.io, this.fd, this.batch.subarray(0, batched + bytes), batched + bytes);
-      } else {
-        writeFully(this.io, this.fd, this.batch!.subarray(0, batched), batched);
-        if (bytes > 0) writeFully(this.io, this.fd, line, bytes);
-      }
+      if (batched > 0) writeFully(this.io, this.fd, this.batch!.subarray(0, batched), batched);
+      if (bytes > 0) writeFully(this.io, this.fd, line, bytes);
     } catch (error) {
       throw this.stop(ioError(this.path, "append to", error, batched + bytes));
     }

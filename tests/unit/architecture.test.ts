@@ -243,7 +243,7 @@ const KNOWN_ROOM_CYCLES: readonly (readonly string[])[] = [
 /** Files allowed over the soft limit, with their current size; the list may shrink but never grow. */
 const SIZE_ALLOWLIST: Record<string, number> = {
   // One cohesive class (append, batching, sync, reads, tail repair) plus its opener.
-  "src/store/ledger.ts": 421,
+  "src/store/ledger.ts": 416,
 };
 const HARD_LIMIT = 800;
 const SOFT_LIMIT = 400;
