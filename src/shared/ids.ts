@@ -93,12 +93,24 @@ export function ulidLibrary(): { readonly monotonicFactory: typeof MonotonicFact
   return requireHere(path.join(path.dirname(nodeBuild), "..", "browser", "index.cjs")) as { monotonicFactory: typeof MonotonicFactory };
 }
 
+/** Random bytes drawn from Web Crypto at a time: 16 ids' worth. */
+const RANDOM_POOL_BYTES = 256;
+const randomPool = new Uint8Array(RANDOM_POOL_BYTES);
+let randomPoolAt = RANDOM_POOL_BYTES;
+
 /**
  * The library's own Web Crypto source (one random byte / 256 per character), given to it explicitly: its detection
  * looks at `window` before `globalThis`, and a DOM stand-in (tests, an embedding) can define `window` without `crypto`.
+ * The bytes come from a pool refilled by one `getRandomValues` call, not from a call and a new typed array per
+ * character (#18: an id in a new millisecond, as nearly every event appended live is, took 16 of each; its mint
+ * went from 0.88 to 0.57 µs p50, 13.7–17.9 to 4.4–9.5 µs p99.9). Each byte is used once.
  */
 function webCryptoPrng(): number {
-  return (crypto.getRandomValues(new Uint8Array(1))[0] as number) / 256;
+  if (randomPoolAt === RANDOM_POOL_BYTES) {
+    crypto.getRandomValues(randomPool);
+    randomPoolAt = 0;
+  }
+  return (randomPool[randomPoolAt++] as number) / 256;
 }
 
 export function createUlidSource(now: () => number = Date.now): IdSource {

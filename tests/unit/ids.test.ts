@@ -30,6 +30,32 @@ describe("ids", () => {
     expect(ids[0]!.slice(3, 13)).toBe("01HF7YAT00"); // the time part is the ULID encoding of the clock's ms
   });
 
+  test("random characters come from Web Crypto a pool at a time, each byte once", () => {
+    const real = crypto.getRandomValues.bind(crypto);
+    const drawn: number[] = [];
+    const spy = (array: Uint8Array) => {
+      drawn.push(array.length);
+      return real(array);
+    };
+    const original = crypto.getRandomValues;
+    Object.defineProperty(crypto, "getRandomValues", { value: spy, configurable: true, writable: true });
+    let now = 1_700_000_000_000;
+    let ids: string[];
+    try {
+      // A new millisecond for each id: the library draws 16 random characters for every one.
+      const source = createUlidSource(() => now++);
+      ids = Array.from({ length: 1000 }, () => source.mint("event"));
+    } finally {
+      Object.defineProperty(crypto, "getRandomValues", { value: original, configurable: true, writable: true });
+    }
+    expect(new Set(ids).size).toBe(1000);
+    // 16,000 characters: at most one pool (256 bytes) per 16 ids, plus the one the process may have begun.
+    expect(drawn.length).toBeLessThanOrEqual(1000 / 16 + 1);
+    expect(drawn.every((length) => length === 256)).toBe(true);
+    // The random parts are not repeated from a reused byte (a pool handed out twice would repeat 16-character runs).
+    expect(new Set(ids.map((id) => id.slice(13))).size).toBe(1000);
+  });
+
   test("the ulid package is loaded from its build without node:crypto, minting loads no other, and a window without crypto does not matter", () => {
     const browserBuild = path.join(path.dirname(createRequire(import.meta.url).resolve("ulid")), "..", "browser", "index.cjs");
     expect(readFileSync(browserBuild, "utf8")).not.toMatch(/require\(["'](node:)?crypto["']\)|from ["'](node:)?crypto["']/);
