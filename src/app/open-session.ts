@@ -15,11 +15,11 @@ import type { ControllerSettings, MetaPort, PreferencesPort } from "../controlle
 import type { RecoveryReport } from "../controller/recovery.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
 import { initialState, storedProjectionFold, type ProjectionState } from "../projection/index.ts";
-import { createMetaCache, createNativeTrace, faultingLedgerIo, checkpointWritesSettled, loadState, touched, nodeLedgerIo, noteLedgerWrite, noteLedgerWritten, removeSessionDir, setDiskFaults, writeCheckpoint, type NativeTrace, type LedgerIo, type Ledger, type ListQuery, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
+import { ApprovalsFileStore, approvalsFile, resolveCwd, createMetaCache, createNativeTrace, faultingLedgerIo, checkpointWritesSettled, loadState, touched, nodeLedgerIo, noteLedgerWrite, noteLedgerWritten, removeSessionDir, setDiskFaults, writeCheckpoint, type NativeTrace, type LedgerIo, type Ledger, type ListQuery, type LoadedState, type SessionLock, type SessionLog, type SessionMeta, type SessionRef, type SessionStore, type StateFold } from "../store/index.ts";
 import { BatonError } from "../shared/errors.ts";
 import path from "node:path";
-import { ApprovalsFileStore, approvalsFile, resolveCwd } from "../store/index.ts";
 import { attentionSnapshot } from "./attention-snapshot.ts";
+import { readAhead } from "./read-ahead.ts";
 import type { Clock, TimerHandle } from "../shared/clock.ts";
 import type { IdSource } from "../shared/ids.ts";
 import type { LogLevel } from "../shared/log.ts";
@@ -298,6 +298,7 @@ export async function openSession(options: OpenSessionOptions): Promise<OpenedSe
       });
     }
     log.log("info", created ? "Session created" : "Session opened", { attributes: { fromCheckpoint: loaded.fromCheckpoint, replayed: loaded.replayed } });
+    if (loaded.fromCheckpoint) void readAhead(() => controller.state, () => closed, log);
     // Bump updatedAt after a turn summary (at most every META_TOUCH_MS) and, once the tail is worth it, checkpoint in the
     // background (so the next open is fast); both run after the turn has settled, off the turn's own path.
     controller.subscribe((event) => {

@@ -25,6 +25,7 @@
  */
 import { Stub, type StubDecode, type StubSource } from "./lazy.ts";
 import type { ProjectionState } from "./state.ts";
+import { readTableIndex, type Table } from "./table.ts";
 
 export interface NodeStore extends StubSource {
   /** The token (JSON text) under which `node` — a node, or a stub copied here — is stored already, if it is. */
@@ -201,4 +202,12 @@ export function decodeState(head: unknown, store: NodeStore): ProjectionState {
     else out[key] = field;
   }
   return out as unknown as ProjectionState;
+}
+
+/**
+ * Reads ahead what the next writes of a state decoded here will walk: every table's index (`readTableIndex`), one
+ * record per step; values, pages and anything else stay on disk until read.
+ */
+export function* readIndexes(state: ProjectionState): Generator<void> {
+  for (const value of Object.values(state)) if (isTableShape(value)) yield* readTableIndex(value as Table<unknown>);
 }

@@ -21,7 +21,7 @@
  * resolve as they pass them.
  */
 import { appended, editable, fresh } from "./draft.ts";
-import { isStored, resolve } from "./lazy.ts";
+import { isStored, resolve, Stub } from "./lazy.ts";
 
 export const TABLE_FANOUT = 16;
 /** Leaves in a full table: the number of buckets ids are spread over. */
@@ -149,6 +149,31 @@ export function tableDelete<T>(table: Table<T>, id: string): Table<T> {
   const next = editable(leaf) as (string | T)[];
   next.splice(at, 2);
   return withLeaf(table, hash, next, table.size - 1);
+}
+
+/**
+ * Reads the table's index where it is on disk (a state opened from an incremental checkpoint): its inner nodes and
+ * leaves, not the values, one record per step. A write of an id the table does not hold — the first chunk of a new
+ * message, a new tool call — walks to the id's leaf (to look for it, then to move the recent entry there): in a state
+ * just opened that path is unread, and reading it mid-stream cost a streamed event ≈ 30–45 µs (docs/storage.md).
+ * An open reads the index ahead in the background (`src/app/read-ahead.ts`), so the stream finds it in memory.
+ */
+export function* readTableIndex<T>(table: Table<T>): Generator<void> {
+  for (const outer of table.buckets) {
+    if (outer === null || outer === undefined) continue;
+    for (const inner of yield* readNode(outer)) {
+      if (inner === null || inner === undefined) continue;
+      for (const leaf of yield* readNode(inner)) yield* readNode(leaf);
+    }
+  }
+}
+
+/** `node`, read from its record when it is an unread stub (then a step ends). */
+function* readNode<N>(node: N | Stub<N>): Generator<void, N> {
+  if (!(node instanceof Stub) || node.peek() !== undefined) return resolve(node);
+  const value = node.get();
+  yield;
+  return value;
 }
 
 /** Visits every entry in hash order; `raw`: values as stored (a value may be an unread stub), for a walk over ids. */

@@ -12,20 +12,15 @@ import { afterEach, describe, expect, test } from "bun:test";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { EventDraft } from "../../src/event/envelope.ts";
-import { initialState, plainState, storedProjectionFold, tableGet, type ProjectionState } from "../../src/projection/index.ts";
-import { ManualClock } from "../../src/shared/clock.ts";
-import { createSequentialIdSource, type BatonSessionId, type TurnId } from "../../src/shared/ids.ts";
-import { loadState, writeCheckpoint, type StateFold } from "../../src/store/checkpoint.ts";
+import { plainState, tableGet, type ProjectionState } from "../../src/projection/index.ts";
+import type { TurnId } from "../../src/shared/ids.ts";
+import { loadState, writeCheckpoint } from "../../src/store/checkpoint.ts";
 import { COMPACTION, loadedNodeStats, NODE_CACHE, trimLoadedNodes } from "../../src/store/checkpoint-nodes.ts";
-import { openLedger, type Ledger } from "../../src/store/ledger.ts";
+import { append, checkpointedSession, FOLD, fullReduce, ledgerAt, turnOf } from "../support/checkpointed-session.ts";
 
-const SESSION = "bs_0000000000000000000000000E" as BatonSessionId;
-const FOLD: StateFold<ProjectionState> = { ...storedProjectionFold, initial: () => initialState(SESSION) };
 const cache = { ...NODE_CACHE };
 const policy = { ...COMPACTION };
 const dirs: string[] = [];
-let idBlock = 0;
 
 afterEach(() => {
   Object.assign(NODE_CACHE, cache);
@@ -34,46 +29,13 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function ledgerAt(file: string, readOnly = false): Ledger {
-  idBlock += 1_000_000;
-  return openLedger({ path: file, batonSessionId: SESSION, clock: new ManualClock(), ids: createSequentialIdSource(idBlock), readOnly });
-}
-
-const text = (chars: number, salt: string): string => `${salt} `.repeat(Math.ceil(chars / (salt.length + 1))).slice(0, chars);
-
-/** A turn: a prompt, an answer of ~5 KB, a tool call with ~4 KB of output, a summary. */
-function* turnOf(turn: number): Generator<EventDraft> {
-  const turnId = `t_${String(turn).padStart(5, "0")}` as TurnId;
-  const h = { source: { type: "harness", harnessTargetId: "codex" }, harness: "codex", harnessTargetId: "codex", turnId } as const;
-  yield { kind: "user_message", source: { type: "user" }, turnId, payload: { messageId: `m_u_${turn}`, content: [{ type: "text", text: `ask ${turn}` }], delivery: "prompt" } };
-  yield { kind: "state_update", ...h, payload: { state: "running" } };
-  yield { kind: "agent_message", ...h, payload: { messageId: `m_a_${turn}`, content: [{ type: "text", text: text(5000, `answer${turn}`) }] } };
-  yield { kind: "tool_call_update", ...h, payload: { toolCallId: `call_${turn}`, title: `run ${turn}`, status: "completed", content: [{ type: "text", text: text(4000, `out${turn}`) }] } };
-  yield { kind: "state_update", ...h, payload: { state: "idle", stopReason: "end_turn" } };
-  yield { kind: "_baton_turn_summary", source: { type: "baton" }, turnId, payload: { turnId, role: "driven", stopReason: "end_turn", toolCalls: [] } } as EventDraft;
-}
-
-function append(ledger: Ledger, state: ProjectionState, drafts: Iterable<EventDraft>): ProjectionState {
-  let next = state;
-  for (const draft of drafts) next = FOLD.fold(next, ledger.append(draft));
-  return next;
-}
-
 /** A session of `turns` turns with a checkpoint at its end (≈ 9 KB of records per turn). */
 async function session(turns: number): Promise<string> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-evict-"));
   dirs.push(dir);
-  const file = path.join(dir, "session.jsonl");
-  const ledger = ledgerAt(file);
-  let state = FOLD.initial();
-  for (let turn = 0; turn < turns; turn++) state = append(ledger, state, turnOf(turn));
-  await ledger.sync();
-  expect(await writeCheckpoint(ledger, FOLD, state, ledger.position)).toBe(true);
-  await ledger.close();
-  return file;
+  return checkpointedSession(dir, turns);
 }
 
-const fullReduce = (file: string): ProjectionState => loadState(ledgerAt(file, true), FOLD, { useCheckpoint: false }).state;
 const json = (value: unknown): string => JSON.stringify(value);
 const idsOf = (turns: number): { messages: string[]; tools: string[] } => ({
   messages: Array.from({ length: turns }, (_, t) => [`m_u_${t}`, `m_a_${t}`]).flat(),
