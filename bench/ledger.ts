@@ -18,7 +18,9 @@
  * open to a ready projection with a checkpoint (its ledger digest checked during the open, or after
  * it as the TUI does) and without, peak RSS, append + reduce per streamed event (each draft made just before it),
  * first append after open, fsync'd durable append (these in `--rounds` fresh processes on the same ledger and
- * checkpoint: median and spread), and the background checkpoint write.
+ * checkpoint: median and spread), and the background checkpoint write. The appends stream after the tables' indexes
+ * were read ahead, as an opened session does in the background (src/app/read-ahead.ts); each round also streams them
+ * right after the open, the indexes still on disk (`appends-cold`), for comparison.
  *
  * `--open-only`: only the figures of the open without a checkpoint — the floor (and, for information, the floor with
  * Bun's JSONL parser, the one the load uses), the store's open and the real open
