@@ -13,6 +13,7 @@ import { plainState, readIndexes, tableGet, tableHas, type ProjectionState } fro
 import { loadState } from "../../src/store/checkpoint.ts";
 import { loadedNodeStats, NODE_CACHE, trimLoadedNodes } from "../../src/store/checkpoint-nodes.ts";
 import { READ_AHEAD, readAhead } from "../../src/app/read-ahead.ts";
+import type { SessionLog } from "../../src/store/index.ts";
 import { append, checkpointedSession, FOLD, fullReduce, ledgerAt, turnOf } from "../support/checkpointed-session.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { testSessions, waitFor } from "../support/session-host.ts";
@@ -91,6 +92,23 @@ describe("reading a checkpoint's indexes ahead", () => {
     await waitFor(() => logged().includes("read the checkpoint's indexes ahead"), 5000, "the read-ahead's log line");
     expect(logged()).toContain('"outcome":"done"');
     expect(readAll(session.controller.state)).toBe(0);
+  });
+
+  test("a node file that cannot be read stops it with a warning, and the reader that needs the record meets the error", async () => {
+    const file = await checkpointedSession(tempDir(), TURNS);
+    const ledger = ledgerAt(file);
+    const { state } = loadState(ledger, FOLD, { verify: "sync" });
+    const [nodes] = fs.readdirSync(path.dirname(file)).filter((name) => name.endsWith(".nodes"));
+    fs.truncateSync(path.join(path.dirname(file), nodes as string), 64); // the records the index needs are gone
+    const logged: { level: string; message: string }[] = [];
+    const log = { log: (level: string, message: string) => void logged.push({ level, message }) } as unknown as SessionLog;
+    await readAhead(() => state, () => false, log, 0);
+    expect(logged).toEqual([
+      { level: "warn", message: "could not read the checkpoint's indexes ahead; they are read when used" },
+      { level: "debug", message: "read the checkpoint's indexes ahead" },
+    ]);
+    expect(() => json(state)).toThrow(/cut short|outside/); // a reader meets the same problem, where it is reported
+    await ledger.close();
   });
 
   test("it stops once the loaded-node cache is half full", async () => {
