@@ -78,9 +78,12 @@ export function assembleCatchUp(request: CatchUpRequest): CatchUp | undefined {
 /**
  * A turn that failed before the agent said or did anything is not part of the conversation (#12.9): its prompt
  * is never relayed, so a prompt that made one agent's API fail does not reach that agent or another one again.
+ * What the agent said is in the messages the summary names (`agentMessageIds`, only those with text), or in a
+ * wave-1 summary's own `agentText`.
  */
 function isConversation(summary: TurnSummaryPayload): boolean {
-  return outcomeOfStopReason(summary.stopReason) !== "failed" || (summary.agentText ?? "") !== "" || summary.toolCalls.length > 0;
+  const said = (summary.agentMessageIds?.length ?? 0) > 0 || (summary.agentText ?? "") !== "";
+  return outcomeOfStopReason(summary.stopReason) !== "failed" || said || summary.toolCalls.length > 0;
 }
 
 /** One turn as text within `room` characters, or undefined when even a minimal form does not fit. */

@@ -93,4 +93,17 @@ describe("catch-up never relays a failed, unanswered prompt", () => {
     expect(synced).toContain("remember: kiwi");
     expect(synced).not.toContain("POISON");
   });
+
+  test("given alpha failed a turn after it had said something, when beta takes over, then beta gets that turn too", async () => {
+    const alpha = fakeDefinition({ turns: [[{ type: "text", text: "half of the plan: rename the module" }, { type: "end", stopReason: "failed" }]] }, "alpha");
+    const beta = fakeDefinition({ turns: [[{ type: "text", text: "beta here" }]] }, "beta");
+    home = makeTestHome();
+    session = await openTestSession(home, { definitions: [alpha, beta] });
+    const text = (value: string) => [{ type: "text" as const, text: value }];
+    expect(await session.controller.submit("alpha", text("plan the refactor"))).toBe("failed");
+    expect(await session.controller.submit("beta", text("go on"))).toBe("completed");
+    const synced = beta.adapters[0]?.record.synced.join("\n") ?? "";
+    expect(synced).toContain("plan the refactor");
+    expect(synced).toContain("half of the plan: rename the module");
+  });
 });
