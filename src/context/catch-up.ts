@@ -13,7 +13,7 @@ export interface SummaryRecord {
   /** Display label of the target that ran the turn (e.g. the target id). */
   readonly label: string;
   readonly summary: TurnSummaryPayload;
-  /** The summary's texts, resolved from the messages it names (`summaryTexts`). */
+  /** The summary's texts, resolved from the messages it names (`summaryTexts`); read only for the turns that are sent. */
   readonly userText: string;
   readonly steers: readonly string[];
   readonly agentText: string;

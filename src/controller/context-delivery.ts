@@ -9,7 +9,7 @@ import { fenceBlock } from "../shared/context-markers.ts";
 import type { ContextTransport } from "../event/kinds.ts";
 import { canSyncContext } from "../harness/capabilities.ts";
 import type { HarnessRegistry } from "../harness/registry.ts";
-import { allSummaries, listAt, listSlice, ownGet, summaryTexts, type ProjectionState } from "../projection/index.ts";
+import { allSummaries, listAt, listSlice, ownGet, summaryTexts, type ProjectionState, type SummaryTexts, type TurnSummaryEntry } from "../projection/index.ts";
 import type { EpochId, EventId, IdSource, SnapshotId, TargetId, TurnId } from "../shared/ids.ts";
 import type { HarnessBinding } from "./binding.ts";
 import type { AppendFn } from "./pipeline.ts";
@@ -47,19 +47,37 @@ export function targetLabel(registry: HarnessRegistry, targetId: TargetId): stri
 }
 
 export function summaryRecords(state: ProjectionState, label: (targetId: TargetId) => string, sinceSeq = 0): SummaryRecord[] {
-  // Only turns after `sinceSeq` can be delivered (assembleCatchUp drops the rest, keeping them for numbering):
-  // their texts are resolved, the others' are not — resolving them read every earlier message of a long
-  // session (checkpoint nodes from disk) on every turn.
-  return allSummaries(state).map((entry) => ({
+  // Only turns after `sinceSeq` can be delivered (assembleCatchUp drops the rest, keeping them for numbering).
+  return allSummaries(state).map((entry) => recordOf(state, entry, label, entry.seq > sinceSeq));
+}
+
+const NOT_DELIVERED: SummaryTexts = Object.freeze({ userText: "", steers: Object.freeze([] as string[]), agentText: "" });
+
+/**
+ * A summary as catch-up reads it. Its texts are resolved from the messages it names when first read, and only when
+ * `deliverable` (else empty): `assembleCatchUp` reads the newest turns until its budget is full, so a fresh agent in
+ * a session of hundreds of turns reads the messages of the few turns it is sent — resolving every one read each
+ * earlier message of the session (checkpoint nodes from disk) at the start of that turn.
+ */
+function recordOf(state: ProjectionState, entry: TurnSummaryEntry, label: (targetId: TargetId) => string, deliverable: boolean): SummaryRecord {
+  let texts: SummaryTexts | undefined;
+  const read = (): SummaryTexts => (texts ??= deliverable ? summaryTexts(state, entry) : NOT_DELIVERED);
+  return {
     seq: entry.seq,
     targetId: entry.harnessTargetId ?? undefined,
     label: entry.harnessTargetId ? label(entry.harnessTargetId) : "agent",
     summary: entry,
-    ...(entry.seq > sinceSeq ? summaryTexts(state, entry) : NOT_DELIVERED),
-  }));
+    get userText() {
+      return read().userText;
+    },
+    get steers() {
+      return read().steers;
+    },
+    get agentText() {
+      return read().agentText;
+    },
+  };
 }
-
-const NOT_DELIVERED = Object.freeze({ userText: "", steers: Object.freeze([] as string[]), agentText: "" });
 
 /**
  * The records of the summaries after `sinceSeq` only, and how many come before them (`firstNumber` of the catch-up):
@@ -81,13 +99,7 @@ export function deliverableRecords(
     if ((listAt(list, middle)?.seq ?? 0) <= sinceSeq) low = middle + 1;
     else high = middle;
   }
-  const records = listSlice(list, low).map((entry) => ({
-    seq: entry.seq,
-    targetId: entry.harnessTargetId ?? undefined,
-    label: entry.harnessTargetId ? label(entry.harnessTargetId) : "agent",
-    summary: entry,
-    ...(relayed(entry.harnessTargetId ?? undefined) ? summaryTexts(state, entry) : NOT_DELIVERED),
-  }));
+  const records = listSlice(list, low).map((entry) => recordOf(state, entry, label, relayed(entry.harnessTargetId ?? undefined)));
   return { records, firstNumber: low };
 }
 

@@ -3,15 +3,21 @@
  * (after the binding's epoch), not of every earlier turn — same catch-up, byte for byte, for every cut; and it reads
  * only the summaries after the cut (`deliverableRecords`), numbered as in the whole session.
  */
-import { expect, test } from "bun:test";
+import { afterEach, expect, test } from "bun:test";
 import { assembleCatchUp } from "../../src/context/catch-up.ts";
 import { deliverableRecords, summaryRecords } from "../../src/controller/context-delivery.ts";
 import { PAGE_SIZE } from "../../src/projection/index.ts";
 import { targetIdOf, type TurnId } from "../../src/shared/ids.ts";
+import { READ_AHEAD } from "../../src/app/read-ahead.ts";
+import { loadedNodeStats, trimLoadedNodes } from "../../src/store/checkpoint-nodes.ts";
 import { fakeDefinition } from "../support/fake-adapter.ts";
 import { testSessions } from "../support/session-host.ts";
 
 const sessions = testSessions();
+const readAheadDelay = READ_AHEAD.delayMs;
+afterEach(() => {
+  READ_AHEAD.delayMs = readAheadDelay;
+});
 
 test("summaryRecords since a seq: texts only after it, and the same catch-up as from every record", async () => {
   const said = (text: string) => [{ type: "text" as const, text }, { type: "end" as const }];
@@ -75,4 +81,38 @@ test("deliverableRecords: only the summaries after a seq, numbered in the sessio
       }
     }
   }
+});
+
+test("a fresh agent in a long session reads the messages of the turns it is sent, not of every turn (opened from a checkpoint)", async () => {
+  READ_AHEAD.delayMs = 60_000; // nothing read in the background meanwhile
+  const definitions = [fakeDefinition({ turns: [] })];
+  const first = await sessions.open({ definitions });
+  const TURNS = 300;
+  const answer = (turn: number): string => `answer ${turn}: ${"the module is renamed and its tests pass. ".repeat(70)}`;
+  for (let turn = 0; turn < TURNS; turn++) {
+    const turnId = `t_01KCATCHUP${String(turn).padStart(15, "0")}` as TurnId;
+    const harnessTargetId = targetIdOf("fake");
+    const harness = { source: { type: "harness" as const, harnessTargetId }, harness: "fake", harnessTargetId };
+    const append = first.controller.pipeline.append;
+    append({ kind: "user_message", source: { type: "user" }, turnId, harnessTargetId, payload: { messageId: `m_u${turn}`, content: [{ type: "text", text: `question ${turn}` }], delivery: "prompt" } });
+    append({ kind: "agent_message", ...harness, turnId, payload: { messageId: `m_a${turn}`, content: [{ type: "text", text: answer(turn) }] } });
+    append({ kind: "state_update", ...harness, turnId, payload: { state: "idle", stopReason: "end_turn" } });
+    // As the controller writes it (buildTurnSummary): the texts are named by their messages, not copied.
+    append({ kind: "_baton_turn_summary", source: { type: "baton" }, turnId, harnessTargetId, payload: { turnId, role: "driven", stopReason: "end_turn", userMessageId: `m_u${turn}`, agentMessageIds: [`m_a${turn}`], toolCalls: [] } } as never);
+  }
+  await first.close();
+  sessions.forget(first);
+  const opened = await sessions.open({ definitions, choice: { kind: "id", id: first.ref.batonSessionId } }, true);
+  expect(opened.loaded.fromCheckpoint).toBe(true);
+  trimLoadedNodes(0);
+  const reads = (): number => loadedNodeStats().count + loadedNodeStats().evictions;
+  const before = reads();
+  const { records, firstNumber } = deliverableRecords(opened.controller.state, (id) => id, 0);
+  const catchUp = assembleCatchUp({ summaries: records, firstNumber, sinceSeq: 0, fresh: true, targetId: targetIdOf("other"), budgetChars: 4 * answer(0).length });
+  expect(catchUp?.turns).toBe(4); // three whole, the oldest of them cut to fit
+  expect(catchUp?.omitted).toBe(TURNS - 4);
+  expect(catchUp?.text.includes(answer(TURNS - 1).trim())).toBe(true);
+  expect(catchUp?.text).toContain(`question ${TURNS - 3}`);
+  // The four turns' messages and the paths to them, and the summaries' pages: resolving every turn read > 600.
+  expect(reads() - before).toBeLessThan(40);
 });
