@@ -185,7 +185,7 @@ export class PluginBinding {
       namespace: instance.pluginInstanceId,
       owned: manifest.permissions.resourceTypes.map(parseTypeKey),
       reconciled: manifest.contributes.controllers.map((c) => parseTypeKey(c.resourceType)),
-      derived: (type) => (sameType(type, TURN_TYPE) ? (this.deps.turns?.() ?? []) : undefined),
+      derived: (type) => (sameType(type, TURN_TYPE) ? () => this.deps.turns?.() ?? [] : undefined),
       clock: this.deps.clock ?? systemClock,
       log: this.deps.log,
     });

@@ -79,8 +79,11 @@ export interface ResourceStoreOptions {
   readonly reconciled: readonly ResourceType[];
   readonly clock: Clock;
   readonly log: Logger;
-  /** Read-only types Baton derives (the Turn resources), listed on demand. */
-  readonly derived?: (type: ResourceType) => readonly ResourceObject[] | undefined;
+  /**
+   * Read-only types Baton derives (the Turn resources): for such a type, how to list them (called only when a plugin
+   * reads them: building the list resolves every turn's texts), else undefined.
+   */
+  readonly derived?: (type: ResourceType) => (() => readonly ResourceObject[]) | undefined;
 }
 
 const uidFactory = monotonicFactory();
@@ -131,7 +134,7 @@ export class ResourceStore {
     checkType(ref);
     // A derived resource is named by Baton (a Turn by its turn id), not by the plugin's name rules.
     const derived = this.options.derived?.(ref);
-    if (derived !== undefined) return clone(derived.find((o) => o.metadata.name === ref.name));
+    if (derived !== undefined) return clone(derived().find((o) => o.metadata.name === ref.name));
     checkRef(ref);
     return (await this.read(ref))?.object;
   }
@@ -154,7 +157,7 @@ export class ResourceStore {
     checkType(type);
     checkLabels(selector.matchLabels, "matchLabels");
     const derived = this.options.derived?.(type);
-    if (derived !== undefined) return derived.filter((o) => matchesLabels(o, selector.matchLabels)).map(clone);
+    if (derived !== undefined) return derived().filter((o) => matchesLabels(o, selector.matchLabels)).map(clone);
     return (await this.listStored(type)).map((s) => s.object).filter((o) => matchesLabels(o, selector.matchLabels));
   }
 

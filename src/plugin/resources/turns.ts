@@ -5,7 +5,7 @@
  * that seq, generation 1; spec = the summary in words (prompt, steers, agent text, tool calls, how it ended)
  * with its target, harness and session. Pure.
  */
-import { allSummaries, summaryTexts, type ProjectionState, type TurnSummaryEntry } from "../../projection/index.ts";
+import { listAt, listSlice, summaryTexts, type ProjectionState, type TurnSummaryEntry } from "../../projection/index.ts";
 import { BATON_SYSTEM_NAMESPACE, TURN_TYPE, type Json, type ResourceObject } from "./schema.ts";
 
 const EPOCH = new Date(0).toISOString();
@@ -49,11 +49,19 @@ export function turnResource(state: ProjectionState, entry: TurnSummaryEntry): R
   };
 }
 
-/** Every Turn of the session, oldest first (memoized on the summaries array, which only grows by copy). */
-let memo: { summaries: ProjectionState["turnSummaries"]; turns: readonly ResourceObject[] } | undefined;
+/**
+ * Every Turn of the session, oldest first. Summaries are only ever appended, so after a turn end the list is the
+ * previous one plus the new turns' resources: building every turn's again resolved each earlier turn's texts (its
+ * messages, read from the checkpoint in a session opened from one) at every turn end of a session with a loop.
+ * A state whose summaries do not extend the ones listed (another session's, a rebuilt projection) is listed afresh.
+ */
+let memo: { readonly summaries: ProjectionState["turnSummaries"]; readonly last: TurnSummaryEntry | undefined; readonly turns: readonly ResourceObject[] } | undefined;
 export function turnResources(state: ProjectionState): readonly ResourceObject[] {
-  if (memo?.summaries === state.turnSummaries) return memo.turns;
-  const turns = allSummaries(state).map((entry) => turnResource(state, entry));
-  memo = { summaries: state.turnSummaries, turns };
+  const summaries = state.turnSummaries;
+  if (memo?.summaries === summaries) return memo.turns;
+  const known = memo !== undefined && summaries.length >= memo.turns.length && listAt(summaries, memo.turns.length - 1) === memo.last ? memo.turns : [];
+  const added = listSlice(summaries, known.length).map((entry) => turnResource(state, entry));
+  const turns = added.length === 0 ? known : [...known, ...added];
+  memo = { summaries, last: listAt(summaries, summaries.length - 1), turns };
   return turns;
 }
