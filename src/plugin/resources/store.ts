@@ -79,10 +79,7 @@ export interface ResourceStoreOptions {
   readonly reconciled: readonly ResourceType[];
   readonly clock: Clock;
   readonly log: Logger;
-  /**
-   * Read-only types Baton derives (the Turn resources): for such a type, how to list them (called only when a plugin
-   * reads them: building the list resolves every turn's texts), else undefined.
-   */
+  /** Read-only types Baton derives (Turns): how to list them, called only when a plugin reads them (a costly list). */
   readonly derived?: (type: ResourceType) => (() => readonly ResourceObject[]) | undefined;
 }
 
