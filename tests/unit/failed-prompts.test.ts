@@ -5,8 +5,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { OpenedSession } from "../../src/app/open-session.ts";
 import { FailedTurns } from "../../src/harness/codex/failed-turns.ts";
+import type { SubmitOutcome } from "../../src/input/input.ts";
 import type { TurnId } from "../../src/shared/ids.ts";
-import { fakeDefinition } from "../support/fake-adapter.ts";
+import { fakeDefinition, type FakeAction } from "../support/fake-adapter.ts";
 import { makeTestHome, openTestSession, type TestHome } from "../support/session-host.ts";
 
 function reverts(answers: (true | string)[]) {
@@ -80,29 +81,27 @@ describe("catch-up never relays a failed, unanswered prompt", () => {
     home?.cleanup();
   });
 
-  test("given alpha answered one prompt and failed the next without output, when beta takes over, then beta gets the answered turn only", async () => {
-    const alpha = fakeDefinition({ turns: [[{ type: "text", text: "kiwi noted" }], [{ type: "end", stopReason: "failed" }]] }, "alpha");
+  const text = (value: string) => [{ type: "text" as const, text: value }];
+
+  /** Submits `prompts` to alpha (each with the outcome expected), then one to beta; returns what beta was synced. */
+  async function handOver(alphaTurns: FakeAction[][], prompts: readonly (readonly [string, SubmitOutcome])[]): Promise<string> {
+    const alpha = fakeDefinition({ turns: alphaTurns }, "alpha");
     const beta = fakeDefinition({ turns: [[{ type: "text", text: "beta here" }]] }, "beta");
     home = makeTestHome();
     session = await openTestSession(home, { definitions: [alpha, beta] });
-    const text = (value: string) => [{ type: "text" as const, text: value }];
-    expect(await session.controller.submit("alpha", text("remember: kiwi"))).toBe("completed");
-    expect(await session.controller.submit("alpha", text("C500 POISON"))).toBe("failed");
-    expect(await session.controller.submit("beta", text("what did alpha do?"))).toBe("completed");
-    const synced = beta.adapters[0]?.record.synced.join("\n") ?? "";
+    for (const [prompt, outcome] of prompts) expect(await session.controller.submit("alpha", text(prompt))).toBe(outcome);
+    expect(await session.controller.submit("beta", text("go on"))).toBe("completed");
+    return beta.adapters[0]?.record.synced.join("\n") ?? "";
+  }
+
+  test("given alpha answered one prompt and failed the next without output, when beta takes over, then beta gets the answered turn only", async () => {
+    const synced = await handOver([[{ type: "text", text: "kiwi noted" }], [{ type: "end", stopReason: "failed" }]], [["remember: kiwi", "completed"], ["C500 POISON", "failed"]]);
     expect(synced).toContain("remember: kiwi");
     expect(synced).not.toContain("POISON");
   });
 
   test("given alpha failed a turn after it had said something, when beta takes over, then beta gets that turn too", async () => {
-    const alpha = fakeDefinition({ turns: [[{ type: "text", text: "half of the plan: rename the module" }, { type: "end", stopReason: "failed" }]] }, "alpha");
-    const beta = fakeDefinition({ turns: [[{ type: "text", text: "beta here" }]] }, "beta");
-    home = makeTestHome();
-    session = await openTestSession(home, { definitions: [alpha, beta] });
-    const text = (value: string) => [{ type: "text" as const, text: value }];
-    expect(await session.controller.submit("alpha", text("plan the refactor"))).toBe("failed");
-    expect(await session.controller.submit("beta", text("go on"))).toBe("completed");
-    const synced = beta.adapters[0]?.record.synced.join("\n") ?? "";
+    const synced = await handOver([[{ type: "text", text: "half of the plan: rename the module" }, { type: "end", stopReason: "failed" }]], [["plan the refactor", "failed"]]);
     expect(synced).toContain("plan the refactor");
     expect(synced).toContain("half of the plan: rename the module");
   });
