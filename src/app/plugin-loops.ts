@@ -8,7 +8,7 @@
  * on withdraws the proposals and questions it outdates.
  */
 import type { Controller } from "../controller/controller.ts";
-import { isProposal, summaryOf, tableValues } from "../projection/index.ts";
+import { isProposal, loopInteractions, summaryOf } from "../projection/index.ts";
 import type { PluginHostPort, PluginOutput } from "../plugin/manager.ts";
 import { proposalRequest, proposalsToWithdraw, sameSuggestion } from "../plugin/proposal-request.ts";
 import { questionRequest, questionsToWithdraw, sameQuestion } from "../plugin/question-request.ts";
@@ -58,7 +58,7 @@ function publishOutput(controller: Controller, batonSessionId: string, out: Plug
   const question = questionRequest(out);
   if (question !== undefined) {
     // One question per (instance, resource incarnation, decisionKey): asking again, pending or resolved, is a no-op.
-    if (sameQuestion(tableValues(controller.state.interactions), question) === undefined) controller.pluginQuestions.open(question.pluginInstanceId, question.draft);
+    if (sameQuestion(loopInteractions(controller.state), question) === undefined) controller.pluginQuestions.open(question.pluginInstanceId, question.draft);
     return;
   }
   const request = proposalRequest(batonSessionId, out);
@@ -66,7 +66,7 @@ function publishOutput(controller: Controller, batonSessionId: string, out: Plug
     log.log("warn", `${out.pluginId}: a ${out.output.kind} output of ${out.controllerId}/${out.resource.metadata.name} has no place in this Baton`);
     return;
   }
-  const proposals = tableValues(controller.state.interactions).filter(isProposal);
+  const proposals = loopInteractions(controller.state).filter(isProposal);
   if (sameSuggestion(proposals, request) !== undefined) return;
   controller.proposals.open({ type: "plugin", pluginInstanceId: out.pluginInstanceId }, request);
 }

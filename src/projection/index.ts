@@ -10,6 +10,7 @@ export { errorIdOf, noticeIdOf } from "./notices.ts";
 export { changedOutsideTurnsAfter, fileCheckpointIndexThrough, lastFileCheckpoint, selectRewindPoints, UNDO_POINT_ID, type RewindPoint } from "./file-checkpoints.ts";
 export { emptyList, listAt, listChunks, listSlice, listToArray, PAGE_SIZE, type PagedList } from "./paged-list.ts";
 export { readIndexes } from "./checkpoint-codec.ts";
+export { loopInteractions } from "./interactions.ts";
 export { checkStoredState, reduce, reduceStored, replay, storedProjectionFold } from "./reduce.ts";
 export { selectPluginBinding, selectPluginCommands } from "./plugins.ts";
 export { ownGet } from "./record.ts";

@@ -5,6 +5,7 @@
  */
 import type { EventOf } from "../event/envelope.ts";
 import type { InteractionItem, ProjectionState } from "./state.ts";
+import { listPush, listToArray } from "./paged-list.ts";
 import { tableGet, tableHas, tableSet } from "./table.ts";
 import { pushTimeline } from "./timeline.ts";
 import { settleTurns } from "./turns.ts";
@@ -24,12 +25,25 @@ export function reduceInteractionOpened(state: ProjectionState, event: EventOf<"
     openedAt: event.ts,
     resolvedSeq: null,
   };
+  const proposal = draft.type === "proposed_input";
   const next: ProjectionState = {
     ...state,
     interactions: tableSet(state.interactions, interactionId, item),
     pendingInteractionIds: [...state.pendingInteractionIds, interactionId],
+    ...(proposal || requester.type === "plugin" ? { loopInteractionIds: listPush(state.loopInteractionIds, interactionId) } : {}),
+    ...(item.turnId !== null && !proposal ? { lastTurnCardId: interactionId } : {}),
   };
   return settleTurns(pushTimeline(next, "interaction", interactionId));
+}
+
+/** The proposals and plugin questions of the session, in the order they opened (`loopInteractionIds`). */
+export function loopInteractions(state: ProjectionState): InteractionItem[] {
+  const out: InteractionItem[] = [];
+  for (const id of listToArray(state.loopInteractionIds)) {
+    const item = tableGet(state.interactions, id);
+    if (item !== undefined) out.push(item);
+  }
+  return out;
 }
 
 export function reduceInteractionResolved(state: ProjectionState, event: EventOf<"interaction.resolved">): ProjectionState {

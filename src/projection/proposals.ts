@@ -5,7 +5,8 @@
 import type { ProposedInputDraft } from "../event/interaction-types.ts";
 import { memoOn } from "./memo.ts";
 import type { InteractionItem, ProjectionState } from "./state.ts";
-import { tableGet, tableValues, type Table } from "./table.ts";
+import { loopInteractions } from "./interactions.ts";
+import { tableGet, type Table } from "./table.ts";
 
 export type ProposalItem = InteractionItem & { readonly draft: ProposedInputDraft };
 
@@ -32,7 +33,7 @@ export function selectPendingProposals(state: ProjectionState): readonly Proposa
 
 /** The proposal (pending or resolved) holding `dedupeKey`, if any: such a key is never proposed again. */
 export function findProposal(state: ProjectionState, dedupeKey: string): ProposalItem | undefined {
-  for (const item of tableValues(state.interactions)) {
+  for (const item of loopInteractions(state)) {
     if (isProposal(item) && item.draft.dedupeKey === dedupeKey) return item;
   }
   return undefined;

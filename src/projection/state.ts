@@ -17,7 +17,7 @@ import { emptyTable, type Table } from "./table.ts";
  * Bump whenever the state shape or the meaning of a field changes: checkpoints written under another
  * version are discarded and the ledger is replayed.
  */
-export const PROJECTION_VERSION = "projection-8";
+export const PROJECTION_VERSION = "projection-9";
 
 export type SessionRunState = "idle" | "running" | "requires_action";
 import type { TurnRole } from "../event/kinds.ts";
@@ -319,6 +319,13 @@ export interface ProjectionState {
   readonly interactions: Table<InteractionItem>;
   /** Pending interaction ids in the order they opened. */
   readonly pendingInteractionIds: readonly InteractionId[];
+  /**
+   * The loops' interactions — proposals and what plugins asked — in the order they opened: what the loops look
+   * through, without reading every approval of the session (`loopInteractions`).
+   */
+  readonly loopInteractionIds: PagedList<InteractionId>;
+  /** The interaction opened last that a turn waited on (turn-bound, not a proposal), if any. */
+  readonly lastTurnCardId: InteractionId | null;
   readonly approvalReviews: Table<ApprovalReviewItem>;
   readonly errors: Table<ErrorItem>;
   readonly notices: Table<NoticeItem>;
@@ -369,6 +376,8 @@ export function initialState(batonSessionId?: string): ProjectionState {
     tasks: emptyTable(),
     interactions: emptyTable(),
     pendingInteractionIds: [],
+    loopInteractionIds: emptyList(),
+    lastTurnCardId: null,
     approvalReviews: emptyTable(),
     errors: emptyTable(),
     notices: emptyTable(),

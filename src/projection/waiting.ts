@@ -8,7 +8,7 @@ import type { InteractionDraft } from "../event/interaction-types.ts";
 import { assertNever } from "../shared/assert.ts";
 import type { InteractionItem, ProjectionState } from "./state.ts";
 import { selectPendingInteractions } from "./selectors.ts";
-import { tableValues } from "./table.ts";
+import { tableGet } from "./table.ts";
 import { lastSummary } from "./turn-summaries.ts";
 import type { TargetId } from "../shared/ids.ts";
 
@@ -55,11 +55,7 @@ function itemOf(item: InteractionItem): WaitItem {
 
 /** The newest turn-bound card, if Baton's exit (or recovery from a crash) cancelled it and its turn is the session's last. */
 function exitedWhileWaiting(state: ProjectionState): WaitItem | undefined {
-  let newest: InteractionItem | undefined;
-  for (const item of tableValues(state.interactions)) {
-    if (item.turnId === null || item.draft.type === "proposed_input") continue;
-    if (newest === undefined || item.openedSeq > newest.openedSeq) newest = item;
-  }
+  const newest = state.lastTurnCardId === null ? undefined : tableGet(state.interactions, state.lastTurnCardId);
   const resolution = newest?.resolution;
   if (newest === undefined || resolution?.outcome !== "cancelled" || (resolution.reason !== "shutdown" && resolution.reason !== "recovery")) return undefined;
   const last = lastSummary(state);

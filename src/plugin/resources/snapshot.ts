@@ -8,7 +8,7 @@
  * session has used: a loop may suggest a target nobody has talked to yet (second-opinion's reviewer).
  */
 import { selectPendingInteractions } from "../../projection/selectors.ts";
-import { recentSummaries, summaryTexts, tableValues, type ProjectionState } from "../../projection/index.ts";
+import { loopInteractions, recentSummaries, summaryTexts, type ProjectionState } from "../../projection/index.ts";
 import type { ResourceObject } from "./schema.ts";
 
 const TURNS_IN_SNAPSHOT = 50;
@@ -57,7 +57,7 @@ interface PluginQuestionContext {
  */
 export function pluginInteractionsOf(state: ProjectionState, pluginInstanceId: string, resource: ResourceObject): Record<string, unknown>[] {
   const out: { seq: number; item: Record<string, unknown> }[] = [];
-  for (const item of tableValues(state.interactions)) {
+  for (const item of loopInteractions(state)) {
     if (item.requester.type !== "plugin" || item.requester.pluginInstanceId !== pluginInstanceId || item.draft.type !== "question") continue;
     const context = (item.draft as { pluginContext?: PluginQuestionContext }).pluginContext;
     if (context?.resource?.uid !== resource.metadata.uid || typeof context.decisionKey !== "string") continue;
