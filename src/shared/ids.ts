@@ -79,6 +79,11 @@ export interface IdTypes {
 /** The id port: production mints ULIDs; tests pass a seeded source. */
 export interface IdSource {
   mint<K extends IdKind>(kind: K): IdTypes[K];
+  /**
+   * Load now what the first `mint` would load (the ULID library: ≈ 2 ms, #18). The TUI calls it once its first frame
+   * is out, so the first prompt's admission does not pay it while the user waits for the screen to answer.
+   */
+  prepare?(): void;
 }
 
 /**
@@ -113,12 +118,16 @@ function webCryptoPrng(): number {
   return (randomPool[randomPoolAt++] as number) / 256;
 }
 
-export function createUlidSource(now: () => number = Date.now): IdSource {
+/** `load` is the library's loader (tests count its calls). */
+export function createUlidSource(now: () => number = Date.now, load: typeof ulidLibrary = ulidLibrary): IdSource {
   let next: ReturnType<typeof MonotonicFactory> | undefined;
+  const factory = (): ReturnType<typeof MonotonicFactory> => (next ??= load().monotonicFactory(webCryptoPrng));
   return {
     mint<K extends IdKind>(kind: K): IdTypes[K] {
-      next ??= ulidLibrary().monotonicFactory(webCryptoPrng);
-      return `${ID_PREFIXES[kind]}_${next(now())}` as IdTypes[K];
+      return `${ID_PREFIXES[kind]}_${factory()(now())}` as IdTypes[K];
+    },
+    prepare(): void {
+      factory();
     },
   };
 }

@@ -30,6 +30,25 @@ describe("ids", () => {
     expect(ids[0]!.slice(3, 13)).toBe("01HF7YAT00"); // the time part is the ULID encoding of the clock's ms
   });
 
+  test("prepare() loads the library the first mint would load, once; a source never prepared loads it at its first mint", () => {
+    let loads = 0;
+    const counted = () => {
+      loads++;
+      return ulidLibrary();
+    };
+    const prepared = createUlidSource(() => 1_700_000_000_000, counted);
+    expect(loads).toBe(0); // creating a source loads nothing (a start that mints nothing never pays it)
+    prepared.prepare?.();
+    expect(loads).toBe(1);
+    prepared.prepare?.();
+    const ids = [prepared.mint("event"), prepared.mint("event")];
+    expect(loads).toBe(1);
+    expect(ids[0]! < ids[1]!).toBe(true); // still one monotonic factory
+    const lazy = createUlidSource(() => 1_700_000_000_000, counted);
+    expect(lazy.mint("turn")).toMatch(/^t_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(loads).toBe(2);
+  });
+
   test("random characters come from Web Crypto a pool at a time, each byte once", () => {
     const real = crypto.getRandomValues.bind(crypto);
     const drawn: number[] = [];

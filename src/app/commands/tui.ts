@@ -197,6 +197,8 @@ async function runScreen(io: CliIo, ctx: AppContext, first: OpenTuiSession, targ
           first.plugins.start();
           void warnIfMissing(ctx, target, host);
           helpers = lowerHelperThreads((reason) => (host.session as OpenTuiSession).opened.log.log("info", "the runtime's helper threads keep their priority", { attributes: { reason } }));
+          // In a task of its own: the id library the first prompt's admission would otherwise load (≈ 2 ms).
+          setTimeout(() => ctx.ids.prepare?.(), 0);
         }, 0);
       },
     });
