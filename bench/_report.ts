@@ -20,6 +20,13 @@ export function withSpread(s: Samples, unit: string, digits = 0): string {
   return `${s.median.toFixed(digits)} ${unit} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`;
 }
 
+/** A table's lines: every column right-aligned to its widest cell or header, two spaces apart. */
+export function tableLines(headers: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const widths = headers.map((header, i) => Math.max(header.length, ...rows.map((row) => row[i]?.length ?? 0)));
+  const line = (cells: readonly string[]): string => cells.map((cell, i) => cell.padStart(widths[i] ?? 0)).join("  ");
+  return [line(headers), ...rows.map(line)];
+}
+
 export class BenchReport {
   private readonly over: string[] = [];
   private ok = 0;

@@ -31,6 +31,7 @@ import { terminalJson } from "../src/shared/terminal-text.ts";
 import type { SessionMeta } from "../src/store/meta.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createUlidSource, type BatonSessionId } from "../src/shared/ids.ts";
+import { tableLines } from "./_report.ts";
 import { CHECKPOINT_FILE, loadState, writeCheckpoint, type StateFold } from "../src/store/checkpoint.ts";
 import { loadedNodeStats, NODE_CACHE, NODES_PATTERN } from "../src/store/checkpoint-nodes.ts";
 import { openLedger, type Ledger } from "../src/store/ledger.ts";
@@ -318,15 +319,9 @@ function report(rows: readonly Row[], rounds: number, bigRounds: number): void {
   if (base === undefined) return;
   const ratioRow = rows.find((row) => row.events >= RATIO_SIZE) ?? rows.at(-1) ?? base;
   console.log(`\ngrowth: fresh read-only processes, sizes alternated; ${rounds} rounds at ${base.events} and ${ratioRow.events} events, ${bigRounds} at the others; median (min–max)`);
-  console.log(
-    ["events", "ledger MB", "open ckpt ms", "open checked ms", "open no ckpt ms", "peak RSS ckpt", "peak RSS none", "head KB", "nodes MB", "live %", "turn end KB", "turn end CPU ms"]
-      .map((h) => h.padStart(15))
-      .join(""),
-  );
-  for (const row of rows) {
+  const cells = rows.map((row) => {
     const pick = (mode: OpenMode, key: "openMs" | "rssMb"): number[] => row.opens[mode].map((r) => r[key]);
-    console.log(
-      [
+    return [
         String(row.events),
         mb(row.ledgerBytes),
         spread(pick("deferred", "openMs")),
@@ -339,11 +334,10 @@ function report(rows: readonly Row[], rounds: number, bigRounds: number): void {
         row.nodeBytes === 0 ? "—" : ((100 * row.liveBytes) / row.nodeBytes).toFixed(0),
         (median(row.turnEndBytes) / 1e3).toFixed(1),
         spread(row.turnEndCpuMs),
-      ]
-        .map((cell) => cell.padStart(15))
-        .join(""),
-    );
-  }
+      ];
+  });
+  const headers = ["events", "ledger MB", "open ckpt ms", "open checked ms", "open no ckpt ms", "peak RSS ckpt", "peak RSS none", "head KB", "nodes MB", "live %", "turn end KB", "turn end CPU ms"];
+  for (const text of tableLines(headers, cells)) console.log(text);
   console.log("");
   line("figure", "value", "budget", "ratio (per-round spread)", "verdict");
   const verdicts: boolean[] = [];
@@ -376,19 +370,15 @@ function report(rows: readonly Row[], rounds: number, bigRounds: number): void {
   const exported = rows.filter((row) => row.exports.export !== undefined);
   if (exported.length > 0) {
     console.log("\nexport --format json into /dev/null (open with the digest checked + the text), one run each: peak RSS MB and wall ms");
-    console.log(["events", "output MB", "streamed RSS", "whole RSS", "streamed ms", "whole ms"].map((h) => h.padStart(15)).join(""));
-    for (const row of exported) {
+    const exportCells = exported.map((row) => {
       const cell = (mode: (typeof EXPORTS)[number], key: "rssMb" | "openMs"): string => {
         const value = row.exports[mode];
         return typeof value === "object" ? value[key].toFixed(0) : "failed";
       };
       const streamed = row.exports.export;
-      console.log(
-        [String(row.events), typeof streamed === "object" ? mb(streamed.bytes ?? 0) : "—", cell("export", "rssMb"), cell("export-whole", "rssMb"), cell("export", "openMs"), cell("export-whole", "openMs")]
-          .map((c) => c.padStart(15))
-          .join(""),
-      );
-    }
+      return [String(row.events), typeof streamed === "object" ? mb(streamed.bytes ?? 0) : "—", cell("export", "rssMb"), cell("export-whole", "rssMb"), cell("export", "openMs"), cell("export-whole", "openMs")];
+    });
+    for (const text of tableLines(["events", "output MB", "streamed RSS", "whole RSS", "streamed ms", "whole ms"], exportCells)) console.log(text);
     const first = exported[0]?.exports.export;
     const last = exported.at(-1)?.exports.export;
     if (typeof first === "object" && typeof last === "object") {
