@@ -31,11 +31,11 @@ import { terminalJson } from "../src/shared/terminal-text.ts";
 import type { SessionMeta } from "../src/store/meta.ts";
 import { systemClock } from "../src/shared/clock.ts";
 import { createUlidSource, type BatonSessionId } from "../src/shared/ids.ts";
-import { tableLines } from "./_report.ts";
 import { CHECKPOINT_FILE, loadState, writeCheckpoint, type StateFold } from "../src/store/checkpoint.ts";
 import { loadedNodeStats, NODE_CACHE, NODES_PATTERN } from "../src/store/checkpoint-nodes.ts";
 import { openLedger, type Ledger } from "../src/store/ledger.ts";
 import { threadCpu } from "./_proc.ts";
+import { tableLines } from "./_report.ts";
 import { EVENTS_PER_TURN, turnDrafts } from "./_fixture.ts";
 
 const SESSION = "bs_01KBENCH0000000000000000000" as BatonSessionId;
@@ -322,19 +322,19 @@ function report(rows: readonly Row[], rounds: number, bigRounds: number): void {
   const cells = rows.map((row) => {
     const pick = (mode: OpenMode, key: "openMs" | "rssMb"): number[] => row.opens[mode].map((r) => r[key]);
     return [
-        String(row.events),
-        mb(row.ledgerBytes),
-        spread(pick("deferred", "openMs")),
-        spread(pick("checked", "openMs")),
-        spread(pick("full", "openMs")),
-        spread(pick("deferred", "rssMb")),
-        spread(pick("full", "rssMb")),
-        (row.headBytes / 1e3).toFixed(1),
-        mb(row.nodeBytes),
-        row.nodeBytes === 0 ? "—" : ((100 * row.liveBytes) / row.nodeBytes).toFixed(0),
-        (median(row.turnEndBytes) / 1e3).toFixed(1),
-        spread(row.turnEndCpuMs),
-      ];
+      String(row.events),
+      mb(row.ledgerBytes),
+      spread(pick("deferred", "openMs")),
+      spread(pick("checked", "openMs")),
+      spread(pick("full", "openMs")),
+      spread(pick("deferred", "rssMb")),
+      spread(pick("full", "rssMb")),
+      (row.headBytes / 1e3).toFixed(1),
+      mb(row.nodeBytes),
+      row.nodeBytes === 0 ? "—" : ((100 * row.liveBytes) / row.nodeBytes).toFixed(0),
+      (median(row.turnEndBytes) / 1e3).toFixed(1),
+      spread(row.turnEndCpuMs),
+    ];
   });
   const headers = ["events", "ledger MB", "open ckpt ms", "open checked ms", "open no ckpt ms", "peak RSS ckpt", "peak RSS none", "head KB", "nodes MB", "live %", "turn end KB", "turn end CPU ms"];
   for (const text of tableLines(headers, cells)) console.log(text);
